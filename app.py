@@ -1,0 +1,82 @@
+"""Baliza: the application factory, and `python app.py` to run the demo on SQLite.
+
+`create_app()` reads like a table of contents and does nothing at import time.
+"""
+import argparse
+
+from flask import Flask
+
+
+def create_app(test_config=None) -> Flask:
+    """Build the app from defaults, the instance file, BALIZA_* variables, or `test_config`."""
+    from inspection.config import load_config
+
+    app = Flask(__name__, instance_relative_config=True)
+    load_config(app, test_config)
+    register_extensions(app)
+    register_blueprints(app)
+    register_errorhandlers(app)
+    register_commands(app)
+    return app
+
+
+def register_extensions(app: Flask) -> None:
+    """Bind every extension object to this app."""
+    from inspection import models  # noqa: F401  (the tables must be known to Alembic)
+    from inspection.extensions import csrf, db, login_manager, migrate
+
+    db.init_app(app)
+    migrate.init_app(app, db, directory=str(app.root_path + "/migrations"))
+    login_manager.init_app(app)
+    login_manager.login_view = "pages.login"
+    login_manager.login_message = None
+    csrf.init_app(app)
+
+
+def register_blueprints(app: Flask) -> None:
+    """The JSON API and the pages."""
+    from inspection.api import register_api
+    from inspection.extensions import csrf
+    from inspection.views import register_views
+
+    register_api(app)
+    for name, blueprint in app.blueprints.items():
+        if name.startswith("api_"):
+            csrf.exempt(blueprint)  # the API authenticates with bearer tokens, not cookies
+    register_views(app)
+
+
+def register_errorhandlers(app: Flask) -> None:
+    """Every refusal becomes problem+json or an error page, in the user's language."""
+    from inspection.errors import register_error_handlers
+
+    register_error_handlers(app)
+
+
+def register_commands(app: Flask) -> None:
+    """The `flask --app app ...` commands."""
+    from inspection.cli import register_commands as register
+
+    register(app)
+
+
+def main(argv=None) -> None:
+    """Create or upgrade the database, seed the demo if empty, print the logins and serve."""
+    parser = argparse.ArgumentParser(description="Baliza: servidor de demostración")
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, default=5000)
+    args = parser.parse_args(argv)
+    app = create_app()
+    from inspection.demo import prepare_database
+
+    with app.app_context():
+        seeded = prepare_database()
+    url = f"http://{args.host}:{args.port}"
+    print(f"\nBaliza en {url}  (base de datos: {app.config['SQLALCHEMY_DATABASE_URI']})")
+    print("Demostración recién creada." if seeded else "Base existente: no se sembró nada.")
+    print("Usuarios de demostración (contraseña 'baliza-demo'): admin, inspector, owner, police\n")
+    app.run(host=args.host, port=args.port, debug=False)
+
+
+if __name__ == "__main__":
+    main()

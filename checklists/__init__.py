@@ -1,0 +1,13 @@
+"""Checklists from the law: data files, a validating loader and a safe rule language.
+
+Pure Python: no Flask, no database. Nothing is loaded at import time.
+"""
+
+from .builder import build_checklist, coverage_report, format_coverage
+from .loader import KINDS, Catalog, Checklist, ChecklistError, Item, load_catalog
+from .rules import Rule, RuleError, compile_rule
+
+__all__ = [
+    "KINDS", "Catalog", "Checklist", "ChecklistError", "Item", "Rule", "RuleError",
+    "build_checklist", "compile_rule", "coverage_report", "format_coverage", "load_catalog",
+]

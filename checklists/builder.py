@@ -1,0 +1,136 @@
+"""Build a vessel's checklist (the api.md shape) and the catalog's coverage report."""
+
+from collections.abc import Mapping
+
+from .loader import Catalog, Checklist, ChecklistError, Context, Item, check_particular
+from .rules import RuleError
+
+LANGS = ("es", "en")
+
+
+class _Env(dict):
+    """Particulars and settings by name; defined terms are computed on first use."""
+
+    def __init__(self, values: Mapping, terms: Mapping):
+        super().__init__(values)
+        self._terms = terms
+
+    def __missing__(self, name):
+        term = self._terms.get(name)
+        if term is None:
+            raise KeyError(name)
+        value = term.rule.evaluate(self)
+        self[name] = value
+        return value
+
+
+def resolve_settings(context: Context, settings: Mapping | None) -> dict:
+    """Defaults overlaid with the given settings; unknown names and wrong types are errors."""
+    resolved = {name: s.default for name, s in context.settings.items()}
+    for name, value in (settings or {}).items():
+        spec = context.settings.get(name)
+        if spec is None:
+            raise ChecklistError(f"unknown setting {name!r}")
+        if isinstance(spec.default, bool) != isinstance(value, bool) or not isinstance(value, (bool, int, float)):
+            raise ChecklistError(f"setting {name!r} must be like its default {spec.default!r}, got {value!r}")
+        resolved[name] = value
+    return resolved
+
+
+def resolve_particulars(context: Context, particulars: Mapping) -> dict:
+    """Known particulars, type-checked, with declared defaults for missing or null ones."""
+    resolved = {}
+    for name, spec in context.particulars.items():
+        value = particulars.get(name)
+        if value is None:
+            value = spec.default
+        if value is not None:
+            resolved[name] = check_particular(spec, value)
+    return resolved
+
+
+def _evaluate(rule, env, kind: str, item_id: str, field: str):
+    try:
+        return rule.evaluate(env)
+    except RuleError as exc:
+        raise ChecklistError(f"{field}: {exc}", f"{kind}.toml", item_id) from None
+
+
+def _quantity(item: Item, env, kind: str) -> int | None:
+    if item.required is None:
+        return None
+    value = _evaluate(item.required, env, kind, item.id, "required")
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0 or value != int(value):
+        raise ChecklistError(f"required must be a whole number >= 0, got {value!r}", f"{kind}.toml", item.id)
+    return int(value)
+
+
+def _applies(rule, env, kind: str, item_id: str, field: str) -> bool:
+    value = _evaluate(rule, env, kind, item_id, field)
+    if not isinstance(value, bool):
+        raise ChecklistError(f"{field} must be true or false, got {value!r}", f"{kind}.toml", item_id)
+    return value
+
+
+def build_checklist(checklist: Checklist, particulars: Mapping, settings: Mapping | None = None,
+                    lang: str = "es") -> dict:
+    """The applicable items for one vessel, with computed quantities, in the api.md shape."""
+    if lang not in LANGS:
+        raise ChecklistError(f"unknown language {lang!r}; use one of {LANGS}")
+    context = checklist.context
+    env = _Env({**resolve_particulars(context, particulars), **resolve_settings(context, settings)},
+               context.terms)
+    result = {"kind": checklist.kind, "version": checklist.version, "title_es": checklist.title_es,
+              "title_en": checklist.title_en, "exempt": False, "exemption": None, "items": []}
+    for exemption in checklist.exemptions:
+        if _applies(exemption.when, env, checklist.kind, exemption.id, "when"):
+            result["exempt"] = True
+            result["exemption"] = {"source": exemption.source, "article": exemption.article,
+                                   "text": exemption.text, "reason": getattr(exemption, f"reason_{lang}")}
+            return result
+    for item in checklist.items:
+        if not _applies(item.applies, env, checklist.kind, item.id, "applies"):
+            continue
+        required = _quantity(item, env, checklist.kind)
+        result["items"].append({
+            "id": item.id,
+            "title": getattr(item, f"title_{lang}"),
+            "topic": item.topic,
+            "topic_title": context.topics[item.topic][lang],
+            "source": item.source,
+            "article": item.article,
+            "text": item.text,
+            "required": required,
+            "unit": getattr(item, f"unit_{lang}"),
+            "evidence_required": item.evidence_required,
+            "detainable": item.detainable,
+            "certificate": item.certificate,
+        })
+    return result
+
+
+def coverage_report(catalog: Catalog) -> list[dict]:
+    """One row per checklist and source: item counts and the articles covered."""
+    rows = []
+    for kind in catalog.kinds:
+        checklist = catalog.get(kind)
+        for source, articles in checklist.covers.items():
+            rows.append({
+                "kind": kind,
+                "version": checklist.version,
+                "items": len(checklist.items),
+                "source": source,
+                "source_items": sum(1 for i in checklist.items if i.source == source),
+                "articles": list(articles),
+                "exemptions": [f"{e.source} art. {e.article}" for e in checklist.exemptions],
+            })
+    return rows
+
+
+def format_coverage(rows: list[dict]) -> str:
+    """Plain-text rendering of coverage_report() for the CLI."""
+    lines = []
+    for row in rows:
+        lines.append(f"{row['kind']} {row['version']} ({row['items']} items) | {row['source']}: "
+                     f"{row['source_items']} items, arts. {', '.join(row['articles'])}")
+    return "\n".join(lines)

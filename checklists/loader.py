@@ -1,0 +1,444 @@
+"""Load and validate the checklist data (TOML files and legal texts) into a Catalog."""
+
+import decimal
+import functools
+import math
+import numbers
+import re
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from types import MappingProxyType
+
+from .legal import Source, read_source
+from .rules import Rule, RuleError, compile_rule
+
+DATA_DIR = Path(__file__).resolve().parent
+KINDS = ("navegabilidad", "seguridad", "documentacion")
+ID_PREFIX = {"navegabilidad": "nav", "seguridad": "seg", "documentacion": "doc"}
+CERTIFICATES = ("navegabilidad", "seguridad", "both")
+PARTICULAR_TYPES = ("enum", "number", "integer", "bool")
+ITEM_ID = re.compile(r"^[a-z]+(\.[a-z0-9_]+)+$")
+ARTICLE = re.compile(r"^\d+$")
+
+ITEM_REQUIRED = ("id", "topic", "title_es", "title_en", "source", "article", "text",
+                 "evidence_required", "detainable", "certificate")
+ITEM_OPTIONAL = ("applies", "required", "unit")
+EXEMPTION_FIELDS = ("id", "when", "source", "article", "text", "reason_es", "reason_en")
+HEADER_REQUIRED = ("kind", "version", "title_es", "title_en", "covers", "items")
+
+
+class ChecklistError(Exception):
+    """Invalid checklist data or input; the message names the file and the item."""
+
+    def __init__(self, message: str, file: str | None = None, item_id: str | None = None):
+        where = ": ".join(p for p in (file, f"item {item_id!r}" if item_id else None) if p)
+        super().__init__(f"{where}: {message}" if where else message)
+        self.file = file
+        self.item_id = item_id
+
+
+@dataclass(frozen=True)
+class Particular:
+    """A vessel particular that expressions may read."""
+
+    name: str
+    type: str
+    values: tuple[str, ...]
+    default: object
+    label_es: str
+    label_en: str
+
+
+@dataclass(frozen=True)
+class Setting:
+    """A configurable interpretation of the law, with its default."""
+
+    name: str
+    default: bool | int | float
+    label_es: str
+    label_en: str
+    articles: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Term:
+    """A defined term (e.g. "vapor"): a named expression usable in other expressions."""
+
+    name: str
+    rule: Rule
+    label_es: str
+    label_en: str
+
+
+@dataclass(frozen=True)
+class Context:
+    """What every checklist shares: sources, particulars, settings, terms and topics."""
+
+    sources: Mapping[str, Source]
+    particulars: Mapping[str, Particular]
+    settings: Mapping[str, Setting]
+    terms: Mapping[str, Term]
+    topics: Mapping[str, Mapping[str, str]]
+
+
+@dataclass(frozen=True)
+class Item:
+    """One thing the inspector sees, counts, measures or tests, with its legal basis."""
+
+    id: str
+    topic: str
+    title_es: str
+    title_en: str
+    source: str
+    article: str
+    text: str
+    applies: Rule
+    required: Rule | None
+    unit_es: str | None
+    unit_en: str | None
+    evidence_required: bool
+    detainable: bool
+    certificate: str
+
+
+@dataclass(frozen=True)
+class Exemption:
+    """A condition under which a whole checklist does not apply, with its legal basis."""
+
+    id: str
+    when: Rule
+    source: str
+    article: str
+    text: str
+    reason_es: str
+    reason_en: str
+
+
+@dataclass(frozen=True)
+class Checklist:
+    """One checklist kind: versioned items, coverage claims and exemptions."""
+
+    kind: str
+    version: str
+    title_es: str
+    title_en: str
+    covers: Mapping[str, tuple[str, ...]]
+    items: tuple[Item, ...]
+    exemptions: tuple[Exemption, ...]
+    context: Context
+
+
+@dataclass(frozen=True)
+class Catalog:
+    """All checklists, loaded and validated."""
+
+    checklists: Mapping[str, Checklist]
+    context: Context
+
+    @property
+    def kinds(self) -> tuple[str, ...]:
+        """The checklist kinds, in their fixed order."""
+        return KINDS
+
+    def get(self, kind: str) -> Checklist:
+        """Return the checklist of that kind or raise ChecklistError."""
+        try:
+            return self.checklists[kind]
+        except KeyError:
+            raise ChecklistError(f"unknown checklist kind {kind!r}") from None
+
+    @property
+    def settings_defaults(self) -> dict:
+        """Every setting's default value, by name."""
+        return {name: s.default for name, s in self.context.settings.items()}
+
+
+def load_catalog(directory: str | Path | None = None) -> Catalog:
+    """Load and validate every data file; the default directory's catalog is cached."""
+    if directory is None:
+        return _default_catalog()
+    return _load(Path(directory))
+
+
+@functools.cache
+def _default_catalog() -> Catalog:
+    return _load(DATA_DIR)
+
+
+def _load(directory: Path) -> Catalog:
+    sources = _load_sources(directory)
+    particulars = _load_particulars(directory)
+    settings = _load_settings(directory, set(particulars))
+    topics = _load_topics(directory)
+    terms = _load_terms(directory, particulars, settings)
+    context = Context(*(MappingProxyType(m) for m in (sources, particulars, settings, terms, topics)))
+    seen: dict[str, str] = {}
+    checklists = {kind: _load_checklist(directory, kind, context, seen) for kind in KINDS}
+    return Catalog(MappingProxyType(checklists), context)
+
+
+def _read_toml(path: Path) -> dict:
+    try:
+        raw = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ChecklistError(f"cannot read file ({exc.strerror})", path.name) from None
+    try:
+        return tomllib.loads(raw)
+    except tomllib.TOMLDecodeError as exc:
+        raise ChecklistError(f"TOML syntax error: {exc}", path.name, _item_near_error(raw, str(exc))) from None
+
+
+def _item_near_error(raw: str, message: str) -> str | None:
+    """Best effort: the id of the [[items]] entry around a TOML syntax error."""
+    match = re.search(r"at line (\d+)", message)
+    if not match:
+        return None
+    lines = raw.splitlines()[: int(match.group(1))]
+    for line in reversed(lines):
+        found = re.match(r'\s*id\s*=\s*["\']([^"\']+)["\']', line)
+        if found:
+            return found.group(1)
+        if line.strip().startswith("[["):
+            break
+    return None
+
+
+def _text(table: Mapping, key: str, file: str, item: str | None = None) -> str:
+    value = table.get(key)
+    if not isinstance(value, str) or not value.strip():
+        raise ChecklistError(f"{key!r} must be a non-empty string", file, item)
+    return value
+
+
+def check_particular(spec: Particular, value):
+    """Return the value in canonical form, or raise ChecklistError if it does not fit the type."""
+    if spec.type == "bool":
+        if not isinstance(value, bool):
+            raise ChecklistError(f"particular {spec.name!r} must be true or false, got {value!r}")
+        return value
+    if spec.type == "enum":
+        if value not in spec.values:
+            raise ChecklistError(f"particular {spec.name!r} must be one of {spec.values}, got {value!r}")
+        return value
+    if isinstance(value, bool) or not isinstance(value, (numbers.Real, decimal.Decimal)):
+        raise ChecklistError(f"particular {spec.name!r} must be a number, got {value!r}")
+    if not math.isfinite(value) or value < 0:
+        raise ChecklistError(f"particular {spec.name!r} must be a finite number >= 0, got {value!r}")
+    if spec.type == "integer":
+        if value != int(value):
+            raise ChecklistError(f"particular {spec.name!r} must be a whole number, got {value!r}")
+        return int(value)
+    return float(value)  # Decimal from the database becomes float
+
+
+def _load_sources(directory: Path) -> dict[str, Source]:
+    file = "sources.toml"
+    data = _read_toml(directory / file)
+    sources = {}
+    for name, entry in data.items():
+        files = entry.get("files")
+        if not isinstance(files, list) or not files or not all(isinstance(f, str) for f in files):
+            raise ChecklistError(f"source {name!r}: 'files' must be a list of file names", file)
+        try:
+            sources[name] = read_source(name, _text(entry, "short_es", file), _text(entry, "short_en", file),
+                                        directory / "sources", files)
+        except (OSError, ValueError) as exc:
+            raise ChecklistError(f"source {name!r}: {exc}", file) from None
+    return sources
+
+
+def _load_particulars(directory: Path) -> dict[str, Particular]:
+    file = "particulars.toml"
+    particulars = {}
+    for name, entry in _read_toml(directory / file).items():
+        kind = entry.get("type")
+        if kind not in PARTICULAR_TYPES:
+            raise ChecklistError(f"particular {name!r}: type must be one of {PARTICULAR_TYPES}", file)
+        values = tuple(entry.get("values", ()))
+        if (kind == "enum") != bool(values):
+            raise ChecklistError(f"particular {name!r}: 'values' is required for enums only", file)
+        particular = Particular(name, kind, values, entry.get("default"),
+                                _text(entry, "label_es", file), _text(entry, "label_en", file))
+        if particular.default is not None:
+            try:
+                check_particular(particular, particular.default)
+            except ChecklistError as exc:
+                raise ChecklistError(f"default: {exc}", file) from None
+        particulars[name] = particular
+    return particulars
+
+
+def _load_settings(directory: Path, taken: set[str]) -> dict[str, Setting]:
+    file = "settings.toml"
+    settings = {}
+    for name, entry in _read_toml(directory / file).items():
+        default = entry.get("default")
+        if not isinstance(default, (bool, int, float)):
+            raise ChecklistError(f"setting {name!r}: default must be a boolean or a number", file)
+        if name in taken:
+            raise ChecklistError(f"setting {name!r} has the name of a particular", file)
+        articles = tuple(entry.get("articles", ()))
+        if not articles:
+            raise ChecklistError(f"setting {name!r}: list the 'articles' it interprets", file)
+        settings[name] = Setting(name, default, _text(entry, "label_es", file),
+                                 _text(entry, "label_en", file), articles)
+    return settings
+
+
+def _load_topics(directory: Path) -> dict[str, dict[str, str]]:
+    file = "topics.toml"
+    topics = {}
+    for topic, entry in _read_toml(directory / file).items():
+        topics[topic] = {"es": _text(entry, "es", file), "en": _text(entry, "en", file)}
+    return topics
+
+
+def _load_terms(directory: Path, particulars: Mapping, settings: Mapping) -> dict[str, Term]:
+    file = "terms.toml"
+    terms: dict[str, Term] = {}
+    for name, entry in _read_toml(directory / file).items():
+        if name in particulars or name in settings:
+            raise ChecklistError(f"term {name!r} has the name of a particular or setting", file)
+        allowed = set(particulars) | set(settings) | set(terms)  # earlier terms only: no cycles
+        rule = _compile(_text(entry, "expr", file), allowed, particulars, file, None, f"term {name!r}")
+        terms[name] = Term(name, rule, _text(entry, "label_es", file), _text(entry, "label_en", file))
+    return terms
+
+
+def _compile(source, allowed, particulars, file, item, field) -> Rule:
+    if isinstance(source, bool):
+        source = "true" if source else "false"
+    elif isinstance(source, (int, float)):
+        source = str(source)
+    try:
+        rule = compile_rule(source, allowed)
+    except RuleError as exc:
+        raise ChecklistError(f"{field}: {exc}", file, item) from None
+    for name, literal in rule.strings:  # catch typos such as propulsion == "stem"
+        spec = particulars.get(name)
+        if spec is None or spec.type != "enum":
+            raise ChecklistError(f"{field}: {name!r} is compared with the string {literal!r}", file, item)
+        if literal not in spec.values:
+            raise ChecklistError(f"{field}: {literal!r} is not a value of {name!r} {spec.values}", file, item)
+    return rule
+
+
+def _check_citation(entry: Mapping, context: Context, file: str, item: str) -> tuple[str, str, str]:
+    source_name = _text(entry, "source", file, item)
+    source = context.sources.get(source_name)
+    if source is None:
+        raise ChecklistError(f"unknown source {source_name!r}", file, item)
+    article = entry.get("article")
+    if not isinstance(article, str) or not ARTICLE.match(article):
+        raise ChecklistError("'article' must be an article number as a string, e.g. \"143\"", file, item)
+    if article not in source.articles:
+        raise ChecklistError(f"{source_name} has no art. {article}", file, item)
+    text = _text(entry, "text", file, item)
+    if not source.contains(text):
+        raise ChecklistError(f"text not found in {source_name}: {text[:60]!r}", file, item)
+    if not source.article_contains(article, text):
+        raise ChecklistError(f"text is not in art. {article} of {source_name}", file, item)
+    return source_name, article, text
+
+
+def _load_checklist(directory: Path, kind: str, context: Context, seen: dict[str, str]) -> Checklist:
+    file = f"{kind}.toml"
+    data = _read_toml(directory / file)
+    for key in HEADER_REQUIRED:
+        if key not in data:
+            raise ChecklistError(f"missing {key!r}", file)
+    unknown = set(data) - set(HEADER_REQUIRED) - {"exemptions"}
+    if unknown:
+        raise ChecklistError(f"unknown keys {sorted(unknown)}", file)
+    if data["kind"] != kind:
+        raise ChecklistError(f"kind {data['kind']!r} does not match the file name", file)
+    allowed = set(context.particulars) | set(context.settings) | set(context.terms)
+    items = tuple(_load_item(entry, kind, context, allowed, file, seen) for entry in data["items"])
+    exemptions = tuple(_load_exemption(e, context, allowed, file, seen) for e in data.get("exemptions", ()))
+    covers = _check_covers(data["covers"], items, context, file)
+    return Checklist(kind, _text(data, "version", file), _text(data, "title_es", file),
+                     _text(data, "title_en", file), covers, items, exemptions, context)
+
+
+def _claim_id(entry: Mapping, kind: str, file: str, seen: dict[str, str]) -> str:
+    item_id = entry.get("id")
+    if not isinstance(item_id, str) or not ITEM_ID.match(item_id):
+        raise ChecklistError(f"bad or missing id {item_id!r} (expected e.g. 'seg.lifebuoys.total')", file)
+    if not item_id.startswith(ID_PREFIX[kind] + "."):
+        raise ChecklistError(f"ids in {file} start with {ID_PREFIX[kind]!r}.", file, item_id)
+    if item_id in seen:
+        raise ChecklistError(f"duplicate id (already used in {seen[item_id]})", file, item_id)
+    seen[item_id] = file
+    return item_id
+
+
+def _load_item(entry, kind, context, allowed, file, seen) -> Item:
+    item_id = _claim_id(entry, kind, file, seen)
+    for key in ITEM_REQUIRED:
+        if key not in entry:
+            raise ChecklistError(f"missing field {key!r}", file, item_id)
+    unknown = set(entry) - set(ITEM_REQUIRED) - set(ITEM_OPTIONAL)
+    if unknown:
+        raise ChecklistError(f"unknown fields {sorted(unknown)}", file, item_id)
+    if entry["topic"] not in context.topics:
+        raise ChecklistError(f"unknown topic {entry['topic']!r}", file, item_id)
+    source, article, text = _check_citation(entry, context, file, item_id)
+    applies = _compile(entry.get("applies", "true"), allowed, context.particulars, file, item_id, "applies")
+    required = None
+    unit_es = unit_en = None
+    if "required" in entry:
+        required = _compile(entry["required"], allowed, context.particulars, file, item_id, "required")
+        unit = entry.get("unit")
+        if not isinstance(unit, dict):
+            raise ChecklistError("a quantity item needs unit = {es = ..., en = ...}", file, item_id)
+        unit_es, unit_en = _text(unit, "es", file, item_id), _text(unit, "en", file, item_id)
+    elif "unit" in entry:
+        raise ChecklistError("'unit' without 'required'", file, item_id)
+    for flag in ("evidence_required", "detainable"):
+        if not isinstance(entry[flag], bool):
+            raise ChecklistError(f"{flag!r} must be true or false", file, item_id)
+    if entry["certificate"] not in CERTIFICATES:
+        raise ChecklistError(f"certificate must be one of {CERTIFICATES}", file, item_id)
+    return Item(item_id, entry["topic"], _text(entry, "title_es", file, item_id),
+                _text(entry, "title_en", file, item_id), source, article, text, applies, required,
+                unit_es, unit_en, entry["evidence_required"], entry["detainable"], entry["certificate"])
+
+
+def _load_exemption(entry, context, allowed, file, seen) -> Exemption:
+    ex_id = entry.get("id")
+    if not isinstance(ex_id, str) or not ex_id:
+        raise ChecklistError("exemption without id", file)
+    if ex_id in seen:
+        raise ChecklistError(f"duplicate id (already used in {seen[ex_id]})", file, ex_id)
+    seen[ex_id] = file
+    unknown = set(entry) - set(EXEMPTION_FIELDS)
+    if unknown:
+        raise ChecklistError(f"unknown fields {sorted(unknown)}", file, ex_id)
+    when = _compile(_text(entry, "when", file, ex_id), allowed, context.particulars, file, ex_id, "when")
+    source, article, text = _check_citation(entry, context, file, ex_id)
+    return Exemption(ex_id, when, source, article, text,
+                     _text(entry, "reason_es", file, ex_id), _text(entry, "reason_en", file, ex_id))
+
+
+def _check_covers(covers, items, context, file) -> Mapping[str, tuple[str, ...]]:
+    if not isinstance(covers, dict):
+        raise ChecklistError("'covers' must be a table of source = [articles]", file)
+    cited: dict[tuple[str, str], str] = {}
+    for item in items:
+        cited.setdefault((item.source, item.article), item.id)
+    result = {}
+    for source, articles in covers.items():
+        if source not in context.sources:
+            raise ChecklistError(f"covers: unknown source {source!r}", file)
+        if not isinstance(articles, list) or not all(isinstance(a, str) for a in articles):
+            raise ChecklistError(f"covers: {source!r} must list article numbers as strings", file)
+        for article in articles:
+            if (source, article) not in cited:
+                raise ChecklistError(f"covers {source} art. {article} but no item cites it", file)
+        result[source] = tuple(sorted(set(articles), key=int))
+    for (source, article), item_id in cited.items():
+        if article not in result.get(source, ()):
+            raise ChecklistError(f"cites {source} art. {article}, which 'covers' does not list", file, item_id)
+    return MappingProxyType(result)

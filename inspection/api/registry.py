@@ -1,0 +1,128 @@
+"""Owners and vessels: the fleet registry."""
+from flask_smorest import Blueprint
+from sqlalchemy import or_
+
+from ..access import get_owner_for, get_vessel_for, owner_scope, vessel_scope
+from ..auth import api_user, require
+from ..errors import Forbidden
+from ..extensions import db
+from ..i18n import Msg
+from ..models import Owner, Vessel
+from ..schemas import OwnerQuery, OwnerSchema, VesselQuery, VesselSchema, page_schema
+from ..vessels import create_owner, create_vessel, registration_key, update_owner, update_vessel
+from .common import BEARER, paginate
+
+blp = Blueprint("api_registry", __name__, description="Registro de armadores y buques")
+
+READERS = ("admin", "inspector", "owner")
+
+
+@blp.route("/owners")
+@blp.arguments(OwnerQuery, location="query")
+@blp.response(200, page_schema(OwnerSchema, "OwnerPage"))
+@blp.doc(security=BEARER)
+@require(*READERS)
+def list_owners(args):
+    """Owners, by name; an owner sees only itself."""
+    query = owner_scope(db.select(Owner), api_user()).order_by(Owner.name, Owner.id)
+    if args.get("q"):
+        like = f"%{args['q'].strip()}%"
+        query = query.where(or_(Owner.name.ilike(like), Owner.tax_id.ilike(like)))
+    return paginate(query, args)
+
+
+@blp.route("/owners", methods=["POST"])
+@blp.arguments(OwnerSchema)
+@blp.response(201, OwnerSchema)
+@blp.doc(security=BEARER)
+@require("admin")
+def post_owner(values):
+    """Register an owner."""
+    owner = create_owner(values)
+    db.session.commit()
+    return owner
+
+
+@blp.route("/owners/<int:owner_id>")
+@blp.response(200, OwnerSchema)
+@blp.doc(security=BEARER)
+@require(*READERS)
+def get_owner(owner_id):
+    """One owner."""
+    return get_owner_for(api_user(), owner_id)
+
+
+@blp.route("/owners/<int:owner_id>", methods=["PATCH"])
+@blp.arguments(OwnerSchema(partial=True))
+@blp.response(200, OwnerSchema)
+@blp.doc(security=BEARER)
+@require("admin")
+def patch_owner(changes, owner_id):
+    """Change an owner's details."""
+    owner = update_owner(get_owner_for(api_user(), owner_id), changes)
+    db.session.commit()
+    return owner
+
+
+@blp.route("/vessels")
+@blp.arguments(VesselQuery, location="query")
+@blp.response(200, page_schema(VesselSchema, "VesselPage"))
+@blp.doc(security=BEARER)
+@require("admin", "inspector", "owner", "police")
+def list_vessels(args):
+    """Vessels, filtered by owner, text (registration or name), propulsion and service."""
+    query = vessel_scope(db.select(Vessel), api_user()).order_by(Vessel.registration_key)
+    query = filter_vessels(query, args)
+    return paginate(query, args)
+
+
+def filter_vessels(query, args: dict):
+    """Apply the list filters shared by the API and the pages."""
+    if args.get("owner_id"):
+        query = query.where(Vessel.owner_id == args["owner_id"])
+    if args.get("propulsion"):
+        query = query.where(Vessel.propulsion == args["propulsion"])
+    if args.get("service"):
+        query = query.where(Vessel.service == args["service"])
+    if args.get("q") and args["q"].strip():
+        text = args["q"].strip()
+        query = query.where(
+            or_(Vessel.registration_key.contains(registration_key(text)), Vessel.name.ilike(f"%{text}%"))
+        )
+    return query
+
+
+@blp.route("/vessels", methods=["POST"])
+@blp.arguments(VesselSchema)
+@blp.response(201, VesselSchema)
+@blp.doc(security=BEARER)
+@require("admin")
+def post_vessel(values):
+    """Register a vessel; its tonnage is computed by art. 195."""
+    vessel = create_vessel(values)
+    db.session.commit()
+    return vessel
+
+
+@blp.route("/vessels/<int:vessel_id>")
+@blp.response(200, VesselSchema)
+@blp.doc(security=BEARER)
+@require("admin", "inspector", "owner", "police")
+def get_vessel(vessel_id):
+    """One vessel with its particulars."""
+    return get_vessel_for(api_user(), vessel_id)
+
+
+@blp.route("/vessels/<int:vessel_id>", methods=["PATCH"])
+@blp.arguments(VesselSchema(partial=True))
+@blp.response(200, VesselSchema)
+@blp.doc(security=BEARER)
+@require("admin", "owner")
+def patch_vessel(changes, vessel_id):
+    """Change particulars; the merged record is re-checked and the tonnage recomputed."""
+    vessel = get_vessel_for(api_user(), vessel_id)  # another owner's vessel: 404, not 403
+    if api_user().role != "admin":
+        raise Forbidden(Msg("Solo la Prefectura modifica el registro de buques."))
+    vessel = update_vessel(vessel, changes)
+    db.session.commit()
+    return vessel

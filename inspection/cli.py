@@ -1,0 +1,52 @@
+"""Command-line tools: `flask --app app users add`, `flask --app app checklists check`, `flask --app app demo`."""
+import sys
+
+import click
+from flask import Flask
+from flask.cli import AppGroup
+
+from .errors import DomainError
+from .extensions import db
+from .i18n import localize
+
+users_cli = AppGroup("users", help="Cuentas de usuario.")
+
+
+@users_cli.command("add")
+@click.argument("username")
+@click.option("--role", required=True, type=click.Choice(["admin", "inspector", "owner", "police"]))
+@click.option("--owner-id", type=int, default=None, help="Armador vinculado (rol owner).")
+@click.option("--full-name", default="")
+def add_user(username, role, owner_id, full_name):
+    """Add a user; the password is prompted, or read from standard input when it is not a terminal."""
+    from .users import create_user
+
+    if sys.stdin.isatty():
+        password = click.prompt("Contraseña", hide_input=True, confirmation_prompt=True)
+    else:
+        password = sys.stdin.readline().rstrip("\n")
+    try:
+        user = create_user(username, password, role, owner_id=owner_id, full_name=full_name)
+        db.session.commit()
+    except DomainError as error:
+        db.session.rollback()
+        detail = localize(error.detail or error.title, "es")
+        raise click.ClickException(f"{detail} {localize(error.errors, 'es') if error.errors else ''}".strip())
+    click.echo(f"Usuario {user.username} creado con rol {user.role} (id {user.id}).")
+
+
+@click.command("demo")
+def demo_command():
+    """Seed the demo data into an empty database (refuses when data exists)."""
+    from .demo import seed_demo
+
+    if not seed_demo():
+        raise click.ClickException("La base de datos ya tiene datos; no se siembra la demostración.")
+    db.session.commit()
+    click.echo("Datos de demostración creados.")
+
+
+def register_commands(app: Flask) -> None:
+    """Attach every command group to the app's CLI."""
+    app.cli.add_command(users_cli)
+    app.cli.add_command(demo_command)

@@ -1,0 +1,61 @@
+"""Configuration layers: defaults, then the instance file, then BALIZA_* environment variables."""
+import os
+import secrets
+from pathlib import Path
+
+DEFAULTS = {
+    "DATABASE_URL": None,  # None: SQLite file under the instance folder
+    "MEDIA_DIR": None,  # None: instance/media
+    "KEYS_DIR": None,  # None: instance/keys (private signing keys, never in the database)
+    "PUBLIC_URL": "http://127.0.0.1:5000",
+    "OFFICE_CODE": "PGP-ASU",
+    "OFFICE_NAME": "Prefectura General de Puertos — Asunción",
+    "TOKEN_TTL_HOURS": 12,
+    "PASSWORD_METHOD": "scrypt",
+    "PHOTO_MAX_BYTES": 15 * 1024 * 1024,
+    "PHOTO_MAX_PIXELS": 40_000_000,
+    "CHECKLIST_SETTINGS": {},
+    "MAX_CONTENT_LENGTH": 20 * 1024 * 1024,
+    "API_TITLE": "Baliza",
+    "API_VERSION": "v1",
+    "OPENAPI_VERSION": "3.0.3",
+    "OPENAPI_URL_PREFIX": "/api/v1",
+    "OPENAPI_JSON_PATH": "openapi.json",
+    "SESSION_COOKIE_HTTPONLY": True,
+    "SESSION_COOKIE_SAMESITE": "Lax",
+    "WTF_CSRF_TIME_LIMIT": None,
+    "JSON_SORT_KEYS": False,
+}
+
+
+def load_config(app, test_config=None):
+    """Fill app.config from the layers; tests pass a mapping that wins over everything."""
+    app.config.from_mapping(DEFAULTS)
+    if test_config is None:
+        app.config.from_pyfile("baliza.cfg", silent=True)
+        app.config.from_prefixed_env("BALIZA")
+    else:
+        app.config.from_mapping(test_config)
+    instance = Path(app.instance_path)
+    if not app.config["DATABASE_URL"]:
+        app.config["DATABASE_URL"] = f"sqlite:///{instance / 'baliza.sqlite'}"
+    app.config["SQLALCHEMY_DATABASE_URI"] = app.config["DATABASE_URL"]
+    app.config.setdefault("SQLALCHEMY_ENGINE_OPTIONS", {"pool_pre_ping": True})
+    app.config["MEDIA_DIR"] = app.config["MEDIA_DIR"] or str(instance / "media")
+    app.config["KEYS_DIR"] = app.config["KEYS_DIR"] or str(instance / "keys")
+    app.config["PUBLIC_URL"] = app.config["PUBLIC_URL"].rstrip("/")
+    if not app.config.get("SECRET_KEY"):
+        app.config["SECRET_KEY"] = _instance_secret(instance)
+
+
+def _instance_secret(instance: Path) -> str:
+    """A per-installation secret kept in the instance folder, so sessions survive restarts."""
+    path = instance / "secret_key"
+    if path.exists():
+        return path.read_text().strip()
+    instance.mkdir(parents=True, exist_ok=True)
+    key = secrets.token_hex(32)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "w") as fh:
+        fh.write(key)
+    return key

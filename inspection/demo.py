@@ -1,0 +1,94 @@
+"""Demo data for a fresh install: a few owners, a varied fleet and one user per role."""
+from decimal import Decimal
+
+from flask_migrate import upgrade
+
+from .extensions import db
+from .models import Owner, User
+from .users import create_user
+from .vessels import create_owner, create_vessel
+
+DEMO_PASSWORD = "baliza-demo"
+
+OWNERS = [
+    {"name": "Naviera del Paraguay S.A.", "tax_id": "80012345-6", "email": "flota@navierapy.example",
+     "phone": "+595 21 490 000", "address": "Av. Costanera 1200, Asunción"},
+    {"name": "Transportes Fluviales Concepción S.R.L.", "tax_id": "80098765-1",
+     "email": "operaciones@tfc.example", "phone": "+595 331 242 100", "address": "Puerto de Concepción"},
+    {"name": "María Benítez", "tax_id": "3456789", "email": "mbenitez@example.com",
+     "phone": "+595 981 555 123", "address": "Pilar, Ñeembucú"},
+]
+
+# (owner index, particulars): steam, motor, sail, rowing and towed; passenger, cargo, tug and more.
+VESSELS = [
+    (0, dict(registration="PY-1001", name="Presidente Ayala", propulsion="steam", service="passenger",
+             hull_material="iron", length_m="45", beam_m="8", girth_m="14", crew=40, max_passengers=200,
+             cabins=60, fire_hydrants=7, holds=2, boilers=2, boats=4, cooking="galley", hot_climate=True)),
+    (0, dict(registration="PY-1002", name="Ciudad de Pilar", propulsion="motor", service="mixed",
+             hull_material="iron", length_m="38", beam_m="7.5", girth_m="12", crew=14, max_passengers=80,
+             cabins=20, fire_hydrants=4, holds=1, boats=2, cooking="galley", hot_climate=True)),
+    (0, dict(registration="PY-1003", name="Guaraní", propulsion="motor", service="tug",
+             hull_material="iron", length_m="22", beam_m="6", girth_m="9", crew=6, fire_hydrants=2,
+             boats=1, cooking="galley")),
+    (0, dict(registration="PY-1004", name="Itá Pirú", propulsion="steam", service="cargo",
+             hull_material="iron", length_m="18", beam_m="4", girth_m="7", crew=4, fire_hydrants=1,
+             holds=1, boilers=1, steam_launch=True, boats=1, cooking="galley", hot_climate=True)),
+    (1, dict(registration="PY-2001", name="Concepción", propulsion="motor", service="cargo",
+             hull_material="iron", length_m="30", beam_m="7", girth_m="11", crew=8, fire_hydrants=3,
+             holds=2, boats=1, cooking="galley")),
+    (1, dict(registration="PY-2002", name="Estrella del Norte", propulsion="sail", service="cargo",
+             hull_material="wood", length_m="25", beam_m="6", girth_m="11", crew=5, holds=1, boats=1,
+             cooking="brazier")),
+    (1, dict(registration="PY-2003", name="Chata San Roque", propulsion="towed", service="cargo",
+             hull_material="iron", length_m="40", beam_m="10", girth_m="14", crew=0, holds=3)),
+    (1, dict(registration="PY-2004", name="Petrolera Yvytu", propulsion="motor", service="tanker",
+             hull_material="iron", length_m="42", beam_m="9", girth_m="13", crew=10, fire_hydrants=6,
+             holds=4, boats=2, cooking="galley")),
+    (2, dict(registration="PY-3001", name="Lancha Ñandutí", propulsion="motor", service="passenger",
+             hull_material="wood", length_m="12", beam_m="3", girth_m="5", crew=2, max_passengers=20,
+             fire_hydrants=1, cooking="none", hot_climate=True)),
+    (2, dict(registration="PY-3002", name="Canoa Yacaré", propulsion="rowing", service="work",
+             hull_material="wood", length_m="5", beam_m="1.2", girth_m="2", crew=2)),
+    (2, dict(registration="AR-5501", name="Río de la Plata", flag="foreign", cabotage_permit="CAB-2026-0042",
+             propulsion="motor", service="cargo", hull_material="iron", length_m="50", beam_m="9",
+             girth_m="15", crew=12, fire_hydrants=6, holds=3, boats=2, cooking="galley", home_port="Corrientes")),
+]
+
+USERS = [
+    ("admin", "admin", None, "Administración PGP"),
+    ("inspector", "inspector", None, "Inspector de Máquinas Demo"),
+    ("owner", "owner", 0, "Representante de Naviera del Paraguay"),
+    ("police", "police", None, "Policía fluvial Demo"),
+]
+
+
+def database_is_empty() -> bool:
+    """True when no owner and no user exists: only then may the demo be seeded."""
+    return db.session.scalar(db.select(Owner.id).limit(1)) is None and \
+        db.session.scalar(db.select(User.id).limit(1)) is None
+
+
+def seed_demo() -> bool:
+    """Add the demo records to an empty database; returns False (and touches nothing) otherwise."""
+    if not database_is_empty():
+        return False
+    owners = [create_owner(values) for values in OWNERS]
+    for index, values in VESSELS:
+        particulars = {"flag": "national", "cabotage_permit": None, "home_port": "Asunción",
+                       "max_passengers": 0, "cabins": 0, "fire_hydrants": 0, "holds": 0, "boilers": 0,
+                       "steam_launch": False, "boats": 0, "cooking": "none", "hot_climate": False, **values}
+        for field in ("length_m", "beam_m", "girth_m"):
+            particulars[field] = Decimal(particulars[field])
+        create_vessel({**particulars, "owner_id": owners[index].id})
+    for username, role, owner_index, full_name in USERS:
+        owner_id = owners[owner_index].id if owner_index is not None else None
+        create_user(username, DEMO_PASSWORD, role, owner_id=owner_id, full_name=full_name)
+    return True
+
+
+def prepare_database() -> bool:
+    """Create or upgrade the schema with the migrations, then seed the demo if the database is empty."""
+    upgrade()
+    seeded = seed_demo()
+    db.session.commit()
+    return seeded

@@ -1,0 +1,155 @@
+"""Domain errors and their one mapping to responses: problem+json for the API, a page otherwise."""
+from flask import Flask, jsonify, render_template, request
+from werkzeug.exceptions import HTTPException
+
+from .i18n import Msg, current_language, localize
+
+PROBLEM_BASE = "https://baliza.example/problems/"
+
+
+class DomainError(Exception):
+    """A refusal that the user can understand and act on; carries its HTTP status."""
+
+    status = 400
+    code = "bad-request"
+    title = Msg("Solicitud no válida")
+
+    def __init__(self, detail: Msg | None = None, errors: dict | None = None, extra: dict | None = None):
+        super().__init__(str(detail or self.title))
+        self.detail = detail
+        self.errors = errors
+        self.extra = extra or {}
+
+
+class Invalid(DomainError):
+    status, code, title = 422, "validation", Msg("Datos no válidos")
+
+
+class Unauthorized(DomainError):
+    status, code, title = 401, "unauthorized", Msg("Debe iniciar sesión")
+
+
+class Forbidden(DomainError):
+    status, code, title = 403, "forbidden", Msg("No tiene permiso para esta acción")
+
+
+class NotFound(DomainError):
+    status, code, title = 404, "not-found", Msg("No encontrado")
+
+
+class Conflict(DomainError):
+    status, code, title = 409, "conflict", Msg("Conflicto con el estado actual")
+
+
+class TooLarge(DomainError):
+    status, code, title = 413, "too-large", Msg("Contenido demasiado grande")
+
+
+_HTTP_TITLES = {
+    400: Msg("Solicitud no válida"),
+    401: Msg("Debe iniciar sesión"),
+    403: Msg("No tiene permiso para esta acción"),
+    404: Msg("No encontrado"),
+    405: Msg("Método no permitido"),
+    409: Msg("Conflicto con el estado actual"),
+    413: Msg("Contenido demasiado grande"),
+    415: Msg("Tipo de contenido no admitido"),
+    422: Msg("Datos no válidos"),
+    429: Msg("Demasiadas solicitudes"),
+    500: Msg("Error interno del servidor"),
+}
+
+
+def wants_json() -> bool:
+    """API paths and fetch() callers get JSON; browsers get a page."""
+    if request.path.startswith("/api/"):
+        return True
+    best = request.accept_mimetypes.best_match(["text/html", "application/json"])
+    return best == "application/json"
+
+
+def problem(status: int, code: str, title, detail=None, errors=None, extra=None):
+    """An RFC 9457 problem document in the request's language."""
+    lang = current_language()
+    body = {
+        "type": PROBLEM_BASE + code,
+        "title": localize(title, lang),
+        "status": status,
+        "detail": localize(detail, lang) if detail is not None else localize(title, lang),
+    }
+    if errors:
+        body["errors"] = localize(errors, lang)
+    body.update(extra or {})
+    response = jsonify(body)
+    response.status_code = status
+    response.mimetype = "application/problem+json"
+    response.headers["Content-Language"] = lang
+    return response
+
+
+def _summary(errors: dict) -> Msg:
+    """A one-line Spanish summary naming the fields at fault."""
+    return Msg("Revise estos campos: {fields}.", fields=", ".join(sorted(map(str, errors))))
+
+
+def handle_domain_error(error: DomainError):
+    """Map a domain refusal to problem+json or an error page."""
+    detail = error.detail or (_summary(error.errors) if error.errors else error.title)
+    if wants_json():
+        return problem(error.status, error.code, error.title, detail, error.errors, error.extra)
+    return _page(error.status, error.title, detail, error.errors)
+
+
+def handle_http_error(error: HTTPException):
+    """Werkzeug and webargs errors (including schema validation) in the same shapes."""
+    status = error.code or 500
+    data = getattr(error, "data", None) or {}
+    errors = data.get("messages") or data.get("errors")
+    if isinstance(errors, dict) and set(errors) <= {"json", "query", "form", "files", "headers", "view_args"}:
+        merged = {}
+        for where, location in errors.items():
+            if isinstance(location, dict):
+                merged.update(location)
+            else:  # a whole-body error, such as JSON that does not parse
+                merged.setdefault("body" if where == "json" else where, []).extend(location)
+        errors = merged
+    title = _HTTP_TITLES.get(status, Msg("Error"))
+    code = {422: "validation", 413: "too-large"}.get(status, error.name.lower().replace(" ", "-"))
+    detail = _summary(errors) if errors else title
+    if status == 413:
+        detail = Msg("El envío supera el máximo admitido.")
+    if wants_json():
+        return problem(status, code, title, detail, errors, data.get("extra"))
+    return _page(status, title, detail, errors)
+
+
+def handle_unexpected(error: Exception):
+    """Anything unforeseen: log it, answer 500 without leaking internals."""
+    from flask import current_app
+
+    current_app.logger.exception("unhandled error")
+    from .extensions import db
+
+    db.session.rollback()
+    if wants_json():
+        return problem(500, "internal", _HTTP_TITLES[500])
+    return _page(500, _HTTP_TITLES[500], None, None)
+
+
+def _page(status, title, detail, errors):
+    lang = current_language()
+    html = render_template(
+        "error.html",
+        title=localize(title, lang),
+        detail=localize(detail, lang) if detail else None,
+        errors=localize(errors, lang) if errors else None,
+        status=status,
+    )
+    return html, status
+
+
+def register_error_handlers(app: Flask) -> None:
+    """One place where every refusal becomes a response."""
+    app.register_error_handler(DomainError, handle_domain_error)
+    app.register_error_handler(HTTPException, handle_http_error)
+    app.register_error_handler(Exception, handle_unexpected)

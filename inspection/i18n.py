@@ -1,0 +1,138 @@
+"""Spanish first, English second: Spanish strings are the source, catalogs give the English.
+
+Every user-facing string is written in Spanish in code and templates (`_("...")`, `Msg("...")`);
+`translations/en/*.json` map each Spanish source to English. The language is chosen per request:
+`?lang=`, then the session, then the user's preference, then `Accept-Language`; Spanish by default.
+"""
+import json
+from functools import cache
+from pathlib import Path
+
+from flask import has_request_context, request, session
+
+LANGUAGES = ("es", "en")
+CATALOG_DIR = Path(__file__).parent / "translations"
+
+
+@cache
+def catalog(lang: str) -> dict[str, str]:
+    """All catalog files of one language merged; Spanish needs none."""
+    merged: dict[str, str] = {}
+    folder = CATALOG_DIR / lang
+    if folder.is_dir():
+        for path in sorted(folder.glob("*.json")):
+            merged.update(json.loads(path.read_text(encoding="utf-8")))
+    return merged
+
+
+def translate(text: str, lang: str) -> str:
+    """The text in `lang`, or the Spanish source when no translation exists."""
+    if lang == "es":
+        return text
+    return catalog(lang).get(text, text)
+
+
+def current_language() -> str:
+    """The language of the current request (Spanish outside a request)."""
+    if not has_request_context():
+        return "es"
+    cache = request.environ  # per request; `g` lives as long as the app context
+    if "baliza.lang" not in cache:
+        cache["baliza.lang"] = _pick_language()
+    return cache["baliza.lang"]
+
+
+def _pick_language() -> str:
+    asked = request.args.get("lang")
+    if asked in LANGUAGES:
+        if not request.path.startswith("/api/"):
+            session["lang"] = asked
+        return asked
+    if session.get("lang") in LANGUAGES:
+        return session["lang"]
+    return request.accept_languages.best_match(LANGUAGES, default="es") or "es"
+
+
+def gettext(text: str, **params) -> str:
+    """Translate a Spanish source string for the current request and fill its parameters."""
+    out = translate(text, current_language())
+    return out.format(**params) if params else out
+
+
+class Msg(str):
+    """A message kept as its Spanish template plus parameters, translated when it is shown.
+
+    It is a `str` (the Spanish text) so marshmallow and logs treat it as an ordinary message.
+    """
+
+    def __new__(cls, template: str, **params):
+        obj = super().__new__(cls, template.format(**params) if params else template)
+        obj.template = template
+        obj.params = params
+        return obj
+
+    def __reduce__(self):
+        return (_rebuild_msg, (self.template, self.params))
+
+    def in_language(self, lang: str) -> str:
+        """This message in `lang`."""
+        text = translate(self.template, lang)
+        return text.format(**self.params) if self.params else text
+
+
+def _rebuild_msg(template, params):
+    return Msg(template, **params)
+
+
+def localize(message, lang: str | None = None):
+    """Translate a message, or every message inside a list or dict (marshmallow's error shape)."""
+    lang = lang or current_language()
+    if isinstance(message, Msg):
+        return message.in_language(lang)
+    if isinstance(message, str):
+        return _marshmallow_message(message).in_language(lang)
+    if isinstance(message, dict):
+        return {key: localize(value, lang) for key, value in message.items()}
+    if isinstance(message, (list, tuple)):
+        return [localize(value, lang) for value in message]
+    return message
+
+
+# marshmallow's built-in English messages, mapped to Spanish sources (translated back if asked).
+_MARSHMALLOW = {
+    "Missing data for required field.": "Este campo es obligatorio.",
+    "Field may not be null.": "Este campo no puede quedar vacío.",
+    "Unknown field.": "Campo desconocido.",
+    "Invalid value.": "Valor no válido.",
+    "Not a valid integer.": "Debe ser un número entero.",
+    "Not a valid number.": "Debe ser un número.",
+    "Not a valid string.": "Debe ser un texto.",
+    "Not a valid boolean.": "Debe ser verdadero o falso.",
+    "Not a valid date.": "Debe ser una fecha (AAAA-MM-DD).",
+    "Not a valid datetime.": "Debe ser una fecha y hora ISO 8601.",
+    "Not a valid email address.": "No es un correo electrónico válido.",
+    "Not a valid UUID.": "Debe ser un UUID.",
+    "Not a valid list.": "Debe ser una lista.",
+    "Not a valid mapping type.": "Debe ser un objeto.",
+    "Invalid input type.": "Tipo de dato no válido.",
+    "Invalid JSON body.": "El cuerpo de la solicitud no es JSON válido.",
+    "Special numeric values (nan or infinity) are not permitted.": "No se admiten NaN ni infinito.",
+    "Shorter than minimum length {min}.": "Más corto que el mínimo de {min}.",
+}
+
+
+def _marshmallow_message(text: str) -> Msg:
+    """Map one of marshmallow's English messages to its Spanish source; unknown text stays as is."""
+    if text in _MARSHMALLOW:
+        return Msg(_MARSHMALLOW[text])
+    if text.startswith("Must be one of: "):
+        return Msg("Debe ser uno de: {choices}", choices=text[len("Must be one of: "):].rstrip("."))
+    if text.startswith("Must be greater than or equal to "):
+        return Msg("Debe ser mayor o igual que {min}.", min=text.rsplit(" ", 1)[-1].rstrip("."))
+    if text.startswith("Must be less than or equal to "):
+        return Msg("Debe ser menor o igual que {max}.", max=text.rsplit(" ", 1)[-1].rstrip("."))
+    if text.startswith("Longer than maximum length "):
+        return Msg("Supera el largo máximo de {max}.", max=text.rsplit(" ", 1)[-1].rstrip("."))
+    if text.startswith("Length must be between "):
+        return Msg("El largo está fuera de los límites permitidos.")
+    return Msg(text)

@@ -1,0 +1,373 @@
+"""The database records of Baliza: registry, users, inspections, evidence, certificates, audit.
+
+Timestamps (`*_at`) are timezone-aware UTC; the law's deadlines (`*_on`) are dates.
+Models hold data and small derived properties; business actions live in operation modules.
+"""
+from __future__ import annotations
+
+from datetime import date, datetime, timezone
+from decimal import Decimal
+
+import sqlalchemy as sa
+from sqlalchemy import event
+from sqlalchemy.orm import Mapped, mapped_column, relationship
+from sqlalchemy.types import TypeDecorator
+
+from .extensions import db
+
+ROLES = ("admin", "inspector", "owner", "police")
+FLAGS = ("national", "foreign")
+PROPULSIONS = ("steam", "motor", "sail", "rowing", "towed")
+SERVICES = ("passenger", "cargo", "mixed", "tug", "livestock", "tanker", "raft", "work")
+HULLS = ("iron", "wood", "mixed")
+COOKING = ("galley", "brazier", "none")
+KINDS = ("navegabilidad", "seguridad")
+INSPECTION_STATUSES = ("scheduled", "in_progress", "submitted", "cancelled")
+OUTCOMES = ("passed", "passed_with_observations", "failed")
+RESULTS = ("pass", "fail", "not_applicable")
+ACTIONS = ("rectified", "before_departure", "within_14_days", "next_port", "detained")
+DEFICIENCY_STATUSES = ("open", "reported_fixed", "closed")
+
+
+def utcnow() -> datetime:
+    """The current time in UTC; called per row, never once at import."""
+    return datetime.now(timezone.utc)
+
+
+class UTCDateTime(TypeDecorator):
+    """A timestamp stored in UTC that always comes back timezone-aware, on SQLite too."""
+
+    impl = sa.DateTime(timezone=True)
+    cache_ok = True
+
+    def process_bind_param(self, value, dialect):
+        if value is None:
+            return None
+        if value.tzinfo is None:
+            raise ValueError("naive datetime; Baliza stores UTC timestamps only")
+        return value.astimezone(timezone.utc)
+
+    def process_result_value(self, value, dialect):
+        if value is not None and value.tzinfo is None:
+            return value.replace(tzinfo=timezone.utc)
+        return value
+
+
+def _enum(name: str, values: tuple[str, ...]) -> sa.Enum:
+    """A portable enum stored as a checked string, so adding a value is a simple migration."""
+    return sa.Enum(*values, name=name, native_enum=False, create_constraint=True, length=32)
+
+
+class Owner(db.Model):
+    """An armador: the person or company that owns and answers for vessels."""
+
+    __tablename__ = "owners"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    name: Mapped[str] = mapped_column(sa.String(200))
+    tax_id: Mapped[str] = mapped_column(sa.String(40), unique=True)
+    email: Mapped[str | None] = mapped_column(sa.String(200))
+    phone: Mapped[str | None] = mapped_column(sa.String(60))
+    address: Mapped[str | None] = mapped_column(sa.String(300))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    updated_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow, onupdate=utcnow)
+
+    vessels: Mapped[list[Vessel]] = relationship(back_populates="owner")
+
+
+class Vessel(db.Model):
+    """A registered vessel with every particular that the law's rules need."""
+
+    __tablename__ = "vessels"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    registration: Mapped[str] = mapped_column(sa.String(40))
+    # Uppercase, no spaces: the key that makes "py 1234" and "PY-1234 " collide (art. 66 marks).
+    registration_key: Mapped[str] = mapped_column(sa.String(40), unique=True)
+    name: Mapped[str] = mapped_column(sa.String(120), index=True)
+    owner_id: Mapped[int] = mapped_column(sa.ForeignKey("owners.id"), index=True)
+    flag: Mapped[str] = mapped_column(_enum("flag", FLAGS))
+    cabotage_permit: Mapped[str | None] = mapped_column(sa.String(60))
+    home_port: Mapped[str] = mapped_column(sa.String(120))
+    propulsion: Mapped[str] = mapped_column(_enum("propulsion", PROPULSIONS), index=True)
+    service: Mapped[str] = mapped_column(_enum("service", SERVICES), index=True)
+    hull_material: Mapped[str] = mapped_column(_enum("hull_material", HULLS))
+    length_m: Mapped[Decimal] = mapped_column(sa.Numeric(8, 2, asdecimal=True))
+    beam_m: Mapped[Decimal] = mapped_column(sa.Numeric(8, 2, asdecimal=True))
+    girth_m: Mapped[Decimal] = mapped_column(sa.Numeric(8, 2, asdecimal=True))
+    # Exact art. 195 value to 6 places, for sorting and fees; the API recomputes it exactly.
+    gross_tonnage: Mapped[Decimal] = mapped_column(sa.Numeric(16, 6, asdecimal=True))
+    crew: Mapped[int] = mapped_column(default=0)
+    max_passengers: Mapped[int] = mapped_column(default=0)
+    cabins: Mapped[int] = mapped_column(default=0)
+    fire_hydrants: Mapped[int] = mapped_column(default=0)
+    holds: Mapped[int] = mapped_column(default=0)
+    boilers: Mapped[int] = mapped_column(default=0)
+    steam_launch: Mapped[bool] = mapped_column(default=False)
+    boats: Mapped[int] = mapped_column(default=0)
+    cooking: Mapped[str] = mapped_column(_enum("cooking", COOKING), default="none")
+    hot_climate: Mapped[bool] = mapped_column(default=False)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    updated_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow, onupdate=utcnow)
+
+    owner: Mapped[Owner] = relationship(back_populates="vessels")
+
+
+class User(db.Model):
+    """Someone who signs in: authority staff, an inspector, an owner's representative or police."""
+
+    __tablename__ = "users"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    username: Mapped[str] = mapped_column(sa.String(80), unique=True)
+    full_name: Mapped[str] = mapped_column(sa.String(200), default="")
+    password_hash: Mapped[str] = mapped_column(sa.String(300))
+    role: Mapped[str] = mapped_column(_enum("role", ROLES))
+    owner_id: Mapped[int | None] = mapped_column(sa.ForeignKey("owners.id"))
+    language: Mapped[str] = mapped_column(sa.String(5), default="es")
+    active: Mapped[bool] = mapped_column(default=True)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+
+    owner: Mapped[Owner | None] = relationship()
+    conflicts: Mapped[list[ConflictOfInterest]] = relationship(back_populates="user")
+
+    # Flask-Login protocol
+    @property
+    def is_authenticated(self) -> bool:
+        return True
+
+    @property
+    def is_active(self) -> bool:
+        return self.active
+
+    @property
+    def is_anonymous(self) -> bool:
+        return False
+
+    def get_id(self) -> str:
+        return str(self.id)
+
+
+class ConflictOfInterest(db.Model):
+    """A declared link between an inspector and an owner (art. 214 bars inspecting its vessels)."""
+
+    __tablename__ = "conflicts_of_interest"
+    __table_args__ = (sa.UniqueConstraint("user_id", "owner_id"),)
+    id: Mapped[int] = mapped_column(primary_key=True)
+    user_id: Mapped[int] = mapped_column(sa.ForeignKey("users.id"), index=True)
+    owner_id: Mapped[int] = mapped_column(sa.ForeignKey("owners.id"))
+    reason: Mapped[str] = mapped_column(sa.String(300), default="")
+    declared_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+
+    user: Mapped[User] = relationship(back_populates="conflicts")
+
+
+class ApiToken(db.Model):
+    """A bearer token for the JSON API; only its SHA-256 is stored, so a leak of the table is inert."""
+
+    __tablename__ = "api_tokens"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    user_id: Mapped[int] = mapped_column(sa.ForeignKey("users.id"), index=True)
+    token_hash: Mapped[str] = mapped_column(sa.String(64), unique=True)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    expires_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    revoked_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+
+    user: Mapped[User] = relationship()
+
+
+class Inspection(db.Model):
+    """One inspection of one vessel for one certificate kind, pinned to a checklist version."""
+
+    __tablename__ = "inspections"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    vessel_id: Mapped[int] = mapped_column(sa.ForeignKey("vessels.id"), index=True)
+    kind: Mapped[str] = mapped_column(_enum("inspection_kind", KINDS))
+    inspector_id: Mapped[int] = mapped_column(sa.ForeignKey("users.id"), index=True)
+    scheduled_on: Mapped[date] = mapped_column(sa.Date, index=True)
+    port: Mapped[str] = mapped_column(sa.String(120))
+    status: Mapped[str] = mapped_column(
+        _enum("inspection_status", INSPECTION_STATUSES), default="scheduled", index=True
+    )
+    reinspection_of_id: Mapped[int | None] = mapped_column(sa.ForeignKey("inspections.id"))
+    # Pinned at start: the checklist versions and computed items, and the particulars used.
+    checklist_versions: Mapped[dict | None] = mapped_column(sa.JSON)
+    items: Mapped[list | None] = mapped_column(sa.JSON)
+    particulars: Mapped[dict | None] = mapped_column(sa.JSON)
+    started_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    submitted_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    outcome: Mapped[str | None] = mapped_column(_enum("outcome", OUTCOMES))
+    inspector_signature: Mapped[str | None] = mapped_column(sa.String(200))
+    signature_image_key: Mapped[str | None] = mapped_column(sa.String(200))
+    master_name: Mapped[str | None] = mapped_column(sa.String(200))
+    created_by_id: Mapped[int] = mapped_column(sa.ForeignKey("users.id"))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+
+    vessel: Mapped[Vessel] = relationship()
+    inspector: Mapped[User] = relationship(foreign_keys=[inspector_id])
+
+
+class Answer(db.Model):
+    """One answer to one item; every revision is kept, the newest by the tablet's clock is current."""
+
+    __tablename__ = "answers"
+    __table_args__ = (sa.Index("ix_answers_inspection_item", "inspection_id", "item_id"),)
+    id: Mapped[int] = mapped_column(primary_key=True)
+    inspection_id: Mapped[int] = mapped_column(sa.ForeignKey("inspections.id"))
+    item_id: Mapped[str] = mapped_column(sa.String(120))
+    client_id: Mapped[str] = mapped_column(sa.String(36), unique=True)
+    result: Mapped[str] = mapped_column(_enum("result", RESULTS))
+    observed: Mapped[Decimal | None] = mapped_column(sa.Numeric(12, 2, asdecimal=True))
+    note: Mapped[str] = mapped_column(sa.Text, default="")
+    recorded_at: Mapped[datetime] = mapped_column(UTCDateTime)  # tablet's clock, orders revisions
+    received_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    current: Mapped[bool] = mapped_column(default=True)
+    answered_by_id: Mapped[int] = mapped_column(sa.ForeignKey("users.id"))
+
+
+class Photo(db.Model):
+    """Photo evidence: the original bytes by SHA-256, plus display and thumbnail copies."""
+
+    __tablename__ = "photos"
+    __table_args__ = (sa.UniqueConstraint("inspection_id", "sha256"),)
+    id: Mapped[int] = mapped_column(primary_key=True)
+    inspection_id: Mapped[int] = mapped_column(sa.ForeignKey("inspections.id"), index=True)
+    item_id: Mapped[str] = mapped_column(sa.String(120))
+    client_id: Mapped[str] = mapped_column(sa.String(36), unique=True)
+    sha256: Mapped[str] = mapped_column(sa.String(64))
+    mime: Mapped[str] = mapped_column(sa.String(40))
+    size_bytes: Mapped[int]
+    width: Mapped[int]
+    height: Mapped[int]
+    original_key: Mapped[str] = mapped_column(sa.String(200))
+    display_key: Mapped[str] = mapped_column(sa.String(200))
+    thumb_key: Mapped[str] = mapped_column(sa.String(200))
+    taken_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    latitude: Mapped[float | None]
+    longitude: Mapped[float | None]
+    uploaded_by_id: Mapped[int] = mapped_column(sa.ForeignKey("users.id"))
+    received_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+
+
+class Deficiency(db.Model):
+    """A failed item turned into a follow-up with an action and a due date (port-state practice)."""
+
+    __tablename__ = "deficiencies"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    inspection_id: Mapped[int] = mapped_column(sa.ForeignKey("inspections.id"), index=True)
+    vessel_id: Mapped[int] = mapped_column(sa.ForeignKey("vessels.id"), index=True)
+    item_id: Mapped[str] = mapped_column(sa.String(120))
+    source: Mapped[str] = mapped_column(sa.String(120))
+    article: Mapped[str] = mapped_column(sa.String(20))
+    description: Mapped[str] = mapped_column(sa.Text)
+    action: Mapped[str] = mapped_column(_enum("deficiency_action", ACTIONS))
+    detainable: Mapped[bool] = mapped_column(default=False)
+    due_on: Mapped[date | None] = mapped_column(sa.Date)
+    status: Mapped[str] = mapped_column(
+        _enum("deficiency_status", DEFICIENCY_STATUSES), default="open", index=True
+    )
+    reported_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    reported_note: Mapped[str | None] = mapped_column(sa.Text)
+    reported_photo_id: Mapped[int | None] = mapped_column(sa.ForeignKey("photos.id"))
+    closed_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    closed_by_id: Mapped[int | None] = mapped_column(sa.ForeignKey("users.id"))
+    closing_note: Mapped[str | None] = mapped_column(sa.Text)
+
+
+class Detention(db.Model):
+    """A detention decision (art. 208), separate from the actions on single deficiencies."""
+
+    __tablename__ = "detentions"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    vessel_id: Mapped[int] = mapped_column(sa.ForeignKey("vessels.id"), index=True)
+    inspection_id: Mapped[int | None] = mapped_column(sa.ForeignKey("inspections.id"))
+    reason: Mapped[str] = mapped_column(sa.Text)
+    decided_by_id: Mapped[int] = mapped_column(sa.ForeignKey("users.id"))
+    decided_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    lifted_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    lifted_by_id: Mapped[int | None] = mapped_column(sa.ForeignKey("users.id"))
+    lift_reason: Mapped[str | None] = mapped_column(sa.Text)
+
+
+class SigningKey(db.Model):
+    """A public signing key of an issuing office; the private half lives only in KEYS_DIR."""
+
+    __tablename__ = "signing_keys"
+    kid: Mapped[str] = mapped_column(sa.String(32), primary_key=True)
+    office_code: Mapped[str] = mapped_column(sa.String(40))
+    public_jwk: Mapped[dict] = mapped_column(sa.JSON)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    retired_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+
+
+class CertificateSerial(db.Model):
+    """The last serial used per kind and year; bumped with one atomic UPDATE when issuing."""
+
+    __tablename__ = "certificate_serials"
+    kind: Mapped[str] = mapped_column(sa.String(20), primary_key=True)
+    year: Mapped[int] = mapped_column(primary_key=True)
+    last_serial: Mapped[int] = mapped_column(default=0)
+
+
+class Certificate(db.Model):
+    """A navigability or safety certificate; its status is derived from records, never typed."""
+
+    __tablename__ = "certificates"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    number: Mapped[str] = mapped_column(sa.String(40), unique=True)
+    kind: Mapped[str] = mapped_column(_enum("certificate_kind", KINDS))
+    vessel_id: Mapped[int] = mapped_column(sa.ForeignKey("vessels.id"), index=True)
+    inspection_id: Mapped[int] = mapped_column(sa.ForeignKey("inspections.id"), unique=True)
+    revision: Mapped[int] = mapped_column(default=1)
+    issued_on: Mapped[date] = mapped_column(sa.Date)
+    valid_until: Mapped[date] = mapped_column(sa.Date, index=True)
+    next_inspection_on: Mapped[date | None] = mapped_column(sa.Date)
+    status_index: Mapped[int] = mapped_column(unique=True)
+    office_code: Mapped[str] = mapped_column(sa.String(40))
+    kid: Mapped[str] = mapped_column(sa.ForeignKey("signing_keys.kid"))
+    token: Mapped[str] = mapped_column(sa.Text)
+    qr_png: Mapped[bytes] = mapped_column(sa.LargeBinary)
+    qr_version: Mapped[int]
+    conditions: Mapped[list] = mapped_column(sa.JSON, default=list)
+    superseded_by_id: Mapped[int | None] = mapped_column(sa.ForeignKey("certificates.id"))
+    revoked_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    revoked_reason: Mapped[str | None] = mapped_column(sa.Text)
+    suspended_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    suspended_reason: Mapped[str | None] = mapped_column(sa.Text)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+
+    vessel: Mapped[Vessel] = relationship()
+
+
+class ClientRequest(db.Model):
+    """The first result of a tablet write, kept by its client_id so a retry gets the same answer."""
+
+    __tablename__ = "client_requests"
+    client_id: Mapped[str] = mapped_column(sa.String(36), primary_key=True)
+    user_id: Mapped[int] = mapped_column(sa.ForeignKey("users.id"))
+    scope: Mapped[str] = mapped_column(sa.String(80))
+    body_hash: Mapped[str] = mapped_column(sa.String(64))
+    status_code: Mapped[int]
+    response: Mapped[dict] = mapped_column(sa.JSON)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+
+
+class AuditEvent(db.Model):
+    """Who did what, when, with which client_id; append-only (updates and deletes are refused)."""
+
+    __tablename__ = "audit_events"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow, index=True)
+    user_id: Mapped[int | None] = mapped_column(sa.ForeignKey("users.id"))
+    action: Mapped[str] = mapped_column(sa.String(80))
+    entity: Mapped[str] = mapped_column(sa.String(40))
+    entity_id: Mapped[str] = mapped_column(sa.String(60))
+    inspection_id: Mapped[int | None] = mapped_column(sa.ForeignKey("inspections.id"), index=True)
+    client_id: Mapped[str | None] = mapped_column(sa.String(36))
+    details: Mapped[dict] = mapped_column(sa.JSON, default=dict)
+
+    user: Mapped[User | None] = relationship()
+
+
+@event.listens_for(AuditEvent, "before_update")
+@event.listens_for(AuditEvent, "before_delete")
+def _refuse_audit_change(mapper, connection, target):
+    """The audit trail is append-only: history that can be edited is not evidence."""
+    raise RuntimeError("audit events are append-only")

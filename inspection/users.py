@@ -1,0 +1,25 @@
+"""User accounts: created by admins or the CLI, never by inspectors."""
+from .auth import hash_password
+from .errors import Conflict, Invalid
+from .extensions import db
+from .i18n import Msg
+from .models import ROLES, Owner, User
+
+
+def create_user(username: str, password: str, role: str, owner_id: int | None = None,
+                full_name: str = "", language: str = "es") -> User:
+    """Add a user with a slow-hashed password; owners must be linked to their armador."""
+    username = username.strip().lower()
+    if role not in ROLES:
+        raise Invalid(errors={"role": [Msg("Rol desconocido: {role}.", role=role)]})
+    if len(password) < 10:
+        raise Invalid(errors={"password": [Msg("La contraseña debe tener al menos 10 caracteres.")]})
+    if role == "owner" and (owner_id is None or db.session.get(Owner, owner_id) is None):
+        raise Invalid(errors={"owner_id": [Msg("Un usuario armador debe estar vinculado a un armador existente.")]})
+    if db.session.scalar(db.select(User.id).filter_by(username=username)) is not None:
+        raise Conflict(Msg("Ya existe el usuario {username}.", username=username))
+    user = User(username=username, password_hash=hash_password(password), role=role,
+                owner_id=owner_id if role == "owner" else None, full_name=full_name, language=language)
+    db.session.add(user)
+    db.session.flush()
+    return user

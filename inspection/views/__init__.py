@@ -1,0 +1,13 @@
+"""HTML pages: Spanish first, plain and fast, from a 360 px phone to a 1280 px tablet."""
+from flask import Flask
+
+from ..i18n import current_language, gettext
+from ..labels import field_label, label
+from . import auth, registry
+
+
+def register_views(app: Flask) -> None:
+    """Attach the page blueprints and the template helpers."""
+    for module in (auth, registry):
+        app.register_blueprint(module.bp)
+    app.jinja_env.globals.update(_=gettext, label=label, field_label=field_label, lang=current_language)

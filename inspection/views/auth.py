@@ -1,0 +1,45 @@
+"""Signing in and out of the pages."""
+from flask import Blueprint, redirect, render_template, request, url_for
+from flask_login import current_user, login_user, logout_user
+from urllib.parse import urlsplit
+
+from ..auth import authenticate
+from ..i18n import gettext
+
+bp = Blueprint("pages", __name__)
+
+
+def _safe_next(target: str | None) -> str:
+    """Only local redirects after login, never to another site."""
+    if target and not urlsplit(target).netloc and target.startswith("/") and not target.startswith("//"):
+        return target
+    return url_for("registry.vessel_list")
+
+
+@bp.route("/")
+def home():
+    """The start page: the fleet for signed-in users, the login otherwise."""
+    if current_user.is_authenticated:
+        return redirect(url_for("registry.vessel_list"))
+    return redirect(url_for("pages.login"))
+
+
+@bp.route("/login", methods=["GET", "POST"])
+def login():
+    """The login form (CSRF-protected)."""
+    error = None
+    if request.method == "POST":
+        user = authenticate(request.form.get("username", ""), request.form.get("password", ""))
+        if user is not None:
+            login_user(user)
+            return redirect(_safe_next(request.args.get("next")))
+        error = gettext("Usuario o contraseña incorrectos.")
+    status = 401 if error else 200
+    return render_template("auth/login.html", error=error), status
+
+
+@bp.route("/logout", methods=["POST"])
+def logout():
+    """Sign out (POST, so a link cannot sign anyone out)."""
+    logout_user()
+    return redirect(url_for("pages.login"))

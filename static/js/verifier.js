@@ -1,0 +1,432 @@
+// Baliza offline certificate verifier (ES module, no build step).
+//
+// Verifies the token inside a certificate QR ({public_url}/v/{token}) and the signed status
+// list with public keys cached earlier from /api/v1/keys and /api/v1/status-list, so a river
+// police officer can check a certificate where there is no signal. Mirrors
+// inspection/signing.py and inspection/status_list.py:
+//   token  = base32 (RFC 4648, uppercase, no padding) of COSE_Sign1 (tag 18), ES256, with
+//            protected header {1: -7, 4: kid(8 bytes)} and CWT claims
+//            {1 iss, 6 iat, 4 exp, -1 YEAR*1e6+SERIAL, -2 "N"/"S", -3 revision,
+//             -4 registration, -5 vessel name, -6 status index}
+//   status = compact JWS ES256 (typ statuslist+jwt), 2 bits per certificate, LSB first,
+//            zlib + base64url; 0 valid, 1 revoked, 2 suspended, 3 superseded.
+// Runs unchanged in browsers and node >= 20 (globalThis.crypto.subtle, DecompressionStream).
+
+const B32 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
+const MAX_TOKEN_CHARS = 2048;
+const MAX_LIST_BYTES = 16 * 1024 * 1024;
+const DAY = 86400;
+const KIND_NAMES = { N: 'navegabilidad', S: 'seguridad' };
+const KIND_PREFIXES = { navegabilidad: 'NAV', seguridad: 'SEG' };
+
+export const STATUS = Object.freeze({ VALID: 0, REVOKED: 1, SUSPENDED: 2, SUPERSEDED: 3 });
+export const STATUS_NAMES = Object.freeze(['valid', 'revoked', 'suspended', 'superseded']);
+
+class Malformed extends Error {}
+
+export class StatusListError extends Error {
+  constructor(reason, message) {
+    super(message);
+    this.reason = reason; // 'malformed' | 'unknown_issuer' | 'invalid_signature'
+  }
+}
+
+// --- encodings -------------------------------------------------------------------------------
+
+/** Decode canonical unpadded base32 (case-insensitive); throws on anything else. */
+export function base32Decode(text) {
+  if (typeof text !== 'string' || text.length === 0) throw new Malformed('empty token');
+  if (text.length > MAX_TOKEN_CHARS) throw new Malformed('token too long');
+  const upper = text.toUpperCase();
+  const out = new Uint8Array(Math.floor((upper.length * 5) / 8));
+  let buffer = 0;
+  let bits = 0;
+  let n = 0;
+  for (const ch of upper) {
+    const v = B32.indexOf(ch);
+    if (v < 0) throw new Malformed('token is not base32 (A-Z, 2-7)');
+    buffer = ((buffer << 5) | v) & 0xffff;
+    bits += 5;
+    if (bits >= 8) {
+      bits -= 8;
+      out[n++] = (buffer >> bits) & 0xff;
+    }
+  }
+  // Canonical only: fewer than 5 leftover bits, all zero (what Python's encoder writes).
+  if (bits >= 5 || (buffer & ((1 << bits) - 1)) !== 0) {
+    throw new Malformed('token is not canonical base32');
+  }
+  return out;
+}
+
+/** Decode unpadded base64url strictly. */
+export function b64urlDecode(text) {
+  if (typeof text !== 'string' || !/^[A-Za-z0-9_-]*$/.test(text) || text.length % 4 === 1) {
+    throw new Malformed('not base64url');
+  }
+  const b64 = text.replace(/-/g, '+').replace(/_/g, '/') + '='.repeat((4 - (text.length % 4)) % 4);
+  const bin = atob(b64);
+  const out = new Uint8Array(bin.length);
+  for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
+  return out;
+}
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+const utf8enc = new TextEncoder();
+
+// --- minimal CBOR (RFC 8949) -----------------------------------------------------------------
+
+/** A CBOR tag that the decoder does not interpret. */
+export class Tagged {
+  constructor(tag, value) {
+    this.tag = tag;
+    this.value = value;
+  }
+}
+
+/** Decode exactly one definite-length CBOR item; maps become Map, tags become Tagged. */
+export function cborDecode(bytes) {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  let pos = 0;
+  const need = (n) => {
+    if (n > bytes.length - pos) throw new Malformed('truncated CBOR');
+  };
+  const argument = (info) => {
+    if (info < 24) return info;
+    if (info === 24) { need(1); return view.getUint8(pos++); }
+    if (info === 25) { need(2); const v = view.getUint16(pos); pos += 2; return v; }
+    if (info === 26) { need(4); const v = view.getUint32(pos); pos += 4; return v; }
+    if (info === 27) {
+      need(8);
+      const v = view.getBigUint64(pos);
+      pos += 8;
+      return v <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(v) : v;
+    }
+    throw new Malformed('indefinite or reserved CBOR length');
+  };
+  const length = (info) => {
+    const n = argument(info);
+    if (typeof n !== 'number' || n > bytes.length - pos) throw new Malformed('CBOR length too big');
+    return n;
+  };
+  const item = (depth) => {
+    if (depth > 8) throw new Malformed('CBOR nested too deep');
+    need(1);
+    const initial = view.getUint8(pos++);
+    const major = initial >> 5;
+    const info = initial & 31;
+    switch (major) {
+      case 0: return argument(info);
+      case 1: {
+        const n = argument(info);
+        return typeof n === 'bigint' || n >= Number.MAX_SAFE_INTEGER ? -1n - BigInt(n) : -1 - n;
+      }
+      case 2: { const n = length(info); const v = bytes.slice(pos, pos + n); pos += n; return v; }
+      case 3: {
+        const n = length(info);
+        let v;
+        try { v = utf8.decode(bytes.subarray(pos, pos + n)); } catch { throw new Malformed('bad UTF-8'); }
+        pos += n;
+        return v;
+      }
+      case 4: {
+        const n = length(info);
+        const out = [];
+        for (let i = 0; i < n; i++) out.push(item(depth + 1));
+        return out;
+      }
+      case 5: {
+        const n = length(info);
+        const out = new Map();
+        for (let i = 0; i < n; i++) {
+          const k = item(depth + 1);
+          if (out.has(k)) throw new Malformed('duplicate CBOR map key');
+          out.set(k, item(depth + 1));
+        }
+        return out;
+      }
+      case 6: { const tag = argument(info); return new Tagged(tag, item(depth + 1)); }
+      default: {
+        if (info === 20) return false;
+        if (info === 21) return true;
+        if (info === 22) return null;
+        if (info === 23) return undefined;
+        if (info === 25) { need(2); const v = float16(view.getUint16(pos)); pos += 2; return v; }
+        if (info === 26) { need(4); const v = view.getFloat32(pos); pos += 4; return v; }
+        if (info === 27) { need(8); const v = view.getFloat64(pos); pos += 8; return v; }
+        throw new Malformed('unsupported CBOR simple value');
+      }
+    }
+  };
+  const value = item(0);
+  if (pos !== bytes.length) throw new Malformed('trailing bytes after CBOR item');
+  return value;
+}
+
+function float16(h) {
+  const exp = (h >> 10) & 0x1f;
+  const frac = h & 0x3ff;
+  const sign = h & 0x8000 ? -1 : 1;
+  if (exp === 0) return sign * frac * 2 ** -24;
+  if (exp === 31) return frac ? NaN : sign * Infinity;
+  return sign * (1 + frac / 1024) * 2 ** (exp - 15);
+}
+
+function cborHead(major, n) {
+  if (n < 24) return [(major << 5) | n];
+  if (n < 0x100) return [(major << 5) | 24, n];
+  if (n < 0x10000) return [(major << 5) | 25, n >> 8, n & 0xff];
+  return [(major << 5) | 26, (n >>> 24) & 0xff, (n >> 16) & 0xff, (n >> 8) & 0xff, n & 0xff];
+}
+
+function concat(parts) {
+  const total = parts.reduce((sum, p) => sum + p.length, 0);
+  const out = new Uint8Array(total);
+  let offset = 0;
+  for (const p of parts) { out.set(p, offset); offset += p.length; }
+  return out;
+}
+
+/** CBOR of the COSE Sig_structure ["Signature1", protected, h'', payload] (RFC 9052 §4.4). */
+export function sigStructure(protectedBytes, payload) {
+  const context = utf8enc.encode('Signature1');
+  return concat([
+    Uint8Array.of(0x84),
+    Uint8Array.from(cborHead(3, context.length)), context,
+    Uint8Array.from(cborHead(2, protectedBytes.length)), protectedBytes,
+    Uint8Array.of(0x40),
+    Uint8Array.from(cborHead(2, payload.length)), payload,
+  ]);
+}
+
+// --- certificate numbers (Damm check digit, as inspection/numbering.py) ----------------------
+
+const DAMM = [
+  [0, 3, 1, 7, 5, 9, 8, 6, 4, 2], [7, 0, 9, 2, 1, 5, 4, 8, 6, 3],
+  [4, 2, 0, 6, 8, 7, 1, 3, 5, 9], [1, 7, 5, 0, 9, 8, 3, 4, 2, 6],
+  [6, 1, 2, 3, 0, 4, 5, 9, 7, 8], [3, 6, 7, 4, 2, 0, 9, 5, 8, 1],
+  [5, 8, 6, 9, 7, 2, 0, 1, 3, 4], [8, 9, 4, 5, 3, 6, 2, 0, 1, 7],
+  [9, 4, 3, 8, 6, 1, 7, 2, 0, 5], [2, 5, 8, 1, 4, 3, 6, 7, 9, 0],
+];
+
+/** Damm check digit of a string of decimal digits. */
+export function dammCheckDigit(digits) {
+  let interim = 0;
+  for (const ch of digits) interim = DAMM[interim][ch.charCodeAt(0) - 48];
+  return String(interim);
+}
+
+function formatNumber(kind, year, serial) {
+  const digits = String(year).padStart(4, '0') + String(serial).padStart(6, '0');
+  return `${KIND_PREFIXES[kind]}-${digits.slice(0, 4)}-${digits.slice(4)}-${dammCheckDigit(digits)}`;
+}
+
+// --- claims ----------------------------------------------------------------------------------
+
+const isUint = (v) => Number.isSafeInteger(v) && v >= 0;
+const isText = (v) => typeof v === 'string' && v.length > 0;
+
+function isoDay(seconds, name) {
+  if (!isUint(seconds) || seconds % DAY !== 0) throw new Malformed(`${name} is not a whole UTC day`);
+  return new Date(seconds * 1000).toISOString().slice(0, 10);
+}
+
+function claimsFromCwt(cwt) {
+  if (!(cwt instanceof Map)) throw new Malformed('payload is not a CBOR map');
+  for (const key of [1, 4, 6, -1, -2, -3, -4, -5, -6]) {
+    if (!cwt.has(key)) throw new Malformed(`missing claim ${key}`);
+  }
+  const kind = KIND_NAMES[cwt.get(-2)];
+  if (!kind) throw new Malformed('unknown certificate kind');
+  const [iss, number, revision, registration, vesselName, statusIndex, iat, exp] = [
+    cwt.get(1), cwt.get(-1), cwt.get(-3), cwt.get(-4), cwt.get(-5), cwt.get(-6), cwt.get(6), cwt.get(4),
+  ];
+  if (!isText(iss) || !isText(registration) || !isText(vesselName)) throw new Malformed('bad text claim');
+  if (!isUint(number) || !isUint(revision) || !isUint(statusIndex)) throw new Malformed('bad integer claim');
+  const year = Math.floor(number / 1e6);
+  const serial = number % 1e6;
+  if (year < 1000 || year > 9999 || serial === 0) throw new Malformed('number claim out of range');
+  if (!isUint(exp) || exp < DAY || exp - DAY < iat) throw new Malformed('exp before iat');
+  return {
+    issuer: iss,
+    number: formatNumber(kind, year, serial),
+    kind,
+    revision,
+    registration,
+    vessel_name: vesselName,
+    issued_on: isoDay(iat, 'iat'),
+    valid_until: isoDay(exp - DAY, 'exp'),
+    status_index: statusIndex,
+  };
+}
+
+function decodeCose(token) {
+  let item = cborDecode(base32Decode(token));
+  if (item instanceof Tagged && item.tag === 61) item = item.value; // optional CWT tag
+  if (item instanceof Tagged) {
+    if (item.tag !== 18) throw new Malformed('not a COSE_Sign1 (tag 18)');
+    item = item.value;
+  }
+  if (!Array.isArray(item) || item.length !== 4) throw new Malformed('COSE_Sign1 must have 4 items');
+  const [prot, unprot, payload, signature] = item;
+  if (!(prot instanceof Uint8Array) || !(payload instanceof Uint8Array)) {
+    throw new Malformed('protected header and payload must be byte strings');
+  }
+  if (!(unprot instanceof Map) || !(signature instanceof Uint8Array) || signature.length !== 64) {
+    throw new Malformed('bad unprotected header or signature');
+  }
+  const header = cborDecode(prot);
+  if (!(header instanceof Map) || header.get(1) !== -7) throw new Malformed('algorithm must be ES256');
+  const kidBytes = header.get(4);
+  if (!(kidBytes instanceof Uint8Array) || kidBytes.length !== 8) throw new Malformed('no 8-byte kid');
+  const kid = Array.from(kidBytes, (b) => b.toString(16).padStart(2, '0')).join('');
+  return { kid, payload, signature, signed: sigStructure(prot, payload) };
+}
+
+// --- keys ------------------------------------------------------------------------------------
+
+function findJwk(jwks, kid) {
+  if (!jwks || typeof kid !== 'string') return null;
+  const list = Array.isArray(jwks) ? jwks : Array.isArray(jwks.keys) ? jwks.keys : null;
+  if (list) return list.find((k) => k && k.kid === kid) || null;
+  return Object.prototype.hasOwnProperty.call(jwks, kid) ? jwks[kid] : null;
+}
+
+async function importJwk(jwk) {
+  // Only the public point: alg/use/key_ops fields vary between JWK producers.
+  return globalThis.crypto.subtle.importKey(
+    'jwk',
+    { kty: jwk.kty, crv: jwk.crv, x: jwk.x, y: jwk.y, ext: true },
+    { name: 'ECDSA', namedCurve: 'P-256' },
+    false,
+    ['verify'],
+  );
+}
+
+async function es256Verify(jwk, signature, data) {
+  const key = await importJwk(jwk);
+  return globalThis.crypto.subtle.verify({ name: 'ECDSA', hash: 'SHA-256' }, key, signature, data);
+}
+
+// --- public API ------------------------------------------------------------------------------
+
+/** Extract {base, token} from a scanned QR text (a /v/ URL or a bare token); null if neither. */
+export function parseVerifyUrl(text) {
+  if (typeof text !== 'string') return null;
+  const trimmed = text.trim();
+  if (/^[A-Za-z2-7]+$/.test(trimmed)) return { base: null, token: trimmed.toUpperCase() };
+  let url;
+  try { url = new URL(trimmed); } catch { return null; }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') return null;
+  const match = /^(.*)\/v\/([A-Za-z2-7]+)\/?$/.exec(url.pathname);
+  if (!match) return null;
+  return { base: url.origin + match[1], token: match[2].toUpperCase() };
+}
+
+/** Verify a token against cached JWKs: {outcome, claims, kid}; never throws. */
+export async function verifyToken(token, jwks) {
+  let cose;
+  try {
+    cose = decodeCose(token);
+  } catch (err) {
+    return { outcome: 'malformed', claims: null, kid: null, detail: String(err.message || err) };
+  }
+  let claims = null;
+  let claimsError = '';
+  try {
+    claims = claimsFromCwt(cborDecode(cose.payload));
+  } catch (err) {
+    claimsError = String(err.message || err);
+  }
+  const jwk = findJwk(jwks, cose.kid);
+  if (!jwk) return { outcome: 'unknown_issuer', claims, kid: cose.kid };
+  let ok = false;
+  try {
+    ok = await es256Verify(jwk, cose.signature, cose.signed);
+  } catch {
+    return { outcome: 'unknown_issuer', claims, kid: cose.kid, detail: 'cached key is unusable' };
+  }
+  if (!ok) return { outcome: 'invalid_signature', claims, kid: cose.kid };
+  if (!claims) return { outcome: 'malformed', claims: null, kid: cose.kid, detail: claimsError };
+  return { outcome: 'ok', claims, kid: cose.kid };
+}
+
+async function inflate(bytes) {
+  const ds = new globalThis.DecompressionStream('deflate'); // 'deflate' = zlib (RFC 1950)
+  const writer = ds.writable.getWriter();
+  writer.write(bytes).catch(() => {});
+  writer.close().catch(() => {});
+  const reader = ds.readable.getReader();
+  const chunks = [];
+  let total = 0;
+  for (;;) {
+    let step;
+    try { step = await reader.read(); } catch { throw new Malformed('lst is not zlib data'); }
+    if (step.done) break;
+    total += step.value.length;
+    if (total > MAX_LIST_BYTES) {
+      reader.cancel().catch(() => {});
+      throw new Malformed('status list too large');
+    }
+    chunks.push(step.value);
+  }
+  return concat(chunks);
+}
+
+function jsonSegment(segment) {
+  let obj;
+  try { obj = JSON.parse(utf8.decode(b64urlDecode(segment))); } catch { obj = null; }
+  if (!obj || typeof obj !== 'object' || Array.isArray(obj)) {
+    throw new StatusListError('malformed', 'JWS segment is not a JSON object');
+  }
+  return obj;
+}
+
+/** Verify a status list JWS: {iss, kid, iat, exp, ttl, bits, statuses}; throws StatusListError. */
+export async function verifyStatusList(jws, jwks) {
+  if (typeof jws !== 'string' || jws.split('.').length !== 3) {
+    throw new StatusListError('malformed', 'not a compact JWS');
+  }
+  const [head, body, sig] = jws.split('.');
+  const header = jsonSegment(head);
+  if (header.alg !== 'ES256' || header.typ !== 'statuslist+jwt') {
+    throw new StatusListError('malformed', 'expected alg ES256 and typ statuslist+jwt');
+  }
+  const jwk = findJwk(jwks, header.kid);
+  if (!jwk) throw new StatusListError('unknown_issuer', 'no public key for this kid');
+  let signature;
+  try { signature = b64urlDecode(sig); } catch { throw new StatusListError('malformed', 'bad signature'); }
+  let ok = false;
+  try { ok = await es256Verify(jwk, signature, utf8enc.encode(`${head}.${body}`)); } catch { ok = false; }
+  if (!ok) throw new StatusListError('invalid_signature', 'status list signature does not match');
+  const payload = jsonSegment(body);
+  const list = payload.status_list;
+  if (!Number.isSafeInteger(payload.iat) || !Number.isSafeInteger(payload.exp)
+      || !list || list.bits !== 2 || typeof list.lst !== 'string') {
+    throw new StatusListError('malformed', 'bad status list payload');
+  }
+  let statuses;
+  try { statuses = await inflate(b64urlDecode(list.lst)); } catch (err) {
+    throw new StatusListError('malformed', String(err.message || err));
+  }
+  return {
+    iss: payload.iss ?? null,
+    kid: header.kid,
+    iat: payload.iat,
+    exp: payload.exp,
+    ttl: Number.isSafeInteger(payload.ttl) ? payload.ttl : null,
+    bits: 2,
+    statuses,
+  };
+}
+
+/** Status (0-3) at index of a verified list (or its packed bytes); RangeError outside it. */
+export function statusAt(list, index) {
+  const packed = list instanceof Uint8Array ? list : list.statuses;
+  const bits = list instanceof Uint8Array ? 2 : list.bits || 2;
+  if (!Number.isSafeInteger(index) || index < 0 || index * bits >= packed.length * 8) {
+    throw new RangeError(`status index ${index} is outside the list`);
+  }
+  const bit = index * bits;
+  return (packed[bit >> 3] >> (bit & 7)) & ((1 << bits) - 1);
+}

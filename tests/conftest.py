@@ -1,0 +1,172 @@
+"""Fixtures: one app per test session on SQLite (or BALIZA_TEST_DATABASE_URL), clean tables per test.
+
+Builders return functions (`make_vessel(**overrides)`) so each test states only what matters to it.
+"""
+import os
+from decimal import Decimal
+from itertools import count
+
+import pytest
+
+from app import create_app
+from inspection.extensions import db as _db
+
+TEST_DATABASE_URL = os.environ.get("BALIZA_TEST_DATABASE_URL")
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "db: uses the database (run again on PostgreSQL by .ci/run)")
+    config.addinivalue_line("markers", "browser: drives a real Chromium")
+
+
+def pytest_collection_modifyitems(config, items):
+    """Mark every test that touches the database, so CI can run exactly those on PostgreSQL."""
+    for item in items:
+        if "app" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.db)
+
+
+def pytest_report_header(config):
+    """Say which database this run uses, so a skipped PostgreSQL run is never silent."""
+    if TEST_DATABASE_URL:
+        return f"database: {TEST_DATABASE_URL}"
+    return ("database: SQLite (PostgreSQL run skipped here; .ci/run repeats the db tests on PostgreSQL "
+            "with BALIZA_TEST_DATABASE_URL)")
+
+
+@pytest.fixture(scope="session")
+def _app(tmp_path_factory):
+    base = tmp_path_factory.mktemp("baliza")
+    url = TEST_DATABASE_URL or f"sqlite:///{base / 'test.sqlite'}"
+    app = create_app({
+        "TESTING": True,
+        "SECRET_KEY": "test-secret",
+        "DATABASE_URL": url,
+        "MEDIA_DIR": str(base / "media"),
+        "KEYS_DIR": str(base / "keys"),
+        "PUBLIC_URL": "https://baliza.test",
+        "PASSWORD_METHOD": "pbkdf2:sha256:1000",  # fast in tests; production uses scrypt
+        "WTF_CSRF_ENABLED": False,
+    })
+    with app.app_context():
+        _db.drop_all()
+        _db.create_all()
+    yield app
+    with app.app_context():
+        _db.session.remove()
+        _db.drop_all()
+        _db.engine.dispose()
+
+
+@pytest.fixture
+def app(_app):
+    """The app inside an app context; every table is emptied after the test."""
+    with _app.app_context():
+        yield _app
+        _db.session.rollback()
+        _db.session.remove()
+        with _db.engine.begin() as conn:
+            for table in reversed(_db.metadata.sorted_tables):
+                conn.execute(table.delete())
+    _app.config.update({"WTF_CSRF_ENABLED": False})
+
+
+@pytest.fixture
+def client(app):
+    return app.test_client()
+
+
+@pytest.fixture
+def runner(app):
+    return app.test_cli_runner()
+
+
+@pytest.fixture
+def db(app):
+    return _db
+
+
+_seq = count(1)
+
+
+@pytest.fixture
+def make_owner(app):
+    """Build an owner; overrides win."""
+    from inspection.vessels import create_owner
+
+    def make(**overrides):
+        n = next(_seq)
+        values = {"name": f"Armador {n}", "tax_id": f"800{n:05d}-1", "email": f"a{n}@example.com",
+                  "phone": None, "address": None, **overrides}
+        owner = create_owner(values)
+        _db.session.commit()
+        return owner
+
+    return make
+
+
+VESSEL_DEFAULTS = {
+    "flag": "national", "cabotage_permit": None, "home_port": "Asunción", "propulsion": "motor",
+    "service": "cargo", "hull_material": "iron", "length_m": Decimal("30"), "beam_m": Decimal("7"),
+    "girth_m": Decimal("11"), "crew": 6, "max_passengers": 0, "cabins": 0, "fire_hydrants": 2,
+    "holds": 1, "boilers": 0, "steam_launch": False, "boats": 1, "cooking": "galley", "hot_climate": False,
+}
+
+
+@pytest.fixture
+def make_vessel(app, make_owner):
+    """Build a vessel (and an owner if none is given); overrides win."""
+    from inspection.vessels import create_vessel
+
+    def make(**overrides):
+        n = next(_seq)
+        if "owner_id" not in overrides:
+            overrides["owner_id"] = make_owner().id
+        values = {**VESSEL_DEFAULTS, "registration": f"PY-{n:05d}", "name": f"Buque {n}", **overrides}
+        vessel = create_vessel(values)
+        _db.session.commit()
+        return vessel
+
+    return make
+
+
+PASSWORD = "correct-horse-battery"
+
+
+@pytest.fixture
+def make_user(app, make_owner):
+    """Build a user of a role (an owner user gets its own armador unless one is given)."""
+    from inspection.users import create_user
+
+    def make(role="admin", username=None, owner_id=None, **kw):
+        n = next(_seq)
+        if role == "owner" and owner_id is None:
+            owner_id = make_owner().id
+        user = create_user(username or f"{role}{n}", PASSWORD, role, owner_id=owner_id, **kw)
+        _db.session.commit()
+        return user
+
+    return make
+
+
+@pytest.fixture
+def token_for(client):
+    """A bearer header for a user, obtained through the real token endpoint."""
+
+    def get(user) -> dict:
+        response = client.post("/api/v1/auth/token", json={"username": user.username, "password": PASSWORD})
+        assert response.status_code == 201, response.json
+        return {"Authorization": f"Bearer {response.json['token']}"}
+
+    return get
+
+
+@pytest.fixture
+def as_role(make_user, token_for):
+    """Shortcut: (user, headers) for a new user of `role`."""
+
+    def get(role="admin", **kw):
+        user = make_user(role, **kw)
+        return user, token_for(user)
+
+    return get

@@ -1,0 +1,114 @@
+"""Builders for test images, made in code so no binary file is committed."""
+
+from __future__ import annotations
+
+import io
+import random
+import struct
+import zlib
+
+from PIL import Image
+
+GPS_IFD, EXIF_IFD = 0x8825, 0x8769
+
+
+def make_exif(orientation: int | None = None, taken: str | None = None,
+              offset: str | None = None, gps: tuple[float, float] | None = None) -> Image.Exif:
+    """An EXIF block with orientation, DateTimeOriginal (+ offset) and a GPS IFD (0x8825)."""
+    exif = Image.Exif()
+    exif[0x010F] = "Baliza Test Camera"
+    if orientation is not None:
+        exif[0x0112] = orientation
+    exif_ifd = {}
+    if taken is not None:
+        exif_ifd[0x9003] = taken
+    if offset is not None:
+        exif_ifd[0x9011] = offset
+    if exif_ifd:
+        exif[EXIF_IFD] = exif_ifd
+    if gps is not None:
+        exif[GPS_IFD] = gps_ifd(*gps)
+    return exif
+
+
+def gps_ifd(lat: float, lon: float) -> dict:
+    """EXIF GPS tags (refs + degree/minute/second rationals) for decimal degrees."""
+    return {1: "N" if lat >= 0 else "S", 2: to_dms(abs(lat)),
+            3: "E" if lon >= 0 else "W", 4: to_dms(abs(lon))}
+
+
+def to_dms(value: float) -> tuple[float, float, float]:
+    """Decimal degrees as (degrees, minutes, seconds)."""
+    degrees = int(value)
+    minutes = int((value - degrees) * 60)
+    seconds = round((value - degrees - minutes / 60) * 3600, 4)
+    return float(degrees), float(minutes), seconds
+
+
+def marked_image(size=(640, 480), mode: str = "RGB") -> Image.Image:
+    """Grey image with a red band along the top, so a rotation can be seen in the output."""
+    im = Image.new("RGB", size, (128, 128, 128))
+    im.paste((255, 0, 0), (0, 0, size[0], max(1, size[1] // 8)))
+    return im.convert(mode) if mode != "RGB" else im
+
+
+def noisy_image(size=(640, 480), seed: int = 7) -> Image.Image:
+    """Random pixels: compresses badly, like a real photo's texture."""
+    rng = random.Random(seed)
+    return Image.frombytes("RGB", size, rng.randbytes(size[0] * size[1] * 3))
+
+
+def encode(im: Image.Image, fmt: str, **params) -> bytes:
+    """Save an image to bytes in ``fmt``."""
+    out = io.BytesIO()
+    im.save(out, fmt, **params)
+    return out.getvalue()
+
+
+def make_jpeg(size=(640, 480), exif: Image.Exif | None = None, quality: int = 90,
+              **params) -> bytes:
+    """A JPEG of ``marked_image``, optionally with EXIF."""
+    if exif is not None:
+        params["exif"] = exif
+    return encode(marked_image(size), "JPEG", quality=quality, **params)
+
+
+def make_png(size=(640, 480), mode: str = "RGB", **params) -> bytes:
+    """A PNG of ``marked_image`` in ``mode``."""
+    return encode(marked_image(size, mode), "PNG", **params)
+
+
+def make_webp(size=(640, 480), **params) -> bytes:
+    """A lossy WebP of ``marked_image``."""
+    return encode(marked_image(size), "WEBP", **params)
+
+
+def make_other(fmt: str, size=(64, 48)) -> bytes:
+    """A GIF, BMP or TIFF (formats Baliza refuses)."""
+    return encode(marked_image(size), fmt)
+
+
+def png_chunk(kind: bytes, body: bytes) -> bytes:
+    """One PNG chunk with its CRC."""
+    return struct.pack(">I", len(body)) + kind + body + struct.pack(
+        ">I", zlib.crc32(kind + body) & 0xFFFFFFFF)
+
+
+def make_bomb_png(width: int = 20000, height: int = 20000) -> bytes:
+    """A valid 1-bit single-colour PNG: gigapixels that compress to a few dozen kB."""
+    row = b"\x00" * (1 + (width + 7) // 8)  # filter byte + packed pixels
+    packer = zlib.compressobj(9)
+    idat = b"".join(packer.compress(row) for _ in range(height)) + packer.flush()
+    header = struct.pack(">IIBBBBB", width, height, 1, 0, 0, 0, 0)
+    return (b"\x89PNG\r\n\x1a\n" + png_chunk(b"IHDR", header) + png_chunk(b"IDAT", idat)
+            + png_chunk(b"IEND", b""))
+
+
+def make_zip(name: str = "payload.html", body: bytes = b"<script>alert(1)</script>") -> bytes:
+    """A small ZIP archive."""
+    import zipfile
+
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w") as archive:
+        archive.writestr(name, body)
+    return out.getvalue()

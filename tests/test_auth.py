@@ -1,0 +1,73 @@
+"""Tokens, roles and passwords."""
+from datetime import timedelta
+
+from inspection.models import ApiToken, User, utcnow
+
+
+def test_token_round_trip_and_revocation(client, make_user, token_for):
+    user = make_user("inspector")
+    headers = token_for(user)
+    assert client.get("/api/v1/auth/me", headers=headers).json == {"user_id": user.id, "role": "inspector",
+                                                                   "username": user.username}
+    assert client.delete("/api/v1/auth/token", headers=headers).status_code == 204
+    assert client.get("/api/v1/auth/me", headers=headers).status_code == 401
+
+
+def test_token_response_fields(client, make_user):
+    user = make_user("owner")
+    body = client.post("/api/v1/auth/token", json={"username": user.username, "password": "correct-horse-battery"}).json
+    assert set(body) == {"token", "role", "user_id", "expires_at"}
+    assert body["role"] == "owner"
+
+
+def test_expired_token_is_refused(client, make_user, token_for, db):
+    user = make_user("admin")
+    headers = token_for(user)
+    record = db.session.scalar(db.select(ApiToken).filter_by(user_id=user.id))
+    record.expires_at = utcnow() - timedelta(seconds=1)
+    db.session.commit()
+    response = client.get("/api/v1/auth/me", headers=headers)
+    assert response.status_code == 401
+    assert "vencido" in response.json["detail"]
+
+
+def test_wrong_password_and_unknown_user(client, make_user):
+    user = make_user("admin")
+    assert client.post("/api/v1/auth/token", json={"username": user.username, "password": "nope"}).status_code == 401
+    assert client.post("/api/v1/auth/token", json={"username": "ghost", "password": "nope"}).status_code == 401
+
+
+def test_garbage_bearer_is_401(client):
+    assert client.get("/api/v1/auth/me", headers={"Authorization": "Bearer garbage"}).status_code == 401
+
+
+def test_inspector_cannot_create_users(client, as_role, db):
+    _, headers = as_role("inspector")
+    before = db.session.scalar(db.select(db.func.count(User.id)))
+    response = client.post("/api/v1/users", json={"username": "nuevo", "role": "admin", "password": "x" * 12},
+                           headers=headers)
+    assert response.status_code == 403
+    assert db.session.scalar(db.select(db.func.count(User.id))) == before
+
+
+def test_admin_creates_owner_user_linked_to_owner(client, as_role, make_owner):
+    _, headers = as_role("admin")
+    owner = make_owner()
+    response = client.post("/api/v1/users", json={"username": "capitan", "role": "owner", "password": "x" * 12},
+                           headers=headers)
+    assert response.status_code == 422 and "owner_id" in response.json["errors"]
+    response = client.post("/api/v1/users", json={"username": "capitan", "role": "owner", "owner_id": owner.id,
+                                                  "password": "x" * 12}, headers=headers)
+    assert response.status_code == 201
+    assert "password" not in response.json
+
+
+def test_passwords_are_slow_hashed_in_production(app):
+    from inspection.auth import hash_password
+
+    app.config["PASSWORD_METHOD"] = "scrypt"
+    try:
+        digest = hash_password("baliza-demo")
+    finally:
+        app.config["PASSWORD_METHOD"] = "pbkdf2:sha256:1000"
+    assert digest.startswith("scrypt:") and "baliza-demo" not in digest

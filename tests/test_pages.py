@@ -1,0 +1,98 @@
+"""The registry's pages: login, vessel list and detail, admin forms, CSRF."""
+import re
+
+import pytest
+
+from tests.conftest import PASSWORD
+
+
+def login(client, user):
+    return client.post("/login", data={"username": user.username, "password": PASSWORD})
+
+
+def test_login_required_redirects(client):
+    response = client.get("/buques")
+    assert response.status_code == 302 and "/login" in response.headers["Location"]
+
+
+def test_bad_login_says_so_in_spanish(client, make_user):
+    user = make_user("admin")
+    response = client.post("/login", data={"username": user.username, "password": "wrong"})
+    assert response.status_code == 401
+    assert "Usuario o contraseña incorrectos." in response.get_data(as_text=True)
+
+
+def test_login_does_not_redirect_off_site(client, make_user):
+    user = make_user("admin")
+    response = client.post("/login?next=https://evil.example/x", data={"username": user.username, "password": PASSWORD})
+    assert response.headers["Location"].endswith("/buques")
+
+
+def test_vessel_list_search_and_detail_with_formula(client, make_user, make_vessel):
+    user = make_user("inspector")
+    vessel = make_vessel(name="Presidente Ayala", length_m=45, beam_m=8, girth_m=14, hull_material="iron")
+    make_vessel(name="Otro")
+    login(client, user)
+    page = client.get("/buques?q=ayala").get_data(as_text=True)
+    assert "Presidente Ayala" in page and "Otro" not in page
+    detail = client.get(f"/buques/{vessel.id}").get_data(as_text=True)
+    assert "346.33 t" in detail
+    assert "art. 195" in detail and "0,18" in detail
+
+
+def test_owner_pages_show_only_own_vessels(client, make_user, make_vessel):
+    user = make_user("owner")
+    mine = make_vessel(owner_id=user.owner_id, name="Mío")
+    theirs = make_vessel(name="Ajeno")
+    login(client, user)
+    page = client.get("/buques").get_data(as_text=True)
+    assert "Mío" in page and "Ajeno" not in page
+    assert client.get(f"/buques/{theirs.id}").status_code == 404
+    assert client.get(f"/buques/{mine.id}").status_code == 200
+    assert client.get("/buques/nuevo").status_code == 403
+
+
+def test_admin_registers_vessel_through_the_form(client, make_user, make_owner, db):
+    from inspection.models import Vessel
+
+    user, owner = make_user("admin"), make_owner()
+    login(client, user)
+    form = {"registration": "py 8080", "name": "Yacyretá", "owner_id": owner.id, "flag": "national",
+            "home_port": "Encarnación", "propulsion": "steam", "service": "passenger", "hull_material": "iron",
+            "length_m": "45", "beam_m": "8", "girth_m": "14", "crew": "10", "max_passengers": "50",
+            "boilers": "0", "cooking": "galley"}
+    response = client.post("/buques/nuevo", data=form)
+    assert response.status_code == 422
+    page = response.get_data(as_text=True)
+    assert "Un buque a vapor debe tener al menos una caldera." in page
+    assert db.session.scalar(db.select(db.func.count(Vessel.id))) == 0
+    response = client.post("/buques/nuevo", data={**form, "boilers": "2", "hot_climate": "on"})
+    assert response.status_code == 302
+    vessel = db.session.scalar(db.select(Vessel))
+    assert vessel.registration == "PY 8080" and vessel.hot_climate is True and vessel.steam_launch is False
+
+
+def test_admin_edits_owner(client, make_user, make_owner):
+    user, owner = make_user("admin"), make_owner(name="Viejo Nombre")
+    login(client, user)
+    response = client.post(f"/armadores/{owner.id}/editar", data={"name": "Nuevo Nombre", "tax_id": owner.tax_id,
+                                                                   "email": "", "phone": "", "address": ""})
+    assert response.status_code == 302
+    assert "Nuevo Nombre" in client.get("/armadores").get_data(as_text=True)
+
+
+def test_forms_are_csrf_protected(app, client, make_user, make_owner):
+    app.config["WTF_CSRF_ENABLED"] = True
+    user = make_user("admin")
+    page = client.get("/login").get_data(as_text=True)
+    token = re.search(r'name="csrf_token" value="([^"]+)"', page).group(1)
+    assert client.post("/login", data={"username": user.username, "password": PASSWORD}).status_code == 400
+    response = client.post("/login", data={"username": user.username, "password": PASSWORD, "csrf_token": token})
+    assert response.status_code == 302
+
+
+@pytest.mark.parametrize("path", ["/buques", "/armadores"])
+def test_pages_in_english(client, make_user, path):
+    login(client, make_user("admin"))
+    page = client.get(path + "?lang=en").get_data(as_text=True)
+    assert "Vessels" in page and "Sign out" in page

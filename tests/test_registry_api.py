@@ -1,0 +1,180 @@
+"""The registry's JSON API: owners and vessels, filters, pagination, isolation, errors."""
+import pytest
+
+from inspection.models import Vessel
+
+VESSEL = {
+    "registration": "py 7001", "name": "Tacuary", "flag": "national", "home_port": "Asunción",
+    "propulsion": "motor", "service": "cargo", "hull_material": "iron", "length_m": 45, "beam_m": 8,
+    "girth_m": 14, "crew": 8, "fire_hydrants": 4, "holds": 2, "boats": 1, "cooking": "galley",
+}
+
+
+@pytest.fixture
+def admin(as_role):
+    return as_role("admin")[1]
+
+
+def test_create_vessel_computes_tonnage_and_normalises_registration(client, admin, make_owner):
+    owner = make_owner()
+    response = client.post("/api/v1/vessels", json={**VESSEL, "owner_id": owner.id}, headers=admin)
+    assert response.status_code == 201, response.json
+    body = response.json
+    assert body["registration"] == "PY 7001"
+    assert body["gross_tonnage"] == 346.33  # art. 195: 45 x 8 m iron hull, 14 m girth
+    assert body["length_m"] == 45.0
+    assert client.get(f"/api/v1/vessels/{body['id']}", headers=admin).json["name"] == "Tacuary"
+
+
+def test_registration_is_unique_after_normalising_case_and_spaces(client, admin, make_owner, db):
+    owner = make_owner()
+    assert client.post("/api/v1/vessels", json={**VESSEL, "owner_id": owner.id}, headers=admin).status_code == 201
+    response = client.post("/api/v1/vessels", json={**VESSEL, "registration": " PY7001 ", "owner_id": owner.id},
+                           headers=admin)
+    assert response.status_code == 409
+    assert response.mimetype == "application/problem+json"
+    assert "matrícula" in response.json["errors"]["registration"][0]
+    assert db.session.scalar(db.select(db.func.count(Vessel.id))) == 1
+
+
+@pytest.mark.parametrize("changes, field, words", [
+    ({"propulsion": "rowing", "boilers": 1, "crew": 2, "fire_hydrants": 0}, "boilers", "remo"),
+    ({"propulsion": "steam", "boilers": 0}, "boilers", "vapor"),
+    ({"steam_launch": True}, "steam_launch", "vapor"),
+    ({"service": "passenger", "max_passengers": 0}, "max_passengers", "pasajero"),
+    ({"crew": -1}, "crew", "mayor o igual"),
+    ({"flag": "foreign"}, "cabotage_permit", "cabotaje"),
+    ({"beam_m": 50}, "beam_m", "manga"),
+    ({"propulsion": "nuclear"}, "propulsion", "Debe ser uno de"),
+    ({"length_m": "abc"}, "length_m", "número"),
+    ({"color": "rojo"}, "color", "desconocido"),
+])
+def test_impossible_vessels_are_refused_in_spanish_naming_the_field(client, admin, make_owner, db, changes, field, words):
+    owner = make_owner()
+    response = client.post("/api/v1/vessels", json={**VESSEL, "owner_id": owner.id, **changes}, headers=admin)
+    assert response.status_code == 422, response.json
+    assert response.mimetype == "application/problem+json"
+    assert field in response.json["errors"]
+    assert words in " ".join(response.json["errors"][field])
+    assert field in response.json["detail"]
+    assert db.session.scalar(db.select(db.func.count(Vessel.id))) == 0
+
+
+def test_errors_in_english_when_asked(client, admin, make_owner):
+    owner = make_owner()
+    response = client.post("/api/v1/vessels", json={**VESSEL, "owner_id": owner.id, "boilers": 1, "propulsion": "rowing",
+                                                    "fire_hydrants": 0},
+                           headers={**admin, "Accept-Language": "en"})
+    assert response.status_code == 422
+    assert response.json["title"] == "Invalid data"
+    assert "rowing" in response.json["errors"]["boilers"][0]
+    assert response.headers["Content-Language"] == "en"
+
+
+def test_missing_fields_named(client, admin):
+    response = client.post("/api/v1/vessels", json={}, headers=admin)
+    assert response.status_code == 422
+    assert response.json["errors"]["registration"] == ["Este campo es obligatorio."]
+
+
+def test_malformed_json_is_a_clear_400_or_422(client, admin):
+    response = client.post("/api/v1/vessels", data="{not json", headers={**admin, "Content-Type": "application/json"})
+    assert response.status_code in (400, 422)
+    assert response.mimetype == "application/problem+json"
+
+
+def test_patch_rechecks_the_merged_vessel(client, admin, make_vessel):
+    vessel = make_vessel(propulsion="motor", boilers=0)
+    response = client.patch(f"/api/v1/vessels/{vessel.id}", json={"propulsion": "steam"}, headers=admin)
+    assert response.status_code == 422
+    assert "boilers" in response.json["errors"]
+    response = client.patch(f"/api/v1/vessels/{vessel.id}", json={"propulsion": "steam", "boilers": 1}, headers=admin)
+    assert response.status_code == 200
+    assert response.json["boilers"] == 1
+
+
+def test_patch_recomputes_tonnage(client, admin, make_vessel):
+    vessel = make_vessel(length_m=45, beam_m=8, girth_m=14, hull_material="iron")
+    response = client.patch(f"/api/v1/vessels/{vessel.id}",
+                            json={"length_m": 20, "beam_m": 5, "girth_m": 9, "hull_material": "wood"}, headers=admin)
+    assert response.json["gross_tonnage"] == 58.87
+
+
+def test_list_filters_and_pagination(client, admin, make_vessel, make_owner):
+    owner = make_owner()
+    make_vessel(owner_id=owner.id, name="Aurora", propulsion="motor", service="cargo")
+    make_vessel(owner_id=owner.id, name="Boreal", propulsion="sail", service="cargo", crew=3, fire_hydrants=0)
+    make_vessel(name="Cometa", propulsion="steam", boilers=1, service="passenger", max_passengers=10)
+    page = client.get("/api/v1/vessels?per_page=2&page=1", headers=admin).json
+    assert page["total"] == 3 and page["per_page"] == 2 and len(page["items"]) == 2
+    assert len(client.get("/api/v1/vessels?per_page=2&page=2", headers=admin).json["items"]) == 1
+    names = lambda q: [v["name"] for v in client.get(f"/api/v1/vessels?{q}", headers=admin).json["items"]]
+    assert names(f"owner_id={owner.id}") == ["Aurora", "Boreal"]
+    assert names("propulsion=sail") == ["Boreal"]
+    assert names("service=passenger") == ["Cometa"]
+    assert names("q=come") == ["Cometa"]
+    assert client.get("/api/v1/vessels?per_page=1000", headers=admin).status_code == 422
+
+
+def test_text_search_matches_registration_ignoring_spaces(client, admin, make_vessel):
+    make_vessel(registration="PY-4455", name="Uno")
+    make_vessel(registration="PY-9999", name="Dos")
+    items = client.get("/api/v1/vessels?q=py-44 55", headers=admin).json["items"]
+    assert [v["name"] for v in items] == ["Uno"]
+
+
+def test_owner_sees_only_own_fleet(client, as_role, make_vessel):
+    user, headers = as_role("owner")
+    mine = make_vessel(owner_id=user.owner_id)
+    theirs = make_vessel()
+    items = client.get("/api/v1/vessels", headers=headers).json["items"]
+    assert [v["id"] for v in items] == [mine.id]
+    assert client.get(f"/api/v1/vessels?owner_id={theirs.owner_id}", headers=headers).json["total"] == 0
+    assert client.get(f"/api/v1/vessels/{mine.id}", headers=headers).status_code == 200
+    assert client.get(f"/api/v1/vessels/{theirs.id}", headers=headers).status_code == 404
+    assert client.patch(f"/api/v1/vessels/{theirs.id}", json={"name": "X"}, headers=headers).status_code == 404
+    assert client.patch(f"/api/v1/vessels/{mine.id}", json={"name": "X"}, headers=headers).status_code == 403
+    assert client.get(f"/api/v1/owners/{theirs.owner_id}", headers=headers).status_code == 404
+    assert client.get(f"/api/v1/owners/{user.owner_id}", headers=headers).status_code == 200
+    assert [o["id"] for o in client.get("/api/v1/owners", headers=headers).json["items"]] == [user.owner_id]
+
+
+def test_owner_cannot_create_vessels_or_owners(client, as_role, make_owner):
+    user, headers = as_role("owner")
+    assert client.post("/api/v1/vessels", json={**VESSEL, "owner_id": user.owner_id}, headers=headers).status_code == 403
+    assert client.post("/api/v1/owners", json={"name": "X S.A.", "tax_id": "123"}, headers=headers).status_code == 403
+
+
+def test_owner_crud_and_unique_tax_id(client, admin):
+    response = client.post("/api/v1/owners", json={"name": "Flota S.A.", "tax_id": "80011122-3", "email": "a@b.py"},
+                           headers=admin)
+    assert response.status_code == 201
+    owner_id = response.json["id"]
+    again = client.post("/api/v1/owners", json={"name": "Otra", "tax_id": "80011122-3"}, headers=admin)
+    assert again.status_code == 409
+    patched = client.patch(f"/api/v1/owners/{owner_id}", json={"phone": "+595 21 000"}, headers=admin)
+    assert patched.json["phone"] == "+595 21 000"
+    assert client.post("/api/v1/owners", json={"name": "Y", "tax_id": "9", "email": "no"}, headers=admin).status_code == 422
+
+
+def test_police_reads_vessels_but_not_owners(client, as_role, make_vessel):
+    _, headers = as_role("police")
+    vessel = make_vessel()
+    assert client.get(f"/api/v1/vessels/{vessel.id}", headers=headers).status_code == 200
+    assert client.get("/api/v1/owners", headers=headers).status_code == 403
+
+
+def test_anonymous_gets_401(client, make_vessel):
+    vessel = make_vessel()
+    response = client.get(f"/api/v1/vessels/{vessel.id}")
+    assert response.status_code == 401
+    assert response.json["title"] == "Debe iniciar sesión"
+
+
+def test_openapi_is_generated_from_schemas(client):
+    spec = client.get("/api/v1/openapi.json").json
+    assert spec["openapi"].startswith("3.")
+    vessel = spec["components"]["schemas"]["Vessel"]["properties"]
+    for field in ("registration", "gross_tonnage", "boilers", "steam_launch", "hot_climate", "cooking"):
+        assert field in vessel
+    assert "/api/v1/vessels/{vessel_id}" in spec["paths"]
