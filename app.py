@@ -23,9 +23,11 @@ def create_app(test_config=None) -> Flask:
 def register_extensions(app: Flask) -> None:
     """Bind every extension object to this app."""
     from inspection import models  # noqa: F401  (the tables must be known to Alembic)
-    from inspection.extensions import csrf, db, login_manager, migrate
+    from inspection.extensions import configure_sqlite, csrf, db, login_manager, migrate
 
     db.init_app(app)
+    with app.app_context():
+        configure_sqlite(db.engine)
     migrate.init_app(app, db, directory=str(app.root_path + "/migrations"))
     login_manager.init_app(app)
     login_manager.login_view = "pages.login"

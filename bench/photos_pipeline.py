@@ -48,7 +48,7 @@ def direct_pipeline(data: bytes, display_px: int = 1600, thumb_px: int = 320,
     im = Image.open(io.BytesIO(data))
     scale = display_px / max(im.size)
     im.draft("RGB", (int(im.width * scale), int(im.height * scale)))
-    im = ImageOps.exif_transpose(im)
+    ImageOps.exif_transpose(im, in_place=True)
     im.thumbnail((display_px, display_px))
     thumb = im.copy()
     thumb.thumbnail((thumb_px, thumb_px))

@@ -80,6 +80,22 @@ class Msg(str):
         return text.format(**self.params) if self.params else text
 
 
+class Localized(str):
+    """A message that arrives already written in each language (e.g. from a pure module)."""
+
+    def __new__(cls, texts: dict[str, str]):
+        obj = super().__new__(cls, texts["es"])
+        obj.texts = texts
+        return obj
+
+    def __reduce__(self):
+        return (Localized, (self.texts,))
+
+    def in_language(self, lang: str) -> str:
+        """This message in `lang` (Spanish when that language is missing)."""
+        return self.texts.get(lang, self.texts["es"])
+
+
 def _rebuild_msg(template, params):
     return Msg(template, **params)
 
@@ -87,7 +103,7 @@ def _rebuild_msg(template, params):
 def localize(message, lang: str | None = None):
     """Translate a message, or every message inside a list or dict (marshmallow's error shape)."""
     lang = lang or current_language()
-    if isinstance(message, Msg):
+    if isinstance(message, (Msg, Localized)):
         return message.in_language(lang)
     if isinstance(message, str):
         return _marshmallow_message(message).in_language(lang)

@@ -219,6 +219,8 @@ class Answer(db.Model):
     recorded_at: Mapped[datetime] = mapped_column(UTCDateTime)  # tablet's clock, orders revisions
     received_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
     current: Mapped[bool] = mapped_column(default=True)
+    photo_hashes: Mapped[list] = mapped_column(sa.JSON, default=list)  # photos the tablet took, by SHA-256
+    action: Mapped[str | None] = mapped_column(_enum("answer_action", ACTIONS))  # proposed for a failure
     answered_by_id: Mapped[int] = mapped_column(sa.ForeignKey("users.id"))
 
 

@@ -585,10 +585,12 @@ def _check_layout(data: bytes, mime: str, limits: PhotoLimits) -> _Layout:
     return layout
 
 
-def _bomb(data: bytes, layout: _Layout, limits: PhotoLimits) -> PhotoRejected:
+def _bomb(data: bytes, layout: _Layout, limits: PhotoLimits,
+          pillow_refused: bool = False) -> PhotoRejected:
     """too_many_pixels, or decompression_bomb when the file is tiny for its pixel count."""
     pixels = layout.width * layout.height
-    code = "decompression_bomb" if pixels * 3 > BOMB_RATIO * len(data) else "too_many_pixels"
+    tiny = pixels * 3 > BOMB_RATIO * len(data)
+    code = "decompression_bomb" if tiny or pillow_refused else "too_many_pixels"
     return _reject(code, width=layout.width, height=layout.height, pixels=pixels,
                    max_pixels=limits.max_pixels, size_bytes=len(data))
 
@@ -599,7 +601,7 @@ def _open_checked(data: bytes, mime: str, layout: _Layout, limits: PhotoLimits):
     try:
         im = Image.open(io.BytesIO(data), formats=[PILLOW_FORMATS[mime]])
     except Image.DecompressionBombError:
-        raise _bomb(data, layout, limits) from None
+        raise _bomb(data, layout, limits, pillow_refused=True) from None
     except (UnidentifiedImageError, OSError, SyntaxError, ValueError, EOFError):
         raise _reject("mismatched_content", format=name) from None
     if im.size != (layout.width, layout.height):
@@ -612,7 +614,7 @@ def _decode(im, data: bytes, mime: str, layout: _Layout, limits: PhotoLimits) ->
     try:
         im.load()
     except Image.DecompressionBombError:
-        raise _bomb(data, layout, limits) from None
+        raise _bomb(data, layout, limits, pillow_refused=True) from None
     except Exception as exc:  # Pillow raises OSError, SyntaxError, ValueError, EOFError...
         raise _reject("truncated", format=FORMAT_NAMES[mime]) from exc
 
@@ -639,7 +641,8 @@ def _to_rgb(im: Image.Image) -> Image.Image:
 
 def encode_jpeg(im: Image.Image, quality: int, icc_profile: bytes | None = None) -> bytes:
     """Baseline JPEG with no EXIF, XMP or comment; only the ICC colour profile is kept."""
-    im.info = {}  # Pillow would copy a JPEG comment from info into the new file
     out = io.BytesIO()
-    im.save(out, "JPEG", quality=quality, icc_profile=icc_profile or None)
+    # Explicit empties: Pillow would otherwise copy a JPEG comment over from im.info.
+    im.save(out, "JPEG", quality=quality, icc_profile=icc_profile or None,
+            exif=b"", xmp=b"", comment=b"")
     return out.getvalue()

@@ -4,7 +4,10 @@ from decimal import Decimal
 from marshmallow import Schema, ValidationError, fields, post_dump, validate, validates_schema
 
 from .i18n import Msg
-from .models import COOKING, FLAGS, HULLS, PROPULSIONS, ROLES, SERVICES
+from .models import (
+    ACTIONS, COOKING, DEFICIENCY_STATUSES, FLAGS, HULLS, INSPECTION_STATUSES, KINDS, PROPULSIONS, RESULTS, ROLES,
+    SERVICES,
+)
 from .tonnage import round_tonnage
 from .vessels import particular_errors
 
@@ -179,3 +182,248 @@ class UserSchema(BaseSchema):
             raise ValidationError({"owner_id": [Msg("Un usuario armador debe estar vinculado a un armador.")]})
         if data.get("role") != "owner" and data.get("owner_id"):
             raise ValidationError({"owner_id": [Msg("Solo un usuario armador se vincula a un armador.")]})
+
+
+# --- inspections ----------------------------------------------------------------------------------
+
+HEX64 = validate.Regexp(r"^[0-9a-f]{64}$", error=Msg("Debe ser un SHA-256 en hexadecimal (64 caracteres)."))
+
+
+class InspectionCreateSchema(BaseSchema):
+    """A new inspection: vessel, kind, inspector, date and port."""
+
+    vessel_id = fields.Integer(required=True)
+    kind = fields.String(required=True, validate=validate.OneOf(KINDS))
+    inspector_id = fields.Integer(required=True)
+    scheduled_on = fields.Date(required=True)
+    port = fields.String(required=True, validate=validate.Length(min=2, max=120))
+
+
+class InspectionQuery(PageArgs):
+    """Filters for the inspection list."""
+
+    vessel_id = fields.Integer()
+    inspector_id = fields.Integer()
+    status = fields.String(validate=validate.OneOf(INSPECTION_STATUSES))
+    kind = fields.String(validate=validate.OneOf(KINDS))
+    date_from = fields.Date(metadata={"description": "scheduled_on desde (incluida)"})
+    date_to = fields.Date(metadata={"description": "scheduled_on hasta (incluida)"})
+
+
+class AnswerInSchema(BaseSchema):
+    """One answer from the tablet; `client_id` makes retries harmless."""
+
+    client_id = fields.UUID(required=True)
+    result = fields.String(required=True, validate=validate.OneOf(RESULTS))
+    observed = fields.Decimal(allow_none=True, load_default=None, places=2,
+                              validate=validate.Range(min=0, max=100_000))
+    note = fields.String(load_default="", validate=validate.Length(max=2000))
+    recorded_at = fields.AwareDateTime(load_default=None, metadata={"description": "Hora de la tableta (UTC)"})
+    photos = fields.List(fields.String(validate=HEX64), load_default=list, validate=validate.Length(max=20),
+                         metadata={"description": "SHA-256 de las fotos tomadas para este ítem"})
+    action = fields.String(load_default=None, allow_none=True, validate=validate.OneOf(ACTIONS))
+
+
+class SyncEntrySchema(AnswerInSchema):
+    """An answer inside a sync batch names its item."""
+
+    item_id = fields.String(required=True, validate=validate.Length(min=1, max=120))
+
+
+class SyncInSchema(BaseSchema):
+    """A batch of answers queued offline; each entry is validated and applied on its own."""
+
+    answers = fields.List(fields.Dict(), required=True, validate=validate.Length(min=1, max=1000))
+
+
+class AnswerSchema(BaseSchema):
+    """A stored answer."""
+
+    item_id = fields.String()
+    client_id = fields.String()
+    result = fields.String()
+    observed = fields.Float(allow_none=True)
+    note = fields.String()
+    recorded_at = fields.AwareDateTime()
+    received_at = fields.AwareDateTime()
+    current = fields.Boolean()
+    photos = fields.List(fields.String(), attribute="photo_hashes")
+    action = fields.String(allow_none=True)
+
+
+class SyncResultSchema(BaseSchema):
+    """What happened to one entry of a sync batch."""
+
+    client_id = fields.String(allow_none=True)
+    item_id = fields.String(allow_none=True)
+    status = fields.String(validate=validate.OneOf(("applied", "duplicate", "conflict", "rejected")))
+    reason = fields.Raw(allow_none=True)
+    answer = fields.Nested(AnswerSchema, allow_none=True)
+
+
+class SyncOutSchema(BaseSchema):
+    """Per-entry results of a sync batch."""
+
+    results = fields.List(fields.Nested(SyncResultSchema))
+
+
+class PhotoFormSchema(BaseSchema):
+    """The form fields sent with a photo (multipart)."""
+
+    item_id = fields.String(required=True, validate=validate.Length(min=1, max=120))
+    client_id = fields.UUID(required=True)
+    taken_at = fields.AwareDateTime(load_default=None)
+    latitude = fields.Float(load_default=None, allow_none=True, validate=validate.Range(min=-90, max=90))
+    longitude = fields.Float(load_default=None, allow_none=True, validate=validate.Range(min=-180, max=180))
+
+
+class PhotoSchema(BaseSchema):
+    """A stored photo and where to fetch its copies."""
+
+    id = fields.Integer()
+    item_id = fields.String()
+    client_id = fields.String()
+    sha256 = fields.String()
+    mime = fields.String()
+    size_bytes = fields.Integer()
+    width = fields.Integer()
+    height = fields.Integer()
+    taken_at = fields.AwareDateTime(allow_none=True)
+    latitude = fields.Float(allow_none=True)
+    longitude = fields.Float(allow_none=True)
+    received_at = fields.AwareDateTime()
+    urls = fields.Method("dump_urls")
+
+    def dump_urls(self, photo) -> dict:
+        base = f"/api/v1/photos/{photo.id}"
+        return {"original": f"{base}/original", "display": f"{base}/display", "thumb": f"{base}/thumb"}
+
+
+class PhotoLimitsSchema(BaseSchema):
+    """Upload limits the tablet reads before it sends (it downscales first)."""
+
+    max_bytes = fields.Integer()
+    max_pixels = fields.Integer()
+    display_px = fields.Integer()
+    thumb_px = fields.Integer()
+    jpeg_quality = fields.Integer()
+    mimes = fields.List(fields.String())
+
+
+class SubmitInSchema(BaseSchema):
+    """Closing an inspection: the inspector's signature and the master's acknowledgement."""
+
+    client_id = fields.UUID(required=True)
+    signature = fields.String(required=True, validate=validate.Length(min=2, max=200),
+                              metadata={"description": "Nombre del inspector, escrito como firma"})
+    signature_image = fields.String(load_default=None, allow_none=True, validate=validate.Length(max=400_000),
+                                    metadata={"description": "Firma dibujada: data URL PNG (opcional)"})
+    master_name = fields.String(required=True, validate=validate.Length(min=2, max=200),
+                                metadata={"description": "Capitán o patrón que toma conocimiento"})
+
+
+class DeficiencySchema(BaseSchema):
+    """A deficiency and its follow-up."""
+
+    id = fields.Integer()
+    inspection_id = fields.Integer()
+    vessel_id = fields.Integer()
+    item_id = fields.String()
+    source = fields.String()
+    article = fields.String()
+    description = fields.String()
+    action = fields.String()
+    detainable = fields.Boolean()
+    due_on = fields.Date(allow_none=True)
+    status = fields.String()
+    reported_at = fields.AwareDateTime(allow_none=True)
+    reported_note = fields.String(allow_none=True)
+    closed_at = fields.AwareDateTime(allow_none=True)
+    closing_note = fields.String(allow_none=True)
+
+
+class DeficiencyQuery(PageArgs):
+    """Filters for deficiencies."""
+
+    vessel_id = fields.Integer()
+    status = fields.String(validate=validate.OneOf(DEFICIENCY_STATUSES))
+
+
+class NoteSchema(BaseSchema):
+    """A reason or note for a decision."""
+
+    reason = fields.String(required=True, validate=validate.Length(min=3, max=2000))
+
+
+class DetentionInSchema(NoteSchema):
+    """A detention decision (art. 208)."""
+
+    inspection_id = fields.Integer(load_default=None, allow_none=True)
+
+
+class DetentionSchema(BaseSchema):
+    """A detention and its lifting."""
+
+    id = fields.Integer()
+    vessel_id = fields.Integer()
+    inspection_id = fields.Integer(allow_none=True)
+    reason = fields.String()
+    decided_at = fields.AwareDateTime()
+    lifted_at = fields.AwareDateTime(allow_none=True)
+    lift_reason = fields.String(allow_none=True)
+
+
+class AuditSchema(BaseSchema):
+    """One audit event."""
+
+    at = fields.AwareDateTime()
+    username = fields.Function(lambda e: e.user.username if e.user else None)
+    action = fields.String()
+    entity = fields.String()
+    entity_id = fields.String()
+    client_id = fields.String(allow_none=True)
+    details = fields.Dict()
+
+
+class InspectionSchema(BaseSchema):
+    """An inspection in lists."""
+
+    id = fields.Integer()
+    vessel_id = fields.Integer()
+    vessel = fields.Function(lambda i: {"registration": i.vessel.registration, "name": i.vessel.name})
+    kind = fields.String()
+    inspector_id = fields.Integer()
+    inspector = fields.Function(lambda i: i.inspector.full_name or i.inspector.username)
+    scheduled_on = fields.Date()
+    port = fields.String()
+    status = fields.String()
+    outcome = fields.String(allow_none=True)
+    checklist_versions = fields.Dict(allow_none=True)
+    started_at = fields.AwareDateTime(allow_none=True)
+    submitted_at = fields.AwareDateTime(allow_none=True)
+    reinspection_of_id = fields.Integer(allow_none=True)
+    master_name = fields.String(allow_none=True)
+    inspector_signature = fields.String(allow_none=True)
+
+
+class InspectionDetailSchema(InspectionSchema):
+    """One inspection with its items, answers, photos, deficiencies, evidence and audit trail."""
+
+    particulars = fields.Dict(allow_none=True)
+    items = fields.List(fields.Dict())
+    answers = fields.List(fields.Nested(AnswerSchema))
+    photos = fields.List(fields.Nested(PhotoSchema))
+    deficiencies = fields.List(fields.Nested(DeficiencySchema))
+    evidence = fields.Dict()
+    audit = fields.List(fields.Nested(AuditSchema))
+    photo_limits = fields.Nested(PhotoLimitsSchema)
+
+
+class SubmitOutSchema(BaseSchema):
+    """The result of closing an inspection."""
+
+    outcome = fields.String()
+    deficiencies = fields.List(fields.Nested(DeficiencySchema))
+    missing_answers = fields.List(fields.String())
+    reinspection_id = fields.Integer(allow_none=True)
+    certificate = fields.Dict(allow_none=True)

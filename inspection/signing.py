@@ -166,6 +166,7 @@ class CertificateClaims:
         """Build claims from a decoded CWT map, raising MalformedToken on any mismatch."""
         if not isinstance(cwt, Mapping):
             raise MalformedToken("payload is not a CBOR map")
+        cwt = _plain_keys(cwt)
         expected = {
             CLAIM_ISS, CLAIM_IAT, CLAIM_EXP, CLAIM_NUMBER, CLAIM_KIND, CLAIM_REVISION,
             CLAIM_REGISTRATION, CLAIM_VESSEL_NAME, CLAIM_STATUS_INDEX,
@@ -391,6 +392,11 @@ def _cbor_loads(data: bytes):
     return item
 
 
+def _plain_keys(mapping) -> dict:
+    """Keep only int/str keys: True, 1.0 or simple(1) must not stand in for label 1."""
+    return {k: v for k, v in mapping.items() if type(k) in (int, str)}
+
+
 def _expect(value, typ, name):
     """Return value if it has the exact type (bool is not an int), else raise MalformedToken."""
     if type(value) is not typ:
@@ -463,7 +469,11 @@ def _decode_cose(token: str) -> tuple[str, bytes, bytes, bytes]:
     if len(signature) != SIGNATURE_BYTES:
         raise MalformedToken("ES256 signature must be 64 bytes")
     header = _cbor_loads(protected)
-    if not isinstance(header, Mapping) or header.get(COSE_HDR_ALG) != COSE_ALG_ES256:
+    if not isinstance(header, Mapping):
+        raise MalformedToken("protected header is not a map")
+    header = _plain_keys(header)
+    alg = header.get(COSE_HDR_ALG)
+    if type(alg) is not int or alg != COSE_ALG_ES256:
         raise MalformedToken("algorithm must be ES256 (-7) in the protected header")
     kid_raw = header.get(COSE_HDR_KID)
     if not isinstance(kid_raw, bytes) or len(kid_raw) != KID_BYTES:

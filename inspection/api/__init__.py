@@ -2,9 +2,9 @@
 from apispec.ext.marshmallow import MarshmallowPlugin
 from flask_smorest import Api
 
-from . import auth, registry, users
+from . import auth, inspections, registry, users
 
-BLUEPRINTS = (auth, registry, users)
+BLUEPRINTS = (auth, registry, users, inspections)
 
 
 def schema_name(schema) -> str:

@@ -1,5 +1,16 @@
-"""Small helpers shared by the API blueprints."""
+"""Helpers shared by the API blueprints: pagination and once-only writes keyed by client_id."""
+import hashlib
+import json
+
+from flask import jsonify
+from sqlalchemy.exc import IntegrityError
+
+from ..errors import Conflict
 from ..extensions import db
+from ..i18n import Msg
+from ..models import ClientRequest
+
+BEARER = [{"bearerAuth": []}]
 
 
 def paginate(query, args: dict) -> dict:
@@ -10,4 +21,55 @@ def paginate(query, args: dict) -> dict:
     return {"items": items, "page": page, "per_page": per_page, "total": total}
 
 
-BEARER = [{"bearerAuth": []}]
+def body_hash(payload) -> str:
+    """A stable digest of a request body, to tell a retry from a different request under one client_id."""
+    canonical = json.dumps(payload, sort_keys=True, separators=(",", ":"), default=str)
+    return hashlib.sha256(canonical.encode()).hexdigest()
+
+
+def prior_result(client_id: str, user, scope: str, digest: str) -> ClientRequest | None:
+    """The stored first result of this client_id, or None; a different body or scope is a 409."""
+    prior = db.session.get(ClientRequest, client_id)
+    if prior is None:
+        return None
+    if prior.scope != scope or prior.body_hash != digest or prior.user_id != user.id:
+        raise Conflict(Msg("Este client_id ya se usó con otro contenido; genere uno nuevo."),
+                       extra={"client_id": client_id})
+    return prior
+
+
+def remember_result(client_id: str, user, scope: str, digest: str, status: int, response: dict) -> None:
+    """Keep the first result of a client_id (flushed with the write it describes)."""
+    db.session.add(ClientRequest(client_id=client_id, user_id=user.id, scope=scope, body_hash=digest,
+                                 status_code=status, response=response))
+    db.session.flush()
+
+
+def run_once(user, scope: str, client_id: str, payload, action, status: int = 200):
+    """Run `action` once per client_id and commit; a retry returns the first result with its status.
+
+    `action()` returns a JSON-ready dict. Two simultaneous first tries race on the client_id key: the
+    loser rolls back and returns the winner's result.
+    """
+    digest = body_hash(payload)
+    prior = prior_result(client_id, user, scope, digest)
+    if prior is None:
+        body = action()
+        remember_result(client_id, user, scope, digest, status, body)
+        try:
+            db.session.commit()
+            return json_response(body, status, replayed=False)
+        except IntegrityError:
+            db.session.rollback()
+            prior = prior_result(client_id, user, scope, digest)
+            if prior is None:
+                raise
+    return json_response(prior.response, prior.status_code, replayed=True)
+
+
+def json_response(body: dict, status: int, replayed: bool = False):
+    """A JSON response marking whether it replays a stored first result."""
+    response = jsonify(body)
+    response.status_code = status
+    response.headers["Idempotent-Replayed"] = "true" if replayed else "false"
+    return response

@@ -76,6 +76,16 @@ const utf8enc = new TextEncoder();
 
 // --- minimal CBOR (RFC 8949) -----------------------------------------------------------------
 
+/** A CBOR simple value other than false/true/null/undefined. */
+export class Simple {
+  constructor(value) { this.value = value; }
+}
+
+/** A CBOR float, kept apart from integers so 7.0 never passes for the integer 7. */
+export class CborFloat {
+  constructor(value) { this.value = value; }
+}
+
 /** A CBOR tag that the decoder does not interpret. */
 export class Tagged {
   constructor(tag, value) {
@@ -151,10 +161,17 @@ export function cborDecode(bytes) {
         if (info === 21) return true;
         if (info === 22) return null;
         if (info === 23) return undefined;
-        if (info === 25) { need(2); const v = float16(view.getUint16(pos)); pos += 2; return v; }
-        if (info === 26) { need(4); const v = view.getFloat32(pos); pos += 4; return v; }
-        if (info === 27) { need(8); const v = view.getFloat64(pos); pos += 8; return v; }
-        throw new Malformed('unsupported CBOR simple value');
+        if (info < 24) return new Simple(info);
+        if (info === 24) {
+          need(1);
+          const v = view.getUint8(pos++);
+          if (v < 32) throw new Malformed('badly encoded CBOR simple value');
+          return new Simple(v);
+        }
+        if (info === 25) { need(2); const v = float16(view.getUint16(pos)); pos += 2; return new CborFloat(v); }
+        if (info === 26) { need(4); const v = view.getFloat32(pos); pos += 4; return new CborFloat(v); }
+        if (info === 27) { need(8); const v = view.getFloat64(pos); pos += 8; return new CborFloat(v); }
+        throw new Malformed('reserved CBOR simple value or stray break');
       }
     }
   };

@@ -1,8 +1,8 @@
 """initial schema
 
-Revision ID: b3dbb9d70516
+Revision ID: 42b6dda27bd0
 Revises: 
-Create Date: 2026-11-30 10:49:23.617821
+Create Date: 2026-11-30 10:54:10.641517
 
 """
 from alembic import op
@@ -10,7 +10,7 @@ import sqlalchemy as sa
 
 
 # revision identifiers, used by Alembic.
-revision = 'b3dbb9d70516'
+revision = '42b6dda27bd0'
 down_revision = None
 branch_labels = None
 depends_on = None
@@ -178,6 +178,8 @@ def upgrade():
     sa.Column('recorded_at', sa.DateTime(timezone=True), nullable=False),
     sa.Column('received_at', sa.DateTime(timezone=True), nullable=False),
     sa.Column('current', sa.Boolean(), nullable=False),
+    sa.Column('photo_hashes', sa.JSON(), nullable=False),
+    sa.Column('action', sa.Enum('rectified', 'before_departure', 'within_14_days', 'next_port', 'detained', name='answer_action', native_enum=False, create_constraint=True, length=32), nullable=True),
     sa.Column('answered_by_id', sa.Integer(), nullable=False),
     sa.ForeignKeyConstraint(['answered_by_id'], ['users.id'], name=op.f('fk_answers_answered_by_id_users')),
     sa.ForeignKeyConstraint(['inspection_id'], ['inspections.id'], name=op.f('fk_answers_inspection_id_inspections')),

@@ -1,0 +1,100 @@
+"""API benchmark: vessel list and detail against a bare Flask hello-world, same gunicorn, same run.
+
+python bench/api.py [--seconds N] [--rounds R]
+Prints medians and the ratios target/baseline; writes bench/results/api.json.
+"""
+import argparse
+import json
+import sys
+import tempfile
+import urllib.request
+from decimal import Decimal
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from bench.harness import compare, interleaved, load, report, serve  # noqa: E402
+
+EXTRA_VESSELS = 1000
+OWNERS = 40
+PROPULSIONS = [("motor", "cargo"), ("motor", "tug"), ("sail", "cargo"), ("towed", "cargo"), ("rowing", "work")]
+
+
+def seed(config: dict) -> None:
+    """Create the schema, the demo data and EXTRA_VESSELS more vessels spread over OWNERS owners."""
+    from app import create_app
+    from inspection.demo import seed_demo
+    from inspection.extensions import db
+    from inspection.vessels import create_owner, create_vessel
+
+    app = create_app(config)
+    with app.app_context():
+        db.create_all()
+        seed_demo()
+        owners = [create_owner({"name": f"Armador Bench {n}", "tax_id": f"900{n:05d}-1",
+                                "email": f"bench{n}@example.com", "phone": None, "address": None})
+                  for n in range(OWNERS)]
+        for n in range(EXTRA_VESSELS):
+            propulsion, service = PROPULSIONS[n % len(PROPULSIONS)]
+            self_propelled = propulsion == "motor"
+            create_vessel({
+                "registration": f"PY-B{n:04d}", "name": f"Buque Bench {n}", "owner_id": owners[n % OWNERS].id,
+                "flag": "national", "cabotage_permit": None, "home_port": "Asunción", "propulsion": propulsion,
+                "service": service, "hull_material": "iron" if n % 3 else "wood",
+                "length_m": Decimal(10 + n % 40), "beam_m": Decimal("4.5"), "girth_m": Decimal("7"),
+                "crew": 2 + n % 8, "max_passengers": 0, "cabins": 0, "fire_hydrants": 1 if self_propelled else 0,
+                "holds": 1, "boilers": 0, "steam_launch": False, "boats": 1 if self_propelled else 0,
+                "cooking": "galley" if self_propelled else "none", "hot_climate": bool(n % 2),
+            })
+        db.session.commit()
+        db.engine.dispose()
+
+
+def call(url: str, data: dict | None = None, headers: dict | None = None) -> tuple[int, dict]:
+    """One request; returns (status, JSON body) and never raises on HTTP errors."""
+    body = json.dumps(data).encode() if data is not None else None
+    request = urllib.request.Request(url, body, {"Content-Type": "application/json", **(headers or {})})
+    try:
+        with urllib.request.urlopen(request, timeout=10) as response:
+            return response.status, json.load(response)
+    except urllib.error.HTTPError as error:
+        return error.code, {"error": error.read().decode(errors="replace")[:500]}
+
+
+def main(argv=None) -> None:
+    """Seed, serve both apps, check the endpoints answer 200, measure interleaved rounds, report."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seconds", type=float, default=5)
+    parser.add_argument("--rounds", type=int, default=3)
+    args = parser.parse_args(argv)
+    with tempfile.TemporaryDirectory(prefix="baliza-bench-") as tmp:
+        config = {"DATABASE_URL": f"sqlite:///{tmp}/bench.sqlite", "SECRET_KEY": "bench",
+                  "PASSWORD_METHOD": "pbkdf2:sha256:1000", "MEDIA_DIR": f"{tmp}/media", "KEYS_DIR": f"{tmp}/keys"}
+        seed(config)
+        env = {f"BALIZA_{key}": value for key, value in config.items()}
+        with serve("bench.hello:app", {}) as base, serve("bench.wsgi:app", env) as target:
+            status, body = call(f"{target}/api/v1/auth/token", {"username": "admin", "password": "baliza-demo"})
+            if status != 201:
+                sys.exit(f"token request failed: {status} {body}")
+            auth = {"Authorization": f"Bearer {body['token']}"}
+            urls = {"hello (baseline)": f"{base}/", "vessel list": f"{target}/api/v1/vessels?per_page=50"}
+            status, page = call(urls["vessel list"], headers=auth)
+            if status != 200 or len(page.get("items", [])) != 50:
+                sys.exit(f"vessel list failed: {status} {str(page)[:500]}")
+            urls["vessel detail"] = f"{target}/api/v1/vessels/{page['items'][0]['id']}"
+            for name, url in urls.items():
+                status, body = call(url, headers=auth)
+                if status != 200:
+                    sys.exit(f"{name} failed before measuring: {status} {str(body)[:500]}")
+            for url in urls.values():  # warm both workers of each server
+                load(url, seconds=1, headers=auth)
+            runs = {name: (lambda url=url: load(url, seconds=args.seconds, headers=auth)) for name, url in urls.items()}
+            results = interleaved(args.rounds, runs)
+    rows = compare(results, "hello (baseline)")
+    report(f"Baliza API vs bare Flask, gunicorn 2 sync, {args.rounds} rounds x {args.seconds:g} s", rows, name="api")
+    if any(row["errors"] for row in rows):
+        sys.exit("some requests failed: see the errors column")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,369 @@
+"""Inspections on the tablet's terms: schedule, start, answer, sync, photos, submit; deficiencies, detentions."""
+import hashlib
+
+from flask import Response, request
+from flask_smorest import Blueprint
+from flask_smorest.fields import Upload
+from marshmallow import Schema, ValidationError
+
+from ..access import get_vessel_for
+from ..auth import api_user, require
+from ..errors import Conflict, DomainError, Invalid, NotFound, TooLarge
+from ..extensions import db
+from ..i18n import Localized, Msg, current_language, localize
+from ..inspections import (
+    add_photo, close_deficiency, current_answers, detain_vessel, evidence_of, get_inspection_for,
+    inspection_scope, lift_detention, photos_of, record_answer, report_fixed, schedule_inspection,
+    start_inspection, submit_inspection,
+)
+from ..media import media_storage, photo_limits
+from ..models import AuditEvent, Answer, Deficiency, Detention, Inspection, Photo, User, Vessel, utcnow
+from ..photos import PhotoRejected, process_photo
+from ..schemas import (
+    AnswerInSchema, AnswerSchema, DeficiencyQuery, DeficiencySchema, DetentionInSchema, DetentionSchema,
+    InspectionCreateSchema, InspectionDetailSchema, InspectionQuery, InspectionSchema, NoteSchema,
+    PhotoFormSchema, PhotoLimitsSchema, PhotoSchema, SubmitInSchema, SubmitOutSchema, SyncEntrySchema,
+    SyncInSchema, SyncOutSchema, page_schema,
+)
+from ..vessel_checklists import localized_item
+from .common import BEARER, body_hash, json_response, paginate, prior_result, remember_result, run_once
+
+blp = Blueprint("api_inspections", __name__, description="Inspecciones, evidencia y deficiencias")
+STAFF = ("admin", "inspector")
+READERS = ("admin", "inspector", "owner")
+
+
+def today():
+    """The inspection day (UTC date of the server clock)."""
+    return utcnow().date()
+
+
+# --- list, create, read ----------------------------------------------------------------------------
+
+@blp.route("/inspections")
+@blp.arguments(InspectionQuery, location="query")
+@blp.response(200, page_schema(InspectionSchema, "InspectionPage"))
+@blp.doc(security=BEARER)
+@require(*READERS)
+def list_inspections(args):
+    """Inspections by date, filtered by vessel, inspector, status, kind and date range."""
+    query = inspection_scope(db.select(Inspection), api_user())
+    for field in ("vessel_id", "inspector_id", "status", "kind"):
+        if args.get(field) is not None:
+            query = query.where(getattr(Inspection, field) == args[field])
+    if args.get("date_from"):
+        query = query.where(Inspection.scheduled_on >= args["date_from"])
+    if args.get("date_to"):
+        query = query.where(Inspection.scheduled_on <= args["date_to"])
+    return paginate(query.order_by(Inspection.scheduled_on.desc(), Inspection.id.desc()), args)
+
+
+@blp.route("/inspections", methods=["POST"])
+@blp.arguments(InspectionCreateSchema)
+@blp.response(201, InspectionSchema)
+@blp.doc(security=BEARER)
+@require(*STAFF)
+def post_inspection(data):
+    """Schedule an inspection (admins for anyone, inspectors for themselves)."""
+    actor = api_user()
+    vessel = get_vessel_for(actor, data["vessel_id"])
+    inspector = db.session.get(User, data["inspector_id"])
+    if inspector is None:
+        raise Invalid(errors={"inspector_id": [Msg("No existe ese inspector.")]})
+    inspection = schedule_inspection(actor, vessel, data["kind"], inspector, data["scheduled_on"], data["port"],
+                                     today())
+    db.session.commit()
+    return inspection
+
+
+def inspection_detail(inspection: Inspection, lang: str) -> dict:
+    """Everything about one inspection, for the API and the pages."""
+    answers = current_answers(inspection)
+    history = db.session.scalars(db.select(Answer).filter_by(inspection_id=inspection.id)
+                                 .order_by(Answer.recorded_at, Answer.id)).all()
+    items = []
+    for item in inspection.items or []:
+        answer = answers.get(item["id"])
+        items.append({**localized_item(item, lang), "answer": AnswerSchema().dump(answer) if answer else None})
+    audit = db.session.scalars(db.select(AuditEvent).filter_by(inspection_id=inspection.id)
+                               .order_by(AuditEvent.at, AuditEvent.id)).all()
+    deficiencies = db.session.scalars(db.select(Deficiency).filter_by(inspection_id=inspection.id)
+                                      .order_by(Deficiency.id)).all()
+    return {**InspectionSchema().dump(inspection), "particulars": inspection.particulars, "items": items,
+            "answers": AnswerSchema(many=True).dump(history), "photos": PhotoSchema(many=True).dump(photos_of(inspection)),
+            "deficiencies": DeficiencySchema(many=True).dump(deficiencies),
+            "evidence": evidence_of(inspection) if inspection.items else None,
+            "audit": [_audit(e) for e in audit], "photo_limits": photo_limits().as_dict()}
+
+
+def _audit(event: AuditEvent) -> dict:
+    return {"at": event.at.isoformat(), "username": event.user.username if event.user else None,
+            "action": event.action, "entity": event.entity, "entity_id": event.entity_id,
+            "client_id": event.client_id, "details": event.details}
+
+
+@blp.route("/inspections/<int:inspection_id>")
+@blp.response(200, InspectionDetailSchema)
+@blp.doc(security=BEARER)
+@require(*READERS)
+def get_inspection(inspection_id):
+    """One inspection with items, answers (all revisions), photos, deficiencies, evidence and audit trail."""
+    return inspection_detail(get_inspection_for(api_user(), inspection_id), current_language())
+
+
+@blp.route("/inspections/<int:inspection_id>/start", methods=["POST"])
+@blp.response(200, InspectionSchema)
+@blp.doc(security=BEARER)
+@require("inspector")
+def post_start(inspection_id):
+    """Pin the checklist version and the vessel's particulars; answers come after this."""
+    inspection = start_inspection(api_user(), get_inspection_for(api_user(), inspection_id), utcnow())
+    db.session.commit()
+    return inspection
+
+
+# --- answers ---------------------------------------------------------------------------------------
+
+def _answer_scope(inspection_id: int, item_id: str) -> str:
+    return f"answer:{inspection_id}:{item_id}"
+
+
+@blp.route("/inspections/<int:inspection_id>/answers/<item_id>", methods=["PUT"])
+@blp.arguments(AnswerInSchema)
+@blp.response(200, AnswerSchema)
+@blp.doc(security=BEARER)
+@require("inspector")
+def put_answer(data, inspection_id, item_id):
+    """One answer; the same client_id again returns the first result, another body under it is 409."""
+    actor = api_user()
+    inspection = get_inspection_for(actor, inspection_id)
+    raw = request.get_json()
+
+    def action():
+        return AnswerSchema().dump(record_answer(actor, inspection, item_id, data, utcnow()))
+
+    return run_once(actor, _answer_scope(inspection.id, item_id), str(data["client_id"]), raw, action)
+
+
+@blp.route("/inspections/<int:inspection_id>/sync", methods=["POST"])
+@blp.arguments(SyncInSchema)
+@blp.response(200, SyncOutSchema)
+@blp.doc(security=BEARER)
+@require("inspector")
+def post_sync(data, inspection_id):
+    """A batch of offline answers: each entry is applied on its own; none is ever half-applied."""
+    actor = api_user()
+    inspection = get_inspection_for(actor, inspection_id)
+    results = [_sync_one(actor, inspection, raw) for raw in data["answers"]]
+    db.session.commit()
+    return {"results": results}
+
+
+def _sync_one(actor, inspection, raw: dict) -> dict:
+    client_id, item_id = raw.get("client_id"), raw.get("item_id")
+    outcome = {"client_id": client_id, "item_id": item_id, "reason": None, "answer": None}
+    try:
+        entry = SyncEntrySchema().load(raw)
+    except ValidationError as error:
+        return {**outcome, "status": "rejected", "reason": localize(error.messages)}
+    body = {k: v for k, v in raw.items() if k != "item_id"}
+    digest, scope = body_hash(body), _answer_scope(inspection.id, entry["item_id"])
+    try:
+        with db.session.begin_nested():
+            prior = prior_result(str(entry["client_id"]), actor, scope, digest)
+            if prior is not None:
+                return {**outcome, "status": "duplicate", "answer": prior.response}
+            answer = AnswerSchema().dump(record_answer(actor, inspection, entry["item_id"], entry, utcnow()))
+            remember_result(str(entry["client_id"]), actor, scope, digest, 200, answer)
+        return {**outcome, "status": "applied", "answer": answer}
+    except Conflict as error:
+        return {**outcome, "status": "conflict", "reason": localize(error.detail or error.title)}
+    except DomainError as error:
+        reason = localize(error.errors) if error.errors else localize(error.detail or error.title)
+        return {**outcome, "status": "rejected", "reason": reason}
+
+
+# --- photos ----------------------------------------------------------------------------------------
+
+class PhotoFileSchema(Schema):
+    """The uploaded file (multipart)."""
+
+    file = Upload(required=True)
+
+
+REJECTION_STATUS = {"too_large": 413, "too_many_pixels": 413, "decompression_bomb": 413,
+                    "not_an_image": 415, "unsupported_format": 415}
+
+
+class PhotoRefused(DomainError):
+    """A photo the server will not keep, with the published limits so the tablet can downscale."""
+
+    code, title = "photo-rejected", Msg("Foto rechazada")
+
+
+@blp.route("/photos/limits")
+@blp.response(200, PhotoLimitsSchema)
+def get_photo_limits():
+    """Upload limits (bytes, pixels, formats), public so a tablet can read them before it needs them."""
+    return photo_limits().as_dict()
+
+
+@blp.route("/inspections/<int:inspection_id>/photos", methods=["POST"])
+@blp.arguments(PhotoFormSchema, location="form")
+@blp.arguments(PhotoFileSchema, location="files")
+@blp.response(201, PhotoSchema)
+@blp.doc(security=BEARER)
+@require("inspector")
+def post_photo(form, files, inspection_id):
+    """One photo of one item (multipart), idempotent by client_id; the same bytes twice are one photo."""
+    actor = api_user()
+    inspection = get_inspection_for(actor, inspection_id)
+    limits = photo_limits()
+    data = files["file"].read(limits.max_bytes + 1)
+    client_id = str(form["client_id"])
+    payload = {"item_id": form["item_id"], "sha256": hashlib.sha256(data).hexdigest(),
+               "taken_at": form.get("taken_at"), "latitude": form.get("latitude"), "longitude": form.get("longitude")}
+    prior = prior_result(client_id, actor, f"photo:{inspection.id}", body_hash(payload))
+    if prior is not None:
+        return json_response(prior.response, prior.status_code, replayed=True)
+    try:
+        processed = process_photo(data, limits)
+    except PhotoRejected as error:
+        error_cls = TooLarge if REJECTION_STATUS.get(error.code) == 413 else PhotoRefused
+        refusal = error_cls(Localized({"es": error.messages("es"), "en": error.messages("en")}),
+                            extra={"reason": error.code, "limits": limits.as_dict()})
+        refusal.status = REJECTION_STATUS.get(error.code, 422)
+        raise refusal
+
+    def action():
+        photo = add_photo(actor, inspection, form["item_id"], client_id, processed, media_storage(),
+                          form.get("taken_at"), form.get("latitude"), form.get("longitude"), utcnow())
+        return PhotoSchema().dump(photo)
+
+    return run_once(actor, f"photo:{inspection.id}", client_id, payload, action, status=201)
+
+
+VARIANTS = {"original": "original_key", "display": "display_key", "thumb": "thumb_key"}
+
+
+@blp.route("/photos/<int:photo_id>/<variant>")
+@blp.doc(security=BEARER)
+@require(*READERS)
+def get_photo(photo_id, variant):
+    """A photo's bytes, only for users who may see its inspection."""
+    photo = db.session.get(Photo, photo_id)
+    if photo is None or variant not in VARIANTS:
+        raise NotFound()
+    get_inspection_for(api_user(), photo.inspection_id)
+    mime = photo.mime if variant == "original" else "image/jpeg"
+    response = Response(media_storage().get(getattr(photo, VARIANTS[variant])), mimetype=mime)
+    response.headers["Cache-Control"] = "private, max-age=86400, immutable"
+    response.headers["ETag"] = f'"{photo.sha256}-{variant}"'
+    return response
+
+
+# --- submit ----------------------------------------------------------------------------------------
+
+@blp.route("/inspections/<int:inspection_id>/submit", methods=["POST"])
+@blp.arguments(SubmitInSchema)
+@blp.response(200, SubmitOutSchema)
+@blp.doc(security=BEARER)
+@require("inspector")
+def post_submit(data, inspection_id):
+    """Close the inspection: 409 with the missing photos until all evidence has arrived; outcome computed."""
+    actor = api_user()
+    inspection = get_inspection_for(actor, inspection_id)
+
+    def action():
+        from ..certificates_issue import issue_after_submit
+
+        result = submit_inspection(actor, inspection, data, today(), utcnow())
+        certificate = issue_after_submit(inspection, result["outcome"], today()) if result["outcome"] != "failed" else None
+        return {"outcome": result["outcome"], "deficiencies": DeficiencySchema(many=True).dump(result["deficiencies"]),
+                "missing_answers": result["missing_answers"],
+                "reinspection_id": result["reinspection"].id if result["reinspection"] else None,
+                "certificate": certificate}
+
+    return run_once(actor, f"submit:{inspection.id}", str(data["client_id"]), request.get_json(), action)
+
+
+# --- deficiencies and detentions -------------------------------------------------------------------
+
+def _deficiency_for(user, deficiency_id: int) -> Deficiency:
+    deficiency = db.session.get(Deficiency, deficiency_id)
+    if deficiency is None:
+        raise NotFound()
+    get_vessel_for(user, deficiency.vessel_id)  # owners: 404 for another owner's
+    return deficiency
+
+
+@blp.route("/deficiencies")
+@blp.arguments(DeficiencyQuery, location="query")
+@blp.response(200, page_schema(DeficiencySchema, "DeficiencyPage"))
+@blp.doc(security=BEARER)
+@require(*READERS)
+def list_deficiencies(args):
+    """Deficiencies by due date; owners see their fleet's."""
+    user = api_user()
+    query = db.select(Deficiency).join(Vessel, Vessel.id == Deficiency.vessel_id)
+    if user.role == "owner":
+        query = query.where(Vessel.owner_id == (user.owner_id or -1))
+    if args.get("vessel_id"):
+        query = query.where(Deficiency.vessel_id == args["vessel_id"])
+    if args.get("status"):
+        query = query.where(Deficiency.status == args["status"])
+    return paginate(query.order_by(Deficiency.due_on, Deficiency.id), args)
+
+
+@blp.route("/deficiencies/<int:deficiency_id>/report-fixed", methods=["POST"])
+@blp.arguments(NoteSchema)
+@blp.response(200, DeficiencySchema)
+@blp.doc(security=BEARER)
+@require("owner")
+def post_report_fixed(data, deficiency_id):
+    """The owner reports a deficiency put right (an inspector must still close it)."""
+    deficiency = report_fixed(api_user(), _deficiency_for(api_user(), deficiency_id), data["reason"], utcnow())
+    db.session.commit()
+    return deficiency
+
+
+@blp.route("/deficiencies/<int:deficiency_id>/close", methods=["POST"])
+@blp.arguments(NoteSchema)
+@blp.response(200, DeficiencySchema)
+@blp.doc(security=BEARER)
+@require("inspector")
+def post_close(data, deficiency_id):
+    """An inspector closes a deficiency after verifying the repair."""
+    deficiency = close_deficiency(api_user(), _deficiency_for(api_user(), deficiency_id), data["reason"], utcnow())
+    db.session.commit()
+    return deficiency
+
+
+@blp.route("/vessels/<int:vessel_id>/detentions", methods=["POST"])
+@blp.arguments(DetentionInSchema)
+@blp.response(201, DetentionSchema)
+@blp.doc(security=BEARER)
+@require(*STAFF)
+def post_detention(data, vessel_id):
+    """Detain a vessel (art. 208), with the reason; a separate decision from deficiency actions."""
+    actor = api_user()
+    vessel = get_vessel_for(actor, vessel_id)
+    inspection = get_inspection_for(actor, data["inspection_id"]) if data.get("inspection_id") else None
+    detention = detain_vessel(actor, vessel, data["reason"], utcnow(), inspection)
+    db.session.commit()
+    return detention
+
+
+@blp.route("/detentions/<int:detention_id>/lift", methods=["POST"])
+@blp.arguments(NoteSchema)
+@blp.response(200, DetentionSchema)
+@blp.doc(security=BEARER)
+@require(*STAFF)
+def post_lift(data, detention_id):
+    """Lift a detention, with the reason."""
+    detention = db.session.get(Detention, detention_id)
+    if detention is None:
+        raise NotFound()
+    lift_detention(api_user(), detention, data["reason"], utcnow())
+    db.session.commit()
+    return detention

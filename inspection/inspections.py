@@ -1,0 +1,339 @@
+"""Inspection operations: schedule, start, answer, attach photos, submit; plus deficiencies and detentions.
+
+Every operation takes the acting user and the time (`now`, `today`) as values, flushes and never commits:
+the request boundary commits once, so an action and its audit event land together or not at all.
+"""
+from datetime import date, datetime, timedelta
+
+from .audit import record_event
+from .errors import Conflict, Forbidden, Invalid, NotFound
+from .evidence import evidence_status
+from .extensions import db
+from .i18n import Msg
+from .models import (
+    Answer, ConflictOfInterest, Deficiency, Detention, Inspection, Photo, User, Vessel,
+)
+from .outcomes import compute_outcome
+from .vessel_checklists import pinned_items
+from .vessels import particulars_of
+
+REINSPECTION_DAYS = 14  # art. 206 sets no term; the longest default deficiency deadline
+
+
+# --- who may act ---------------------------------------------------------------------------------
+
+def has_conflict(inspector: User, owner_id: int) -> bool:
+    """True when the inspector is linked to the owner (art. 214: never inspect your own company)."""
+    return db.session.scalar(
+        db.select(ConflictOfInterest.id).filter_by(user_id=inspector.id, owner_id=owner_id)
+    ) is not None
+
+
+def _refuse_conflict(inspector: User, vessel: Vessel) -> None:
+    if has_conflict(inspector, vessel.owner_id):
+        raise Forbidden(Msg("Conflicto de intereses (art. 214): el inspector está vinculado al armador de este buque."))
+
+
+def _require_inspector(actor: User, inspection: Inspection) -> None:
+    """Only the assigned inspector acts on an inspection, and never against art. 214."""
+    if actor.id != inspection.inspector_id:
+        raise Forbidden(Msg("Solo el inspector asignado puede actuar en esta inspección."))
+    _refuse_conflict(actor, inspection.vessel)
+
+
+def _require_status(inspection: Inspection, *statuses: str) -> None:
+    if inspection.status not in statuses:
+        raise Conflict(Msg("La inspección está en estado «{status}»; esta acción no corresponde.",
+                           status=inspection.status))
+
+
+def inspection_scope(query, user: User):
+    """Inspections a user may see: staff all, owners their vessels', police none."""
+    if user.role == "owner":
+        return query.join(Vessel, Vessel.id == Inspection.vessel_id).where(Vessel.owner_id == (user.owner_id or -1))
+    if user.role == "police":
+        return query.where(False)
+    return query
+
+
+def get_inspection_for(user: User, inspection_id: int) -> Inspection:
+    """The inspection if `user` may see it, else 404."""
+    found = db.session.scalar(inspection_scope(db.select(Inspection).where(Inspection.id == inspection_id), user))
+    if found is None:
+        raise NotFound()
+    return found
+
+
+# --- schedule and start ----------------------------------------------------------------------------
+
+def schedule_inspection(actor: User, vessel: Vessel, kind: str, inspector: User, scheduled_on: date, port: str,
+                        today: date, reinspection_of: Inspection | None = None) -> Inspection:
+    """Plan an inspection; the owner sees it beforehand (art. 213)."""
+    if actor.role == "inspector" and actor.id != inspector.id:
+        raise Forbidden(Msg("Un inspector solo puede programar inspecciones para sí mismo."))
+    if inspector.role != "inspector" or not inspector.active:
+        raise Invalid(errors={"inspector_id": [Msg("El usuario asignado no es un inspector activo.")]})
+    if scheduled_on < today and reinspection_of is None:
+        raise Invalid(errors={"scheduled_on": [Msg("La fecha no puede ser anterior a hoy.")]})
+    _refuse_conflict(inspector, vessel)
+    pinned_items(particulars_of(vessel), kind)  # refuses an exempt vessel now, not on board
+    inspection = Inspection(vessel=vessel, kind=kind, inspector_id=inspector.id, scheduled_on=scheduled_on,
+                            port=port, created_by_id=actor.id, reinspection_of_id=reinspection_of.id if reinspection_of else None)
+    db.session.add(inspection)
+    db.session.flush()
+    record_event(actor, "inspection.scheduled", "inspection", inspection.id, inspection_id=inspection.id,
+                 details={"vessel_id": vessel.id, "kind": kind, "inspector_id": inspector.id,
+                          "scheduled_on": scheduled_on.isoformat(), "port": port})
+    return inspection
+
+
+def start_inspection(actor: User, inspection: Inspection, now: datetime) -> Inspection:
+    """Pin the checklist versions, the computed items and the particulars; a repeat start changes nothing."""
+    _require_inspector(actor, inspection)
+    if inspection.status == "in_progress":
+        return inspection
+    _require_status(inspection, "scheduled")
+    particulars = particulars_of(inspection.vessel)
+    versions, items = pinned_items(particulars, inspection.kind)
+    inspection.checklist_versions, inspection.items = versions, items
+    inspection.particulars = {"registration": inspection.vessel.registration, "name": inspection.vessel.name,
+                              **particulars}
+    inspection.status, inspection.started_at = "in_progress", now
+    record_event(actor, "inspection.started", "inspection", inspection.id, inspection_id=inspection.id,
+                 details={"checklist_versions": versions, "items": len(items)})
+    return inspection
+
+
+# --- answers ---------------------------------------------------------------------------------------
+
+def pinned_item(inspection: Inspection, item_id: str) -> dict:
+    """One item of the pinned checklist, or 404."""
+    for item in inspection.items or []:
+        if item["id"] == item_id:
+            return item
+    raise NotFound(Msg("El ítem {item_id} no está en la lista de esta inspección.", item_id=item_id))
+
+
+def check_answer(item: dict, data: dict) -> None:
+    """The law's constraints on one answer (quantities, notes)."""
+    result, observed, note = data["result"], data.get("observed"), (data.get("note") or "").strip()
+    required = item.get("required")
+    if result == "not_applicable" and not note:
+        raise Invalid(errors={"note": [Msg("Explique por qué el ítem no corresponde.")]})
+    if required is not None and result == "pass":
+        if observed is None:
+            raise Invalid(errors={"observed": [Msg("Indique la cantidad observada (se requieren {required}).",
+                                                   required=required)]})
+        if observed < required:
+            raise Invalid(errors={"observed": [Msg("Se observaron {observed} y se requieren {required}: el ítem no puede aprobarse.",
+                                                   observed=f"{observed:g}", required=required)]})
+    if data.get("action") and result != "fail":
+        raise Invalid(errors={"action": [Msg("Solo un ítem que falla lleva una acción.")]})
+
+
+def current_answer(inspection_id: int, item_id: str) -> Answer | None:
+    """The answer that counts now for an item."""
+    return db.session.scalar(db.select(Answer).filter_by(inspection_id=inspection_id, item_id=item_id, current=True))
+
+
+def record_answer(actor: User, inspection: Inspection, item_id: str, data: dict, now: datetime) -> Answer:
+    """Store one answer; the newest by the tablet's clock becomes current, older ones stay as history."""
+    _require_inspector(actor, inspection)
+    _require_status(inspection, "in_progress")
+    item = pinned_item(inspection, item_id)
+    check_answer(item, data)
+    recorded_at = data.get("recorded_at") or now
+    answer = Answer(inspection_id=inspection.id, item_id=item_id, client_id=str(data["client_id"]),
+                    result=data["result"], observed=data.get("observed"), note=(data.get("note") or "").strip(),
+                    recorded_at=recorded_at, received_at=now, answered_by_id=actor.id, current=True,
+                    photo_hashes=list(dict.fromkeys(data.get("photos") or [])), action=data.get("action"))
+    previous = current_answer(inspection.id, item_id)
+    if previous is not None:
+        if previous.recorded_at > recorded_at:
+            answer.current = False  # an older answer arriving late never overwrites a newer one
+        else:
+            previous.current = False
+            db.session.flush()
+    db.session.add(answer)
+    db.session.flush()
+    record_event(actor, "answer.recorded", "answer", answer.id, inspection_id=inspection.id,
+                 client_id=answer.client_id, details={"item_id": item_id, "result": answer.result,
+                                                      "current": answer.current})
+    return answer
+
+
+def current_answers(inspection: Inspection) -> dict[str, Answer]:
+    """Item id -> the answer that counts."""
+    rows = db.session.scalars(db.select(Answer).filter_by(inspection_id=inspection.id, current=True))
+    return {a.item_id: a for a in rows}
+
+
+def answer_values(answer: Answer) -> dict:
+    """An answer as the plain dict the pure rules read."""
+    return {"result": answer.result, "observed": float(answer.observed) if answer.observed is not None else None,
+            "note": answer.note, "photos": answer.photo_hashes or [], "action": answer.action}
+
+
+def photos_of(inspection: Inspection) -> list[Photo]:
+    """The inspection's photos, oldest first."""
+    return db.session.scalars(db.select(Photo).filter_by(inspection_id=inspection.id).order_by(Photo.id)).all()
+
+
+def evidence_of(inspection: Inspection) -> dict:
+    """Expected, arrived and missing photos of an inspection."""
+    answers = {k: answer_values(v) for k, v in current_answers(inspection).items()}
+    photos = [{"sha256": p.sha256, "item_id": p.item_id} for p in photos_of(inspection)]
+    return evidence_status(inspection.items or [], answers, photos)
+
+
+# --- submit ----------------------------------------------------------------------------------------
+
+def submit_inspection(actor: User, inspection: Inspection, data: dict, today: date, now: datetime) -> dict:
+    """Close the inspection: refuse while evidence is missing, compute the outcome, open deficiencies."""
+    _require_inspector(actor, inspection)
+    _require_status(inspection, "in_progress")
+    evidence = evidence_of(inspection)
+    if not evidence["complete"]:
+        raise Conflict(Msg("Faltan {count} fotos de evidencia; envíelas antes de cerrar la inspección.",
+                           count=len(evidence["missing"])), extra={"missing": evidence["missing"]})
+    answers = {k: answer_values(v) for k, v in current_answers(inspection).items()}
+    result = compute_outcome(inspection.items, answers, today)
+    deficiencies = []
+    for finding in result.findings:
+        rectified = finding.action == "rectified"
+        deficiency = Deficiency(
+            inspection_id=inspection.id, vessel_id=inspection.vessel_id, item_id=finding.item_id,
+            source=finding.source, article=finding.article, description=finding.description,
+            action=finding.action, detainable=finding.detainable, due_on=finding.due_on,
+            status="closed" if rectified else "open", closed_at=now if rectified else None,
+            closed_by_id=actor.id if rectified else None,
+            closing_note="Subsanada a bordo durante la inspección." if rectified else None)
+        db.session.add(deficiency)
+        deficiencies.append(deficiency)
+    inspection.status, inspection.outcome, inspection.submitted_at = "submitted", result.outcome, now
+    inspection.inspector_signature = data["signature"]
+    inspection.master_name = data["master_name"]
+    db.session.flush()
+    record_event(actor, "inspection.submitted", "inspection", inspection.id, inspection_id=inspection.id,
+                 client_id=str(data["client_id"]), details={"outcome": result.outcome,
+                                                            "deficiencies": len(deficiencies),
+                                                            "missing_answers": result.missing_answers})
+    reinspection = None
+    if result.outcome == "failed":
+        reinspection = _schedule_reinspection(actor, inspection, deficiencies, today)
+    return {"outcome": result.outcome, "deficiencies": deficiencies, "missing_answers": result.missing_answers,
+            "reinspection": reinspection}
+
+
+def _schedule_reinspection(actor: User, inspection: Inspection, deficiencies, today: date) -> Inspection:
+    """Art. 206: repairs found necessary get an inspection of the work done."""
+    due = [d.due_on for d in deficiencies if d.status == "open" and d.due_on and d.due_on >= today]
+    when = min(due) if due else today + timedelta(days=REINSPECTION_DAYS)
+    follow_up = Inspection(vessel_id=inspection.vessel_id, kind=inspection.kind, inspector_id=inspection.inspector_id,
+                           scheduled_on=when, port=inspection.port, created_by_id=actor.id,
+                           reinspection_of_id=inspection.id)
+    db.session.add(follow_up)
+    db.session.flush()
+    record_event(actor, "inspection.reinspection_scheduled", "inspection", follow_up.id, inspection_id=inspection.id,
+                 details={"reinspection_id": follow_up.id, "scheduled_on": when.isoformat(), "article": "206"})
+    return follow_up
+
+
+# --- deficiencies and detentions -------------------------------------------------------------------
+
+def report_fixed(actor: User, deficiency: Deficiency, note: str, now: datetime, photo: Photo | None = None) -> Deficiency:
+    """The owner reports a deficiency put right, with evidence; only an inspector may close it."""
+    if deficiency.status != "open":
+        raise Conflict(Msg("La deficiencia no está abierta."))
+    deficiency.status, deficiency.reported_at, deficiency.reported_note = "reported_fixed", now, note
+    deficiency.reported_photo_id = photo.id if photo else None
+    record_event(actor, "deficiency.reported_fixed", "deficiency", deficiency.id,
+                 inspection_id=deficiency.inspection_id, details={"note": note})
+    return deficiency
+
+
+def close_deficiency(actor: User, deficiency: Deficiency, note: str, now: datetime) -> Deficiency:
+    """An inspector closes a deficiency after verifying it (follow-up inspection)."""
+    if actor.role != "inspector":
+        raise Forbidden(Msg("Solo un inspector cierra una deficiencia."))
+    vessel = db.session.get(Vessel, deficiency.vessel_id)
+    _refuse_conflict(actor, vessel)
+    if deficiency.status == "closed":
+        raise Conflict(Msg("La deficiencia ya está cerrada."))
+    deficiency.status, deficiency.closed_at, deficiency.closed_by_id = "closed", now, actor.id
+    deficiency.closing_note = note
+    record_event(actor, "deficiency.closed", "deficiency", deficiency.id, inspection_id=deficiency.inspection_id,
+                 details={"note": note})
+    return deficiency
+
+
+def detain_vessel(actor: User, vessel: Vessel, reason: str, now: datetime,
+                  inspection: Inspection | None = None) -> Detention:
+    """Record a detention decision with its reason (art. 208), apart from any deficiency's action."""
+    if actor.role not in ("inspector", "admin"):
+        raise Forbidden()
+    if actor.role == "inspector":
+        _refuse_conflict(actor, vessel)
+    detention = Detention(vessel_id=vessel.id, inspection_id=inspection.id if inspection else None, reason=reason,
+                          decided_by_id=actor.id, decided_at=now)
+    db.session.add(detention)
+    db.session.flush()
+    record_event(actor, "vessel.detained", "detention", detention.id,
+                 inspection_id=inspection.id if inspection else None, details={"vessel_id": vessel.id, "reason": reason})
+    return detention
+
+
+def lift_detention(actor: User, detention: Detention, reason: str, now: datetime) -> Detention:
+    """Lift a detention, with the reason."""
+    if detention.lifted_at is not None:
+        raise Conflict(Msg("La detención ya fue levantada."))
+    detention.lifted_at, detention.lifted_by_id, detention.lift_reason = now, actor.id, reason
+    record_event(actor, "vessel.detention_lifted", "detention", detention.id, inspection_id=detention.inspection_id,
+                 details={"vessel_id": detention.vessel_id, "reason": reason})
+    return detention
+
+
+def active_detention(vessel_id: int) -> Detention | None:
+    """The detention that stands now on a vessel, if any."""
+    return db.session.scalar(db.select(Detention).filter_by(vessel_id=vessel_id, lifted_at=None).limit(1))
+
+
+
+# --- photos ----------------------------------------------------------------------------------------
+
+def add_photo(actor: User, inspection: Inspection, item_id: str, client_id: str, processed, storage,
+              taken_at: datetime | None, latitude: float | None, longitude: float | None, now: datetime) -> Photo:
+    """Keep a processed photo: files first (atomic, content-addressed), then the row.
+
+    A crash between the two leaves only unrecorded files (swept later); a recorded photo always has
+    its files. The same bytes twice in one inspection are one photo.
+    """
+    from .storage import media_key
+
+    _require_inspector(actor, inspection)
+    _require_status(inspection, "in_progress")
+    pinned_item(inspection, item_id)
+    existing = db.session.scalar(db.select(Photo).filter_by(inspection_id=inspection.id, sha256=processed.sha256))
+    if existing is not None:
+        return existing
+    keys = {
+        "original": media_key("originals", processed.sha256, processed.mime),
+        "display": media_key("display", processed.sha256),
+        "thumb": media_key("thumbs", processed.sha256),
+    }
+    storage.put(keys["original"], processed.original)
+    for variant in ("display", "thumb"):  # derived copies depend on Pillow and limits: keep the first made
+        if not storage.exists(keys[variant]):
+            storage.put(keys[variant], getattr(processed, variant))
+    photo = Photo(inspection_id=inspection.id, item_id=item_id, client_id=client_id, sha256=processed.sha256,
+                  mime=processed.mime, size_bytes=len(processed.original), width=processed.width,
+                  height=processed.height, original_key=keys["original"], display_key=keys["display"],
+                  thumb_key=keys["thumb"], taken_at=processed.taken_at or taken_at,
+                  latitude=processed.latitude if processed.latitude is not None else latitude,
+                  longitude=processed.longitude if processed.longitude is not None else longitude,
+                  uploaded_by_id=actor.id, received_at=now)
+    db.session.add(photo)
+    db.session.flush()
+    record_event(actor, "photo.added", "photo", photo.id, inspection_id=inspection.id, client_id=client_id,
+                 details={"item_id": item_id, "sha256": processed.sha256, "bytes": len(processed.original)})
+    return photo

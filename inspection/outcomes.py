@@ -1,0 +1,72 @@
+"""The outcome of an inspection, computed from the law's items and the answers; pure, `today` given.
+
+Readings (port-state practice, certificates.md):
+- `failed`: a required answer is missing, or a detainable item failed and was not rectified on board.
+- `passed_with_observations`: only non-detainable failures remain, each with an action and a deadline.
+- `passed`: every applicable item passes (items rectified on board in the inspector's presence count
+  as passed; their deficiency is recorded and closed at once).
+Default actions: a detainable failure must be put right before departure; any other within 14 days.
+`next_port` gives 7 days, the longest leg between Paraguayan river ports in the demo's practice.
+"""
+from dataclasses import dataclass, field
+from datetime import date, timedelta
+
+ACTION_DAYS = {"rectified": 0, "before_departure": 0, "within_14_days": 14, "next_port": 7, "detained": 0}
+
+
+@dataclass(frozen=True)
+class Finding:
+    """A failed item that becomes a deficiency."""
+
+    item_id: str
+    source: str
+    article: str
+    description: str
+    detainable: bool
+    action: str
+    due_on: date
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What the inspection concluded and why."""
+
+    outcome: str
+    findings: list[Finding] = field(default_factory=list)
+    missing_answers: list[str] = field(default_factory=list)
+
+
+def default_action(detainable: bool) -> str:
+    """The action a failure gets unless the inspector chose another."""
+    return "before_departure" if detainable else "within_14_days"
+
+
+def due_date(action: str, today: date) -> date:
+    """The deadline of an action, counted from the inspection day."""
+    return today + timedelta(days=ACTION_DAYS[action])
+
+
+def compute_outcome(items: list[dict], answers: dict[str, dict], today: date) -> Outcome:
+    """Classify an inspection from its pinned items and the current answer per item."""
+    findings, missing = [], []
+    for item in items:
+        answer = answers.get(item["id"])
+        if answer is None:
+            missing.append(item["id"])
+            continue
+        if answer["result"] != "fail":
+            continue
+        action = answer.get("action") or default_action(item["detainable"])
+        description = item["title"] + (f": {answer['note']}" if answer.get("note") else "")
+        if item.get("required") is not None and answer.get("observed") is not None:
+            description += f" ({answer['observed']:g} / {item['required']} {item.get('unit') or ''})".rstrip()
+        findings.append(Finding(item["id"], item["source"], item["article"], description, item["detainable"],
+                                action, due_date(action, today)))
+    open_findings = [f for f in findings if f.action != "rectified"]
+    if missing or any(f.detainable for f in open_findings):
+        outcome = "failed"
+    elif open_findings:
+        outcome = "passed_with_observations"
+    else:
+        outcome = "passed"
+    return Outcome(outcome, findings, missing)

@@ -1,0 +1,160 @@
+"""Loading checklist data: broken files fail with the file and the item named."""
+
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import checklists
+from checklists import ChecklistError, load_catalog
+from checklists.loader import DATA_DIR
+
+
+@pytest.fixture
+def data_dir(tmp_path):
+    """A private copy of the checklist data that a test may break."""
+    target = tmp_path / "data"
+    target.mkdir()
+    for path in DATA_DIR.glob("*.toml"):
+        shutil.copy(path, target / path.name)
+    shutil.copytree(DATA_DIR / "sources", target / "sources")
+    return target
+
+
+def edit(directory: Path, file: str, old: str, new: str, item_id: str | None = None):
+    """Replace text once in a data file, inside one [[items]] block when item_id is given."""
+    path = directory / file
+    text = path.read_text(encoding="utf-8")
+    if item_id is None:
+        assert text.count(old) >= 1, old
+        path.write_text(text.replace(old, new, 1), encoding="utf-8")
+        return
+    start = text.index(f'id = "{item_id}"')
+    end = text.find("[[", start)
+    end = len(text) if end == -1 else end
+    block = text[start:end]
+    assert old in block, (item_id, old)
+    path.write_text(text[:start] + block.replace(old, new, 1) + text[end:], encoding="utf-8")
+
+
+def test_copy_of_the_data_loads(data_dir):
+    catalog = load_catalog(data_dir)
+    assert catalog.kinds == ("navegabilidad", "seguridad", "documentacion")
+
+
+@pytest.mark.parametrize("file, item_id, old, new, message", [
+    ("navegabilidad.toml", "nav.hull.slipway", 'id = "nav.hull.slipway"', 'id = "nav.hull.condition"',
+     "duplicate id"),
+    ("seguridad.toml", "seg.exempt.no_machinery", 'id = "seg.exempt.no_machinery"',
+     'id = "seg.lifebuoys.total"', "duplicate id"),
+    ("navegabilidad.toml", "nav.hull.slipway", 'applies = "vapor"', 'applies = "vapour"',
+     "unknown name 'vapour'"),
+    ("seguridad.toml", "seg.lifebuoys.total", 'required = "crew + max_passengers"',
+     'required = "crew + * max_passengers"', "syntax error"),
+    ("seguridad.toml", "seg.lifebuoys.total", 'required = "crew + max_passengers"',
+     'required = "crew.__class__"', "attribute access is not allowed"),
+    ("seguridad.toml", "seg.lifebuoys.cabins", "En cada camarote se colocará",
+     "En cada camarote se pondrá", "text not found in Ley 928/1927"),
+    ("seguridad.toml", "seg.lifebuoys.cabins", 'article = "143"', 'article = "142"',
+     "text is not in art. 142 of Ley 928/1927"),
+    ("seguridad.toml", "seg.lifebuoys.cabins", 'article = "143"', 'article = "999"',
+     "Ley 928/1927 has no art. 999"),
+    ("seguridad.toml", "seg.lifebuoys.cabins", 'article = "143"', "article = 143",
+     "'article' must be an article number as a string"),
+    ("seguridad.toml", "seg.lifebuoys.cabins", "detainable = false\n", "", "missing field 'detainable'"),
+    ("seguridad.toml", "seg.lifebuoys.cabins", "detainable = false", "detanable = false",
+     "missing field 'detainable'"),
+    ("seguridad.toml", "seg.lifebuoys.cabins", 'certificate = "seguridad"', 'certificate = "safety"',
+     "certificate must be one of"),
+    ("seguridad.toml", "seg.lifebuoys.cabins", 'topic = "lifebuoys"', 'topic = "lifejackets"',
+     "unknown topic 'lifejackets'"),
+    ("seguridad.toml", "seg.lifebuoys.cabins", 'source = "Ley 928/1927"', 'source = "Ley 928"',
+     "unknown source 'Ley 928'"),
+    ("seguridad.toml", "seg.machinery.running", 'propulsion == "motor"', 'propulsion == "diesel"',
+     "'diesel' is not a value of 'propulsion'"),
+    ("seguridad.toml", "seg.lifebuoys.cabins", 'required = "cabins"', 'required = "cabins == \\"60\\""',
+     "'cabins' is compared with the string"),
+    ("seguridad.toml", "seg.lifebuoys.cabins", "\nunit = ", "\nxunit = ", "unknown fields"),
+    ("seguridad.toml", "seg.fire.alarm_bell", "evidence_required = false", "evidence_required = \"no\"",
+     "'evidence_required' must be true or false"),
+    ("seguridad.toml", "seg.fire.alarm_bell", "evidence_required = false",
+     'unit = { es = "x", en = "x" }\nevidence_required = false', "'unit' without 'required'"),
+    ("seguridad.toml", "seg.fire.alarm_bell", 'id = "seg.fire.alarm_bell"', 'id = "nav.fire.alarm_bell"',
+     "ids in seguridad.toml start with 'seg'"),
+])
+def test_broken_item_names_file_and_item(data_dir, file, item_id, old, new, message):
+    edit(data_dir, file, old, new, item_id)
+    with pytest.raises(ChecklistError) as caught:
+        load_catalog(data_dir)
+    text = str(caught.value)
+    assert text.startswith(f"{file}: item "), text
+    assert message in text, text
+    assert caught.value.file == file
+    assert caught.value.item_id is not None and caught.value.item_id in text
+
+
+def test_toml_syntax_error_names_file_line_and_item(data_dir):
+    edit(data_dir, "navegabilidad.toml", 'title_es = "Pito para señales de niebla (prueba)"',
+         'title_es = "Pito para señales', "nav.signals.whistle")
+    with pytest.raises(ChecklistError) as caught:
+        load_catalog(data_dir)
+    text = str(caught.value)
+    assert text.startswith("navegabilidad.toml: item 'nav.signals.whistle': TOML syntax error"), text
+    assert re.search(r"line \d+", text)
+
+
+@pytest.mark.parametrize("file, old, new, message", [
+    ("navegabilidad.toml", '"Ley 928/1927" = ["26",', '"Ley 928/1927" = ["26", "237",',
+     "covers Ley 928/1927 art. 237 but no item cites it"),
+    ("navegabilidad.toml", '"Ley 928/1927" = ["26", "35",', '"Ley 928/1927" = ["26",',
+     "which 'covers' does not list"),
+    ("navegabilidad.toml", '"Decreto 6383/1951" = ', '"Decreto 9999" = ', "covers: unknown source"),
+    ("seguridad.toml", 'version = "2026.1"\n', "", "missing 'version'"),
+    ("seguridad.toml", 'kind = "seguridad"', 'kind = "navegabilidad"', "does not match the file name"),
+    ("terms.toml", "expr = 'not has_machinery and", "expr = 'not pilot_cabins and",
+     "unknown name 'pilot_cabins'"),  # a term may only use earlier terms: no cycles
+    ("settings.toml", "default = true", 'default = "yes"', "default must be a boolean or a number"),
+    ("particulars.toml", 'values = ["national", "foreign"]', "values = []", "'values' is required"),
+    ("sources.toml", '"decreto-6383-1951-practicaje.txt"', '"missing.txt"', "No such file"),
+])
+def test_broken_shared_files_name_the_file(data_dir, file, old, new, message):
+    edit(data_dir, file, old, new)
+    with pytest.raises(ChecklistError) as caught:
+        load_catalog(data_dir)
+    assert str(caught.value).startswith(file), str(caught.value)
+    assert message in str(caught.value), str(caught.value)
+
+
+def test_default_catalog_is_cached():
+    assert load_catalog() is load_catalog()
+    assert load_catalog(DATA_DIR) is not load_catalog()
+
+
+def test_import_loads_nothing_and_needs_no_flask():
+    code = ("import sys, checklists, checklists.loader as l; "
+            "assert l._default_catalog.cache_info().currsize == 0; "
+            "assert 'flask' not in sys.modules and 'sqlalchemy' not in sys.modules")
+    subprocess.run([sys.executable, "-c", code], check=True, cwd=Path(checklists.__file__).parents[1])
+
+
+def test_unknown_kind_is_a_checklist_error():
+    with pytest.raises(ChecklistError, match="unknown checklist kind"):
+        load_catalog().get("sanidad")
+
+
+def test_settings_defaults_and_versions():
+    catalog = load_catalog()
+    assert catalog.settings_defaults == {
+        "opt_vapores_includes_motor": True,
+        "opt_art143_passenger_vessels_only": False,
+        "opt_art138_limit_400": False,
+        "opt_apply_colombian_decree": True,
+        "opt_unpowered_fire_gear_in_navegabilidad": True,
+    }
+    for kind in catalog.kinds:
+        checklist = catalog.get(kind)
+        assert re.fullmatch(r"\d{4}\.\d+", checklist.version)
+        assert checklist.items and checklist.covers
