@@ -369,6 +369,9 @@ def render_certificate_pdf(cert: dict, lang: str = "es") -> bytes:
         if pdf.get_y() + 4.8 * len(pdf.multi_cell(RIGHT - LEFT - 7, 4.8, condition,
                                                   dry_run=True, output="LINES")) > signature_top - 4:
             # Never drop a condition: continue on an annex page (the signatures follow them).
+            pdf.set_x(LEFT)
+            pdf.set_font("Times", "I", 9.5)
+            pdf.cell(RIGHT - LEFT, 6, "(Continúa en la hoja siguiente.)", align="R")
             pdf.add_page()
             pdf.frame()
             pdf.set_y(20)

@@ -8,6 +8,7 @@ LABELS = {
                 "livestock": "Ganado", "tanker": "Tanque", "raft": "Jangada", "work": "Trabajo"},
     "hull_material": {"iron": "Hierro", "wood": "Madera", "mixed": "Mixto"},
     "cooking": {"galley": "Cocina", "brazier": "Brasero", "none": "Ninguna"},
+    "itinerary_category": {"A": "A", "B": "B", "C": "C", "D": "D"},
     "role": {"admin": "Administración", "inspector": "Inspector", "owner": "Armador", "police": "Policía"},
 }
 
@@ -20,6 +21,7 @@ FIELD_LABELS = {
     "cabins": "Camarotes", "fire_hydrants": "Grifos de incendio", "holds": "Bodegas",
     "boilers": "Calderas", "steam_launch": "Lancha a vapor", "boats": "Embarcaciones menores",
     "cooking": "Cocina a bordo", "hot_climate": "Clima cálido (más de 20 °C)",
+    "itinerary_category": "Categoría de documentos (Código, art. 23)",
     "tax_id": "RUC o CI", "email": "Correo electrónico", "phone": "Teléfono", "address": "Dirección",
 }
 

@@ -21,6 +21,7 @@ PROPULSIONS = ("steam", "motor", "sail", "rowing", "towed")
 SERVICES = ("passenger", "cargo", "mixed", "tug", "livestock", "tanker", "raft", "work")
 HULLS = ("iron", "wood", "mixed")
 COOKING = ("galley", "brazier", "none")
+ITINERARY_CATEGORIES = ("A", "B", "C", "D")  # Código de Navegación art. 23: which documents go aboard
 KINDS = ("navegabilidad", "seguridad")
 INSPECTION_STATUSES = ("scheduled", "in_progress", "submitted", "cancelled")
 OUTCOMES = ("passed", "passed_with_observations", "failed")
@@ -105,6 +106,7 @@ class Vessel(db.Model):
     boats: Mapped[int] = mapped_column(default=0)
     cooking: Mapped[str] = mapped_column(_enum("cooking", COOKING), default="none")
     hot_climate: Mapped[bool] = mapped_column(default=False)
+    itinerary_category: Mapped[str] = mapped_column(_enum("itinerary_category", ITINERARY_CATEGORIES), default="B")
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
     updated_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow, onupdate=utcnow)
 

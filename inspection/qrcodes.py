@@ -12,6 +12,7 @@ import io
 from dataclasses import dataclass
 
 import qrcode
+from qrcode.exceptions import DataOverflowError
 from qrcode.constants import ERROR_CORRECT_Q
 from qrcode.util import MODE_8BIT_BYTE, MODE_ALPHA_NUM, QRData
 
@@ -60,7 +61,7 @@ def _build(prefix_url: str, token: str) -> qrcode.QRCode:
     qr.add_data(QRData(token.encode("ascii"), mode=MODE_ALPHA_NUM))
     try:
         qr.make(fit=True)
-    except qrcode.exceptions.DataOverflowError:
+    except DataOverflowError:
         raise QRTooLarge("payload does not fit any QR version") from None
     if qr.version > MAX_VERSION:
         raise QRTooLarge(f"QR version {qr.version} exceeds {MAX_VERSION}")

@@ -5,7 +5,7 @@ from marshmallow import Schema, ValidationError, fields, post_dump, validate, va
 
 from .i18n import Msg
 from .models import (
-    ACTIONS, COOKING, DEFICIENCY_STATUSES, FLAGS, HULLS, INSPECTION_STATUSES, KINDS, PROPULSIONS, RESULTS, ROLES,
+    ACTIONS, COOKING, DEFICIENCY_STATUSES, FLAGS, HULLS, INSPECTION_STATUSES, ITINERARY_CATEGORIES, KINDS, PROPULSIONS, RESULTS, ROLES,
     SERVICES,
 )
 from .tonnage import round_tonnage
@@ -78,6 +78,8 @@ class VesselSchema(BaseSchema):
     boats = _count("Embarcaciones menores")
     cooking = _choice(COOKING, "Cocina a bordo", load_default="none")
     hot_climate = fields.Boolean(load_default=False, metadata={"description": "Opera con más de 20 °C"})
+    itinerary_category = _choice(ITINERARY_CATEGORIES, "Categoría de documentación a bordo (Código, art. 23)",
+                                 load_default="B")
     created_at = fields.AwareDateTime(dump_only=True)
     updated_at = fields.AwareDateTime(dump_only=True)
 

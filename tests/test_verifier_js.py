@@ -126,7 +126,9 @@ def test_status_lists(office, tmp_path):
     assert first["ok"] and first["iat"] == IAT and first["exp"] == IAT + 7200
     assert first["ttl"] == 7200 and first["iss"] == "PGP" and first["kid"] == kid
     assert first["statuses"][: len(statuses)] == statuses and first["out_of_range_throws"]
-    assert [f["reason"] for f in failures] == ["invalid_signature", "unknown_issuer", "malformed", "malformed"]
+    assert [f["reason"] for f in failures] == [
+        "invalid_signature", "unknown_issuer", "malformed", "malformed",
+    ]
 
 
 def test_parse_verify_url(tmp_path):
@@ -161,3 +163,56 @@ def test_vendored_jsqr_reads_our_qr(office, tmp_path):
               "height": rgba.height}
     assert run_node({"jwks": {}, "qr": qr}, tmp_path)["qr"] == verify_url(url, token)
     assert (ROOT / "static" / "vendor" / "jsQR.LICENSE").read_text().startswith(" " * 10)
+
+
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+
+
+@pytest.mark.browser
+def test_same_module_runs_in_chromium(office, tmp_path):
+    """The unchanged module verifies tokens and a status list in Debian's Chromium via WebCrypto."""
+    sync_api = pytest.importorskip("playwright.sync_api")
+    if not Path(CHROMIUM).exists():
+        pytest.skip("chromium is not installed")
+    import functools
+    import http.server
+    import threading
+
+    key, kid, stranger = office
+    token = sign_certificate(claims_for(), key, kid)
+    flipped = token[:-10] + B32[(B32.index(token[-10]) + 1) % 32] + token[-9:]
+    statuses = [1, 2, 0, 3, 0, 1, 0, 1, 1, 2, 3, 3]
+    cases = {
+        "jwks": {"keys": [public_jwk(key.public_key())]},
+        "tokens": [token, flipped, sign_certificate(claims_for(), stranger, key_id(stranger)), "!!"],
+        "jws": sign_status_list(statuses, key, kid, issuer="PGP", issued_at=IAT),
+    }
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(ROOT))
+    handler.log_message = lambda *args: None
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        with sync_api.sync_playwright() as pw:
+            browser = pw.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+            page = browser.new_page()
+            page.goto(f"http://127.0.0.1:{server.server_port}/static/vendor/README.md")
+            result = page.evaluate(
+                """async (cases) => {
+                    const m = await import('/static/js/verifier.js');
+                    const tokens = [];
+                    for (const t of cases.tokens) tokens.push(await m.verifyToken(t, cases.jwks));
+                    const list = await m.verifyStatusList(cases.jws, cases.jwks);
+                    const statuses = [];
+                    for (let i = 0; i < 12; i++) statuses.push(m.statusAt(list, i));
+                    return {tokens, statuses, iat: list.iat};
+                }""",
+                cases,
+            )
+            browser.close()
+    finally:
+        server.shutdown()
+    assert [t["outcome"] for t in result["tokens"]] == [
+        "ok", "invalid_signature", "unknown_issuer", "malformed",
+    ]
+    assert result["tokens"][0]["claims"] == as_json(claims_for())
+    assert result["statuses"] == statuses and result["iat"] == IAT

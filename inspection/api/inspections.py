@@ -108,7 +108,7 @@ def _audit(event: AuditEvent) -> dict:
 @require(*READERS)
 def get_inspection(inspection_id):
     """One inspection with items, answers (all revisions), photos, deficiencies, evidence and audit trail."""
-    return inspection_detail(get_inspection_for(api_user(), inspection_id), current_language())
+    return json_response(inspection_detail(get_inspection_for(api_user(), inspection_id), current_language()), 200)
 
 
 @blp.route("/inspections/<int:inspection_id>/start", methods=["POST"])
@@ -156,7 +156,7 @@ def post_sync(data, inspection_id):
     inspection = get_inspection_for(actor, inspection_id)
     results = [_sync_one(actor, inspection, raw) for raw in data["answers"]]
     db.session.commit()
-    return {"results": results}
+    return json_response({"results": results}, 200)
 
 
 def _sync_one(actor, inspection, raw: dict) -> dict:

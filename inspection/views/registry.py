@@ -9,14 +9,15 @@ from ..auth import require_page
 from ..errors import DomainError
 from ..extensions import db
 from ..i18n import current_language, localize
-from ..models import COOKING, FLAGS, HULLS, PROPULSIONS, SERVICES, Owner, Vessel
+from ..models import COOKING, FLAGS, HULLS, ITINERARY_CATEGORIES, PROPULSIONS, SERVICES, Owner, Vessel
 from ..schemas import OwnerSchema, VesselQuery, VesselSchema
 from ..tonnage import round_tonnage, tonnage_formula
 from ..vessels import create_owner, create_vessel, update_owner, update_vessel
 from .forms import domain_errors, load_form
 
 bp = Blueprint("registry", __name__)
-CHOICES = {"flag": FLAGS, "propulsion": PROPULSIONS, "service": SERVICES, "hull_material": HULLS, "cooking": COOKING}
+CHOICES = {"flag": FLAGS, "propulsion": PROPULSIONS, "service": SERVICES, "hull_material": HULLS, "cooking": COOKING,
+           "itinerary_category": ITINERARY_CATEGORIES}
 
 
 @bp.route("/buques")

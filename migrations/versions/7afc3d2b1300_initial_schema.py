@@ -1,8 +1,8 @@
 """initial schema
 
-Revision ID: 42b6dda27bd0
+Revision ID: 7afc3d2b1300
 Revises: 
-Create Date: 2026-11-30 10:54:10.641517
+Create Date: 2026-11-30 10:56:00.422806
 
 """
 from alembic import op
@@ -10,7 +10,7 @@ import sqlalchemy as sa
 
 
 # revision identifiers, used by Alembic.
-revision = '42b6dda27bd0'
+revision = '7afc3d2b1300'
 down_revision = None
 branch_labels = None
 depends_on = None
@@ -84,6 +84,7 @@ def upgrade():
     sa.Column('boats', sa.Integer(), nullable=False),
     sa.Column('cooking', sa.Enum('galley', 'brazier', 'none', name='cooking', native_enum=False, create_constraint=True, length=32), nullable=False),
     sa.Column('hot_climate', sa.Boolean(), nullable=False),
+    sa.Column('itinerary_category', sa.Enum('A', 'B', 'C', 'D', name='itinerary_category', native_enum=False, create_constraint=True, length=32), nullable=False),
     sa.Column('created_at', sa.DateTime(timezone=True), nullable=False),
     sa.Column('updated_at', sa.DateTime(timezone=True), nullable=False),
     sa.ForeignKeyConstraint(['owner_id'], ['owners.id'], name=op.f('fk_vessels_owner_id_owners')),
