@@ -58,8 +58,10 @@ def register_errorhandlers(app: Flask) -> None:
 def register_commands(app: Flask) -> None:
     """The `flask --app app ...` commands."""
     from inspection.cli import register_commands as register
+    from inspection.cli_keys import keys_cli
 
     register(app)
+    app.cli.add_command(keys_cli)
 
 
 def main(argv=None) -> None:

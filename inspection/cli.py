@@ -46,7 +46,27 @@ def demo_command():
     click.echo("Datos de demostración creados.")
 
 
+checklists_cli = AppGroup("checklists", help="Listas de verificación de la ley.")
+
+
+@checklists_cli.command("check")
+@click.option("--dir", "directory", type=click.Path(exists=True, file_okay=False), default=None,
+              help="Carpeta de datos a validar (por defecto, la instalada).")
+def check_checklists(directory):
+    """Validate every checklist data file and print, per checklist, its items and the articles covered."""
+    import checklists
+
+    try:
+        catalog = checklists.load_catalog(directory)
+    except checklists.ChecklistError as error:  # the message names the file and the item
+        raise click.ClickException(f"Datos de listas de verificación no válidos: {error}")
+    click.echo(checklists.format_coverage(checklists.coverage_report(catalog)))
+    items = sum(len(catalog.get(kind).items) for kind in catalog.kinds)
+    click.echo(f"Datos válidos: {len(catalog.kinds)} listas, {items} ítems.")
+
+
 def register_commands(app: Flask) -> None:
     """Attach every command group to the app's CLI."""
     app.cli.add_command(users_cli)
     app.cli.add_command(demo_command)
+    app.cli.add_command(checklists_cli)

@@ -10,6 +10,7 @@ DEFAULTS = {
     "PUBLIC_URL": "http://127.0.0.1:5000",
     "OFFICE_CODE": "PGP-ASU",
     "OFFICE_NAME": "Prefectura General de Puertos — Asunción",
+    "AUTO_SIGNING_KEY": True,  # make the office's first key on first issue (demo); production: `keys new`
     "TOKEN_TTL_HOURS": 12,
     "PASSWORD_METHOD": "scrypt",
     "PHOTO_MAX_BYTES": 15 * 1024 * 1024,

@@ -1,10 +1,12 @@
 """Demo data for a fresh install: a few owners, a varied fleet and one user per role."""
 from decimal import Decimal
 
+from flask import current_app
 from flask_migrate import upgrade
 
 from .extensions import db
-from .models import Owner, User
+from .keys import create_signing_key, current_signing_key
+from .models import Owner, User, utcnow
 from .users import create_user
 from .vessels import create_owner, create_vessel
 
@@ -83,6 +85,8 @@ def seed_demo() -> bool:
     for username, role, owner_index, full_name in USERS:
         owner_id = owners[owner_index].id if owner_index is not None else None
         create_user(username, DEMO_PASSWORD, role, owner_id=owner_id, full_name=full_name)
+    if current_signing_key(current_app.config["OFFICE_CODE"]) is None:
+        create_signing_key(current_app.config["OFFICE_CODE"], utcnow())  # the demo makes its own key
     return True
 
 

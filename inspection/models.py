@@ -338,6 +338,7 @@ class Certificate(db.Model):
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
 
     vessel: Mapped[Vessel] = relationship()
+    inspection: Mapped[Inspection] = relationship()
 
 
 class ClientRequest(db.Model):

@@ -322,6 +322,8 @@ class SubmitInSchema(BaseSchema):
                                     metadata={"description": "Firma dibujada: data URL PNG (opcional)"})
     master_name = fields.String(required=True, validate=validate.Length(min=2, max=200),
                                 metadata={"description": "Capitán o patrón que toma conocimiento"})
+    valid_until = fields.Date(load_default=None, allow_none=True,
+                              metadata={"description": "Término menor del certificado de navegabilidad (art. 203)"})
 
 
 class DeficiencySchema(BaseSchema):
@@ -429,3 +431,34 @@ class SubmitOutSchema(BaseSchema):
     missing_answers = fields.List(fields.String())
     reinspection_id = fields.Integer(allow_none=True)
     certificate = fields.Dict(allow_none=True)
+
+
+# --- certificates -----------------------------------------------------------------------------------
+
+class CertificateQuery(PageArgs):
+    """Filters for the certificate list."""
+
+    vessel_id = fields.Integer()
+    kind = fields.String(validate=validate.OneOf(KINDS))
+
+
+class CertificateSchema(BaseSchema):
+    """A certificate (field names fixed by api.md), for the OpenAPI document."""
+
+    number = fields.String()
+    kind = fields.String()
+    vessel_id = fields.Integer()
+    vessel = fields.Dict()
+    revision = fields.Integer()
+    issued_on = fields.Date()
+    valid_until = fields.Date()
+    next_inspection_on = fields.Date(allow_none=True)
+    apply_by = fields.Date(metadata={"description": "Solicitar la próxima inspección antes de esta fecha (art. 222)"})
+    status = fields.String(validate=validate.OneOf(("valid", "expired", "suspended", "revoked", "superseded")))
+    token = fields.String()
+    verify_url = fields.String()
+    qr_url = fields.String()
+    pdf_url = fields.String()
+    qr_version = fields.Integer()
+    conditions = fields.List(fields.String())
+    inspection_id = fields.Integer()

@@ -2,9 +2,9 @@
 from apispec.ext.marshmallow import MarshmallowPlugin
 from flask_smorest import Api
 
-from . import auth, inspections, registry, users
+from . import auth, certificates, inspections, registry, users
 
-BLUEPRINTS = (auth, registry, users, inspections)
+BLUEPRINTS = (auth, registry, users, inspections, certificates)
 
 
 def schema_name(schema) -> str:

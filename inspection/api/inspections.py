@@ -8,13 +8,14 @@ from marshmallow import Schema, ValidationError
 
 from ..access import get_vessel_for
 from ..auth import api_user, require
+from ..closing import close_inspection
 from ..errors import Conflict, DomainError, Invalid, NotFound, TooLarge
 from ..extensions import db
 from ..i18n import Localized, Msg, current_language, localize
 from ..inspections import (
     add_photo, close_deficiency, current_answers, detain_vessel, evidence_of, get_inspection_for,
     inspection_scope, lift_detention, photos_of, record_answer, report_fixed, schedule_inspection,
-    start_inspection, submit_inspection,
+    start_inspection,
 )
 from ..media import media_storage, photo_limits
 from ..models import AuditEvent, Answer, Deficiency, Detention, Inspection, Photo, User, Vessel, utcnow
@@ -26,6 +27,7 @@ from ..schemas import (
     SyncInSchema, SyncOutSchema, page_schema,
 )
 from ..vessel_checklists import localized_item
+from .certificates import certificate_json
 from .common import BEARER, body_hash, json_response, paginate, prior_result, remember_result, run_once
 
 blp = Blueprint("api_inspections", __name__, description="Inspecciones, evidencia y deficiencias")
@@ -47,7 +49,11 @@ def today():
 @require(*READERS)
 def list_inspections(args):
     """Inspections by date, filtered by vessel, inspector, status, kind and date range."""
-    query = inspection_scope(db.select(Inspection), api_user())
+    return paginate(filter_inspections(inspection_scope(db.select(Inspection), api_user()), args), args)
+
+
+def filter_inspections(query, args: dict):
+    """InspectionQuery filters and the list order (newest date first); the pages use it too."""
     for field in ("vessel_id", "inspector_id", "status", "kind"):
         if args.get(field) is not None:
             query = query.where(getattr(Inspection, field) == args[field])
@@ -55,7 +61,7 @@ def list_inspections(args):
         query = query.where(Inspection.scheduled_on >= args["date_from"])
     if args.get("date_to"):
         query = query.where(Inspection.scheduled_on <= args["date_to"])
-    return paginate(query.order_by(Inspection.scheduled_on.desc(), Inspection.id.desc()), args)
+    return query.order_by(Inspection.scheduled_on.desc(), Inspection.id.desc())
 
 
 @blp.route("/inspections", methods=["POST"])
@@ -226,14 +232,7 @@ def post_photo(form, files, inspection_id):
     prior = prior_result(client_id, actor, f"photo:{inspection.id}", body_hash(payload))
     if prior is not None:
         return json_response(prior.response, prior.status_code, replayed=True)
-    try:
-        processed = process_photo(data, limits)
-    except PhotoRejected as error:
-        error_cls = TooLarge if REJECTION_STATUS.get(error.code) == 413 else PhotoRefused
-        refusal = error_cls(Localized({"es": error.messages("es"), "en": error.messages("en")}),
-                            extra={"reason": error.code, "limits": limits.as_dict()})
-        refusal.status = REJECTION_STATUS.get(error.code, 422)
-        raise refusal
+    processed = process_upload(data, limits)
 
     def action():
         photo = add_photo(actor, inspection, form["item_id"], client_id, processed, media_storage(),
@@ -241,6 +240,18 @@ def post_photo(form, files, inspection_id):
         return PhotoSchema().dump(photo)
 
     return run_once(actor, f"photo:{inspection.id}", client_id, payload, action, status=201)
+
+
+def process_upload(data: bytes, limits):
+    """process_photo with a refusal raised as a DomainError (413/415/422) naming the limits; pages share it."""
+    try:
+        return process_photo(data, limits)
+    except PhotoRejected as error:
+        error_cls = TooLarge if REJECTION_STATUS.get(error.code) == 413 else PhotoRefused
+        refusal = error_cls(Localized({"es": error.messages("es"), "en": error.messages("en")}),
+                            extra={"reason": error.code, "limits": limits.as_dict()})
+        refusal.status = REJECTION_STATUS.get(error.code, 422)
+        raise refusal from None
 
 
 VARIANTS = {"original": "original_key", "display": "display_key", "thumb": "thumb_key"}
@@ -275,14 +286,12 @@ def post_submit(data, inspection_id):
     inspection = get_inspection_for(actor, inspection_id)
 
     def action():
-        from ..certificates_issue import issue_after_submit
-
-        result = submit_inspection(actor, inspection, data, today(), utcnow())
-        certificate = issue_after_submit(inspection, result["outcome"], today()) if result["outcome"] != "failed" else None
+        result = close_inspection(actor, inspection, data, today(), utcnow())
+        certificate = result["certificate"]
         return {"outcome": result["outcome"], "deficiencies": DeficiencySchema(many=True).dump(result["deficiencies"]),
                 "missing_answers": result["missing_answers"],
                 "reinspection_id": result["reinspection"].id if result["reinspection"] else None,
-                "certificate": certificate}
+                "certificate": certificate_json(certificate, today()) if certificate else None}
 
     return run_once(actor, f"submit:{inspection.id}", str(data["client_id"]), request.get_json(), action)
 

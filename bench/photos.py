@@ -1,0 +1,256 @@
+"""Photo upload benchmark: a 4000 x 3000 JPEG through the real upload endpoint vs the bare Pillow steps.
+
+python bench/photos.py [--runs N] [--workers W]
+
+Each run, interleaved (so drift hits every row alike):
+  * direct        - bench.photos_pipeline.direct_pipeline() in this process (the bare baseline);
+  * process_photo - inspection.photos.process_photo() in this process (our checks, no HTTP);
+  * endpoint      - POST /api/v1/inspections/{id}/photos to the real app under gunicorn (SQLite and
+                    media in a temp dir; the files are written and fsync'd as in production);
+  * upload only   - the same multipart body POSTed to bench.echo (HTTP + Flask reading the body).
+Every upload has a new client_id and bytes differing in the EXIF camera model (bench.fixtures.vary_jpeg),
+so neither the client_id replay nor the same-bytes dedup can short-circuit the pipeline.
+
+Memory: the direct pipeline and process_photo run once each in a fresh subprocess for the
+getrusage maxrss delta, then again under tracemalloc (which sees only Python allocations, not
+Pillow's pixel buffers); the server's figure is the growth of the workers' VmHWM over the runs.
+Prints a table; writes bench/results/photos.json.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from bench.fixtures import (  # noqa: E402
+    bench_config, expect, http_caller, multipart, seed, server_env, start_inspection, vary_jpeg,
+)
+from bench.harness import ROOT, report, serve  # noqa: E402
+
+WARMUP_TAG = 9_000_000  # vary_jpeg numbers for untimed uploads, far from the timed ones
+
+
+# --- memory ---------------------------------------------------------------------------------------
+
+def memory_child(path: str, which: str) -> dict:
+    """In a fresh process: maxrss growth of one call, then the tracemalloc peak of a second call.
+
+    ru_maxrss is inherited from the parent across fork and exec, so the parent starts the children
+    while it is small (before it holds the sample); VmHWM (per address space, fresh at exec) is
+    reported alongside as a cross-check, and `inherited` says if the parent's figure masked ours.
+    """
+    import resource
+    import tracemalloc
+
+    from bench.photos_pipeline import direct_pipeline
+    from inspection.photos import PhotoLimits, process_photo
+
+    data = Path(path).read_bytes()
+    limits = PhotoLimits()
+    fn = direct_pipeline if which == "direct" else (lambda d: process_photo(d, limits))
+    hwm_before = _proc_status(os.getpid())["VmHWM"]
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # KiB on Linux
+    fn(data)
+    after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    hwm_after = _proc_status(os.getpid())["VmHWM"]
+    tracemalloc.start()
+    fn(data)
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    return {"which": which, "maxrss_before_mb": round(before / 1024, 1), "maxrss_after_mb": round(after / 1024, 1),
+            "maxrss_delta_mb": round((after - before) / 1024, 1),
+            "vmhwm_delta_mb": round((hwm_after - hwm_before) / 1024, 1),
+            "inherited": before > hwm_before + 1024,
+            "tracemalloc_peak_mb": round(peak / 2**20, 1)}
+
+
+def measure_in_subprocess(path: Path, which: str) -> dict:
+    """Run memory_child in a new interpreter and return its JSON."""
+    done = subprocess.run([sys.executable, __file__, "--memory-child", which, str(path)],
+                          capture_output=True, text=True, timeout=120, check=False)
+    if done.returncode != 0:
+        raise RuntimeError(f"memory child ({which}) failed:\n{done.stderr}")
+    result = json.loads(done.stdout.strip().splitlines()[-1])
+    if result["inherited"]:
+        raise RuntimeError(f"maxrss of the {which} child was the parent's, not its own: {result}")
+    return result
+
+
+def make_sample_file(path: Path) -> None:
+    """make_sample_jpeg() in a subprocess (it peaks above 100 MB; this process must stay small)."""
+    code = ("import sys; from bench.photos_pipeline import make_sample_jpeg; "
+            "open(sys.argv[1], 'wb').write(make_sample_jpeg())")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
+    subprocess.run([sys.executable, "-c", code, str(path)], env=env, timeout=120, check=True)
+
+
+def _proc_status(pid: int) -> dict[str, int]:
+    """VmHWM, VmRSS (kB) and PPid of a process from /proc/<pid>/status."""
+    out = {}
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        key, _, value = line.partition(":")
+        if key in ("VmHWM", "VmRSS", "PPid"):
+            out[key] = int(value.split()[0])
+    return out
+
+
+def gunicorn_workers(wsgi_target: str) -> list[int]:
+    """Pids of the workers of the gunicorn master this process started for `wsgi_target`."""
+    me, masters, children = os.getpid(), [], {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            cmdline = (entry / "cmdline").read_bytes()
+            ppid = _proc_status(int(entry.name)).get("PPid")
+        except OSError:
+            continue
+        if ppid == me and b"gunicorn" in cmdline and wsgi_target.encode() in cmdline:
+            masters.append(int(entry.name))
+        children.setdefault(ppid, []).append(int(entry.name))
+    if len(masters) != 1:
+        raise RuntimeError(f"expected one gunicorn master for {wsgi_target}, found {masters}")
+    workers = sorted(children.get(masters[0], []))
+    if not workers:
+        raise RuntimeError(f"gunicorn master {masters[0]} has no workers")
+    return workers
+
+
+def worker_memory(pids: list[int]) -> dict[int, dict]:
+    """VmHWM and VmRSS of each worker, in MB."""
+    return {pid: {k: round(v / 1024, 1) for k, v in _proc_status(pid).items() if k != "PPid"} for pid in pids}
+
+
+# --- timing ---------------------------------------------------------------------------------------
+
+def timed(fn) -> float:
+    """Wall seconds of one call."""
+    start = time.perf_counter()
+    fn()
+    return time.perf_counter() - start
+
+
+def upload_request(data: bytes, item_id: str) -> tuple[bytes, dict]:
+    """A ready multipart body and headers for one upload with a new client_id."""
+    body, content_type = multipart({"item_id": item_id, "client_id": str(uuid.uuid4()),
+                                    "latitude": "-25.2822", "longitude": "-57.6351"}, data)
+    return body, {"Content-Type": content_type}
+
+
+def main(argv=None) -> None:
+    """Seed, serve, warm up, run the interleaved rounds, measure memory, report."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=15, help="timed photos per row (default 15)")
+    parser.add_argument("--workers", type=int, default=2, help="gunicorn sync workers (default 2)")
+    parser.add_argument("--memory-child", nargs=2, metavar=("WHICH", "PATH"), help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.memory_child:
+        which, path = args.memory_child
+        print(json.dumps(memory_child(path, which)))
+        return
+    if not 1 <= args.runs <= 500:
+        parser.error("--runs must be between 1 and 500")
+
+    from bench.photos_pipeline import direct_pipeline
+    from inspection.photos import PhotoLimits, process_photo
+
+    limits = PhotoLimits()
+    samples = {"direct": [], "process_photo": [], "endpoint": [], "upload only (echo)": []}
+    with tempfile.TemporaryDirectory(prefix="baliza-bench-photos-") as tmp:
+        print("making the 4000 x 3000 sample, measuring memory in subprocesses ...", flush=True)
+        sample = Path(tmp) / "sample.jpg"
+        make_sample_file(sample)
+        memory = {which: measure_in_subprocess(sample, which) for which in ("direct", "process_photo")}
+        base = sample.read_bytes()
+        config = bench_config(tmp)
+        ids = seed(config)
+        with serve("bench.wsgi:app", server_env(config), workers=args.workers) as target, \
+                serve("bench.echo:app", {}, workers=args.workers) as echo_url:
+            workers = gunicorn_workers("bench.wsgi:app")
+            call, echo = http_caller(target), http_caller(echo_url)
+            inspection_id, items, auth = start_inspection(call, ids)
+            item_id = next((i["id"] for i in items if i["evidence_required"]), items[0]["id"])
+            path = f"/api/v1/inspections/{inspection_id}/photos"
+            hwm_before = worker_memory(workers)  # app loaded, token/schedule/start/detail served, no photo yet
+
+            def endpoint(data: bytes, body: bytes, headers: dict) -> None:
+                reply = call("POST", path, body, {**auth, **headers})
+                expect(reply, 201, "photo upload")
+                if reply.headers.get("idempotent-replayed") != "false" or reply.body["size_bytes"] != len(data):
+                    raise RuntimeError(f"upload was not processed afresh: {reply.headers} {reply.body}")
+
+            def upload_only(body: bytes, headers: dict) -> None:
+                reply = echo("POST", "/echo", body, headers)
+                if reply.status != 201 or reply.body["bytes"] != len(body):
+                    raise RuntimeError(f"echo failed: {reply.status} {reply.body}")
+
+            for n in range(2 * args.workers):  # untimed: first photo in each worker, lazy imports
+                data = vary_jpeg(base, WARMUP_TAG + n)
+                endpoint(data, *upload_request(data, item_id))
+            direct_pipeline(base), process_photo(base, limits), upload_only(*upload_request(base, item_id))
+            for run in range(args.runs):  # bodies are built before the clock starts
+                data = vary_jpeg(base, run)
+                body, headers = upload_request(data, item_id)
+                samples["direct"].append(timed(lambda: direct_pipeline(data)))
+                samples["process_photo"].append(timed(lambda: process_photo(data, limits)))
+                samples["endpoint"].append(timed(lambda: endpoint(data, body, headers)))
+                body, headers = upload_request(data, item_id)
+                samples["upload only (echo)"].append(timed(lambda: upload_only(body, headers)))
+            hwm_after = worker_memory(workers)
+            photos = expect(call("GET", f"/api/v1/inspections/{inspection_id}", None, auth), 200, "detail").body["photos"]
+            call.close(), echo.close()
+        expected = args.runs + 2 * args.workers
+        if len(photos) != expected:
+            raise RuntimeError(f"expected {expected} stored photos, found {len(photos)}")
+
+    rows = build_rows(samples, memory, hwm_before, hwm_after, len(base))
+    print(f"\nserver workers VmHWM MB before -> after: "
+          + ", ".join(f"pid {pid}: {hwm_before[pid]['VmHWM']} -> {hwm_after[pid]['VmHWM']} (RSS now {hwm_after[pid]['VmRSS']})"
+                      for pid in hwm_before))
+    print(f"direct in a fresh process: maxrss +{memory['direct']['maxrss_delta_mb']} MB "
+          f"(VmHWM +{memory['direct']['vmhwm_delta_mb']}), tracemalloc peak {memory['direct']['tracemalloc_peak_mb']} MB; "
+          f"process_photo: maxrss +{memory['process_photo']['maxrss_delta_mb']} MB "
+          f"(VmHWM +{memory['process_photo']['vmhwm_delta_mb']}), tracemalloc peak {memory['process_photo']['tracemalloc_peak_mb']} MB")
+    report(f"Photo upload 4000x3000 ({len(base) / 1e6:.1f} MB JPEG): endpoint vs direct Pillow, "
+           f"{args.runs} interleaved runs, gunicorn {args.workers} sync", rows, name="photos")
+
+
+def build_rows(samples: dict, memory: dict, hwm_before: dict, hwm_after: dict, sample_bytes: int) -> list[dict]:
+    """One row per measured path: median/min/max seconds, ratio to direct, peak memory and how it was taken."""
+    base = statistics.median(samples["direct"])
+    hwm_delta = {pid: round(hwm_after[pid]["VmHWM"] - hwm_before[pid]["VmHWM"], 1) for pid in hwm_before}
+    mem = {
+        "direct": (memory["direct"]["maxrss_delta_mb"],
+                   f"maxrss delta, subprocess; tracemalloc peak {memory['direct']['tracemalloc_peak_mb']} MB"),
+        "process_photo": (memory["process_photo"]["maxrss_delta_mb"],
+                          f"maxrss delta, subprocess; tracemalloc peak {memory['process_photo']['tracemalloc_peak_mb']} MB"),
+        "endpoint": (max(hwm_delta.values()),
+                     "worker VmHWM growth (max over workers) "
+                     + "/".join(f"{hwm_before[p]['VmHWM']}->{hwm_after[p]['VmHWM']}" for p in hwm_before)),
+        "upload only (echo)": (None, "-"),
+    }
+    rows = []
+    for name, runs in samples.items():
+        med = statistics.median(runs)
+        rows.append({"name": name, "runs": len(runs), "median_s": round(med, 4), "min_s": round(min(runs), 4),
+                     "max_s": round(max(runs), 4), "ratio_vs_direct": round(med / base, 2) if base else None,
+                     "peak_mem_mb": mem[name][0], "memory_measure": mem[name][1],
+                     "samples_s": [round(s, 4) for s in runs]})
+    rows[0]["details"] = {"sample_bytes": sample_bytes, "memory_subprocess": memory,
+                          "workers_before_mb": {str(k): v for k, v in hwm_before.items()},
+                          "workers_after_mb": {str(k): v for k, v in hwm_after.items()},
+                          "worker_hwm_delta_mb": {str(k): v for k, v in hwm_delta.items()}}
+    return rows
+
+
+if __name__ == "__main__":
+    main()

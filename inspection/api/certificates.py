@@ -1,0 +1,202 @@
+"""Certificates for authorised users; keys, status list and verification for everyone."""
+from flask import Response, current_app
+from flask_smorest import Blueprint
+
+from ..auth import api_user, require
+from ..certificate_pdf import render_certificate_pdf
+from ..certificates import (
+    all_statuses, application_due_on, certificate_status, certificates_scope, reinstate_certificate,
+    revoke_certificate, suspend_certificate, verify_certificate_token,
+)
+from ..errors import NotFound
+from ..extensions import db
+from ..i18n import Msg
+from ..keys import current_signing_key, published_keys
+from ..models import Certificate, utcnow
+from ..qrcodes import verify_url
+from ..schemas import CertificateQuery, CertificateSchema, NoteSchema, page_schema
+from ..signing import MalformedToken
+from ..status_list import sign_status_list
+from .common import BEARER, json_response, paginate
+
+blp = Blueprint("api_certificates", __name__, description="Certificados y verificación")
+STATUS_LIST_TTL = 86400
+
+
+def certificate_json(certificate: Certificate, today) -> dict:
+    """The api.md certificate fields plus dates the owner needs."""
+    base = f"/api/v1/certificates/{certificate.number}"
+    return {
+        "number": certificate.number, "kind": certificate.kind, "vessel_id": certificate.vessel_id,
+        "vessel": {"registration": certificate.vessel.registration, "name": certificate.vessel.name},
+        "revision": certificate.revision, "issued_on": certificate.issued_on.isoformat(),
+        "valid_until": certificate.valid_until.isoformat(),
+        "next_inspection_on": certificate.next_inspection_on.isoformat() if certificate.next_inspection_on else None,
+        "apply_by": application_due_on(certificate.valid_until).isoformat(),
+        "status": certificate_status(certificate, today), "token": certificate.token,
+        "verify_url": verify_url(current_app.config["PUBLIC_URL"], certificate.token),
+        "qr_url": f"{base}/qr.png", "pdf_url": f"{base}/pdf", "qr_version": certificate.qr_version,
+        "conditions": certificate.conditions, "inspection_id": certificate.inspection_id,
+    }
+
+
+def get_certificate_for(user, number: str) -> Certificate:
+    """The certificate if `user` may see it, else 404."""
+    found = db.session.scalar(certificates_scope(db.select(Certificate), user)
+                              .where(Certificate.number == number.strip().upper()))
+    if found is None:
+        raise NotFound()
+    return found
+
+
+@blp.route("/certificates")
+@blp.arguments(CertificateQuery, location="query")
+@blp.response(200, page_schema(CertificateSchema, "CertificatePage"))
+@blp.doc(security=BEARER)
+@require("admin", "inspector", "owner")
+def list_certificates(args):
+    """Certificates, newest first; owners see their fleet's."""
+    query = certificates_scope(db.select(Certificate), api_user())
+    if args.get("vessel_id"):
+        query = query.where(Certificate.vessel_id == args["vessel_id"])
+    if args.get("kind"):
+        query = query.where(Certificate.kind == args["kind"])
+    page = paginate(query.order_by(Certificate.id.desc()), args)
+    today = utcnow().date()
+    return json_response({**page, "items": [certificate_json(c, today) for c in page["items"]]}, 200)
+
+
+@blp.route("/certificates/<number>")
+@blp.response(200, CertificateSchema)
+@blp.doc(security=BEARER)
+@require("admin", "inspector", "owner")
+def get_certificate(number):
+    """One certificate with its status as police see it."""
+    return json_response(certificate_json(get_certificate_for(api_user(), number), utcnow().date()), 200)
+
+
+@blp.route("/certificates/<number>/qr.png")
+@blp.doc(security=BEARER)
+@require("admin", "inspector", "owner")
+def get_qr(number):
+    """The QR made at issue (never regenerated per request)."""
+    certificate = get_certificate_for(api_user(), number)
+    return Response(certificate.qr_png, mimetype="image/png", headers={"Cache-Control": "private, max-age=86400"})
+
+
+def certificate_document(certificate: Certificate) -> dict:
+    """The printable certificate's data (certificate_pdf's `cert` shape)."""
+    vessel = certificate.inspection.particulars if certificate.inspection and certificate.inspection.particulars else {}
+    v = certificate.vessel
+    return {
+        "number": certificate.number, "kind": certificate.kind, "revision": certificate.revision,
+        "issued_on": certificate.issued_on, "valid_until": certificate.valid_until,
+        "next_inspection_on": certificate.next_inspection_on, "office_name": current_app.config["OFFICE_NAME"],
+        "vessel": {"registration": v.registration, "name": v.name, "flag": v.flag, "home_port": v.home_port,
+                   **{k: vessel.get(k, getattr(v, k)) for k in (
+                       "propulsion", "service", "hull_material", "length_m", "beam_m", "girth_m", "gross_tonnage",
+                       "crew", "max_passengers", "boilers")}},
+        "conditions": certificate.conditions or [],
+        "signatories": _signatories(certificate),
+        "verify_url": verify_url(current_app.config["PUBLIC_URL"], certificate.token),
+        "qr_png": certificate.qr_png,
+    }
+
+
+def _signatories(certificate: Certificate) -> list[dict]:
+    """Art. 221: the Prefecto General de Puertos with the inspector (de Máquinas for seguridad)."""
+    inspector = certificate.inspection.inspector if certificate.inspection else None
+    name = (inspector.full_name or inspector.username) if inspector else ""
+    role = "Inspector de Máquinas" if certificate.kind == "seguridad" else "Inspector de Cascos"
+    return [{"role": role, "name": name},
+            {"role": "Prefecto General de Puertos", "name": current_app.config.get("PREFECT_NAME", "")}]
+
+
+@blp.route("/certificates/<number>/pdf")
+@blp.doc(security=BEARER)
+@require("admin", "inspector", "owner")
+def get_pdf(number):
+    """The printable A4 certificate."""
+    certificate = get_certificate_for(api_user(), number)
+    pdf = render_certificate_pdf(certificate_document(certificate))
+    return Response(pdf, mimetype="application/pdf",
+                    headers={"Content-Disposition": f'inline; filename="{certificate.number}.pdf"'})
+
+
+def _decide(number, data, decision):
+    certificate = get_certificate_for(api_user(), number)
+    decision(api_user(), certificate, data["reason"], utcnow())
+    db.session.commit()
+    return json_response(certificate_json(certificate, utcnow().date()), 200)
+
+
+@blp.route("/certificates/<number>/revoke", methods=["POST"])
+@blp.arguments(NoteSchema)
+@blp.response(200, CertificateSchema)
+@blp.doc(security=BEARER)
+@require("admin")
+def post_revoke(data, number):
+    """Revoke a certificate, with the reason (audited)."""
+    return _decide(number, data, revoke_certificate)
+
+
+@blp.route("/certificates/<number>/suspend", methods=["POST"])
+@blp.arguments(NoteSchema)
+@blp.response(200, CertificateSchema)
+@blp.doc(security=BEARER)
+@require("admin")
+def post_suspend(data, number):
+    """Suspend a certificate by decision, with the reason (audited)."""
+    return _decide(number, data, suspend_certificate)
+
+
+@blp.route("/certificates/<number>/reinstate", methods=["POST"])
+@blp.arguments(NoteSchema)
+@blp.response(200, CertificateSchema)
+@blp.doc(security=BEARER)
+@require("admin")
+def post_reinstate(data, number):
+    """Lift a suspension decided by the Prefectura, with the reason (audited)."""
+    return _decide(number, data, reinstate_certificate)
+
+
+# --- public: what a verifier caches, and verification --------------------------------------------
+
+@blp.route("/keys")
+def get_keys():
+    """Every public key, current and retired, as a JWK Set (no login)."""
+    keys = [{**k.public_jwk, "kid": k.kid, "office": k.office_code,
+             "status": "retired" if k.retired_at else "current"} for k in published_keys()]
+    response = json_response({"keys": keys}, 200)
+    response.headers["Cache-Control"] = "public, max-age=3600"
+    return response
+
+
+@blp.route("/status-list")
+def get_status_list():
+    """The signed 2-bit status list of every certificate (no login), for offline verification."""
+    now = utcnow()
+    found = current_signing_key(current_app.config["OFFICE_CODE"])
+    statuses = all_statuses(now.date())
+    if found is None:
+        raise NotFound(Msg("Todavía no hay claves de firma."))
+    kid, private = found
+    jws = sign_status_list(statuses, private, kid, issuer=current_app.config["OFFICE_CODE"],
+                           issued_at=int(now.timestamp()), ttl_seconds=STATUS_LIST_TTL,
+                           subject=current_app.config["PUBLIC_URL"] + "/api/v1/status-list")
+    response = json_response({"jws": jws, "issued_at": now.isoformat(), "ttl": STATUS_LIST_TTL,
+                              "count": len(statuses)}, 200)
+    response.headers["Cache-Control"] = "public, max-age=300"
+    return response
+
+
+@blp.route("/verify/<token>")
+def get_verify(token):
+    """Public verification of a QR token: the verdict and the signed particulars, nothing personal."""
+    try:
+        verdict, view = verify_certificate_token(token, utcnow().date())
+    except MalformedToken:
+        from ..errors import DomainError
+
+        raise DomainError(Msg("El código no es un certificado de Baliza legible."))
+    return json_response({"verdict": verdict, "certificate": view}, 200)

@@ -1,0 +1,259 @@
+"""Certificates: issue after a passed inspection, derive status from records, decide, verify.
+
+Terms: navegabilidad one year unless the inspector sets a shorter one (art. 203, repairs due);
+seguridad six months (arts. 211, 225). The owner applies for the next inspection a month before
+expiry (art. 222). Status precedence, for the police verdict: revoked > superseded > expired >
+suspended > valid (a certificate replaced or past its date says so even while a detention stands).
+"""
+import calendar
+from dataclasses import dataclass
+from datetime import date, datetime
+
+from flask import current_app
+from sqlalchemy import and_, exists, select, update
+from sqlalchemy.dialects import postgresql, sqlite
+
+from .audit import record_event
+from .errors import Conflict, Forbidden, Invalid
+from .extensions import db
+from .i18n import Msg
+from .keys import create_signing_key, current_signing_key
+from .models import Certificate, CertificateSerial, Deficiency, Detention, Inspection, User
+from .numbering import format_number
+from .qrcodes import make_qr, verify_url
+from .signing import CertificateClaims, sign_certificate
+
+TERM_MONTHS = {"navegabilidad": 12, "seguridad": 6}
+STATUS_CODES = {"valid": 0, "expired": 0, "revoked": 1, "suspended": 2, "superseded": 3}
+STATUS_INDEX_COUNTER = ("status-index", 0)
+
+
+# --- pure ------------------------------------------------------------------------------------------
+
+def add_months(day: date, months: int) -> date:
+    """The same day `months` later, clamped to the month's end (31 Aug + 6 months = 28/29 Feb)."""
+    month = day.month - 1 + months
+    year, month = day.year + month // 12, month % 12 + 1
+    return date(year, month, min(day.day, calendar.monthrange(year, month)[1]))
+
+
+def validity(kind: str, issued_on: date, shorter_until: date | None = None) -> date:
+    """Valid-until date: the legal term, or the inspector's shorter term for navegabilidad (art. 203)."""
+    until = add_months(issued_on, TERM_MONTHS[kind])
+    if shorter_until is not None:
+        if kind != "navegabilidad":
+            raise Invalid(errors={"valid_until": [Msg("El certificado de seguridad rige seis meses (art. 211).")]})
+        if not issued_on < shorter_until <= until:
+            raise Invalid(errors={"valid_until": [Msg("El término debe estar entre mañana y un año.")]})
+        until = shorter_until
+    return until
+
+
+def application_due_on(valid_until: date) -> date:
+    """When the owner must apply for the next inspection: a month before expiry (art. 222)."""
+    return add_months(valid_until, -1)
+
+
+@dataclass(frozen=True)
+class StatusFacts:
+    """The records a certificate's status is derived from."""
+
+    valid_until: date
+    revoked: bool
+    superseded: bool
+    suspended: bool  # manual suspension, a standing detention or an open detainable deficiency
+
+
+def derive_status(facts: StatusFacts, today: date) -> str:
+    """valid, expired, suspended, revoked or superseded, by the precedence in the module docstring."""
+    if facts.revoked:
+        return "revoked"
+    if facts.superseded:
+        return "superseded"
+    if facts.valid_until < today:
+        return "expired"
+    if facts.suspended:
+        return "suspended"
+    return "valid"
+
+
+# --- records ---------------------------------------------------------------------------------------
+
+def _vessel_suspended(vessel_id_column):
+    """SQL: a detention stands or an open detainable deficiency exists for the vessel."""
+    detained = exists().where(and_(Detention.vessel_id == vessel_id_column, Detention.lifted_at.is_(None)))
+    deficient = exists().where(and_(Deficiency.vessel_id == vessel_id_column, Deficiency.detainable.is_(True),
+                                    Deficiency.status != "closed"))
+    return detained | deficient
+
+
+def status_facts_query():
+    """One row per certificate with everything derive_status needs (one query, no ORM objects)."""
+    return select(Certificate.id, Certificate.number, Certificate.status_index, Certificate.valid_until,
+                  Certificate.revoked_at.is_not(None).label("revoked"),
+                  Certificate.superseded_by_id.is_not(None).label("superseded"),
+                  (Certificate.suspended_at.is_not(None) | _vessel_suspended(Certificate.vessel_id)).label("suspended"))
+
+
+def facts_of(row) -> StatusFacts:
+    """StatusFacts from a status_facts_query row."""
+    return StatusFacts(row.valid_until, bool(row.revoked), bool(row.superseded), bool(row.suspended))
+
+
+def certificate_status(certificate: Certificate, today: date) -> str:
+    """The status of one certificate now."""
+    row = db.session.execute(status_facts_query().where(Certificate.id == certificate.id)).one()
+    return derive_status(facts_of(row), today)
+
+
+def all_statuses(today: date) -> list[int]:
+    """Status-list codes indexed by status_index (expired is not stored: verifiers read the date)."""
+    rows = db.session.execute(status_facts_query()).all()
+    size = max((r.status_index for r in rows), default=-1) + 1
+    codes = [0] * size
+    for row in rows:
+        codes[row.status_index] = STATUS_CODES[derive_status(facts_of(row), today)]
+    return codes
+
+
+def _next_counter(kind: str, year: int) -> int:
+    """Atomically take the next number of a counter; concurrent issuers on PostgreSQL queue on the row."""
+    dialect = db.engine.dialect.name
+    insert = postgresql.insert if dialect == "postgresql" else sqlite.insert
+    db.session.execute(insert(CertificateSerial).values(kind=kind, year=year, last_serial=0)
+                       .on_conflict_do_nothing(index_elements=["kind", "year"]))
+    return db.session.execute(
+        update(CertificateSerial).where(CertificateSerial.kind == kind, CertificateSerial.year == year)
+        .values(last_serial=CertificateSerial.last_serial + 1).returning(CertificateSerial.last_serial)
+    ).scalar_one()
+
+
+def _signing_key(now: datetime):
+    """The office's current private key; made on first use when AUTO_SIGNING_KEY (the demo) allows."""
+    office = current_app.config["OFFICE_CODE"]
+    found = current_signing_key(office)
+    if found is None and current_app.config["AUTO_SIGNING_KEY"]:
+        create_signing_key(office, now)
+        found = current_signing_key(office)
+    if found is None:
+        raise Conflict(Msg("No hay clave de firma para esta oficina: ejecute «flask --app app keys new»."))
+    return found
+
+
+def issue_certificate(actor: User, inspection: Inspection, today: date, now: datetime,
+                      shorter_until: date | None = None) -> Certificate:
+    """Issue the certificate of a passed inspection; it supersedes the vessel's previous one of its kind."""
+    if inspection.status != "submitted" or inspection.outcome not in ("passed", "passed_with_observations"):
+        raise Conflict(Msg("Solo una inspección aprobada emite certificado."))
+    kind, vessel = inspection.kind, inspection.vessel
+    valid_until = validity(kind, today, shorter_until)
+    open_deficiencies = db.session.scalars(db.select(Deficiency).filter_by(inspection_id=inspection.id, status="open")
+                                           .order_by(Deficiency.due_on)).all()
+    conditions = [f"{d.description} — art. {d.article} — plazo {d.due_on.isoformat()}" for d in open_deficiencies]
+    previous = db.session.scalar(db.select(Certificate).filter_by(vessel_id=vessel.id, kind=kind, superseded_by_id=None)
+                                 .order_by(Certificate.id.desc()))
+    revision = (db.session.scalar(db.select(db.func.max(Certificate.revision))
+                                  .filter_by(vessel_id=vessel.id, kind=kind)) or 0) + 1
+    serial = _next_counter(kind, today.year)
+    number = format_number(kind, today.year, serial)
+    status_index = _next_counter(*STATUS_INDEX_COUNTER) - 1
+    kid, private = _signing_key(now)
+    claims = CertificateClaims(issuer=current_app.config["OFFICE_CODE"], number=number, kind=kind, revision=revision,
+                               registration=vessel.registration, vessel_name=vessel.name, issued_on=today,
+                               valid_until=valid_until, status_index=status_index)
+    token = sign_certificate(claims, private, kid)
+    qr = make_qr(current_app.config["PUBLIC_URL"], token)
+    certificate = Certificate(number=number, kind=kind, vessel_id=vessel.id, inspection_id=inspection.id,
+                              revision=revision, issued_on=today, valid_until=valid_until,
+                              next_inspection_on=valid_until, status_index=status_index,
+                              office_code=claims.issuer, kid=kid, token=token, qr_png=qr.png,
+                              qr_version=qr.version, conditions=conditions, created_at=now)
+    db.session.add(certificate)
+    db.session.flush()
+    if previous is not None:
+        previous.superseded_by_id = certificate.id
+    record_event(actor, "certificate.issued", "certificate", number, inspection_id=inspection.id,
+                 details={"kind": kind, "valid_until": valid_until.isoformat(), "revision": revision,
+                          "supersedes": previous.number if previous else None}, at=now)
+    return certificate
+
+
+# --- decisions -------------------------------------------------------------------------------------
+
+def _require_admin(actor: User) -> None:
+    if actor.role != "admin":
+        raise Forbidden(Msg("Solo la Prefectura puede revocar, suspender o rehabilitar certificados."))
+
+
+def revoke_certificate(actor: User, certificate: Certificate, reason: str, now: datetime) -> Certificate:
+    """Revoke for good, with the reason (admins only; audited)."""
+    _require_admin(actor)
+    if certificate.revoked_at is not None:
+        raise Conflict(Msg("El certificado ya está revocado."))
+    certificate.revoked_at, certificate.revoked_reason = now, reason
+    record_event(actor, "certificate.revoked", "certificate", certificate.number, details={"reason": reason}, at=now)
+    return certificate
+
+
+def suspend_certificate(actor: User, certificate: Certificate, reason: str, now: datetime) -> Certificate:
+    """Suspend by decision (e.g. prohibición de zarpe), with the reason."""
+    _require_admin(actor)
+    if certificate.revoked_at is not None:
+        raise Conflict(Msg("Un certificado revocado no se suspende."))
+    if certificate.suspended_at is not None:
+        raise Conflict(Msg("El certificado ya está suspendido."))
+    certificate.suspended_at, certificate.suspended_reason = now, reason
+    record_event(actor, "certificate.suspended", "certificate", certificate.number, details={"reason": reason}, at=now)
+    return certificate
+
+
+def reinstate_certificate(actor: User, certificate: Certificate, reason: str, now: datetime) -> Certificate:
+    """Lift a suspension by decision (a standing detention still suspends by itself)."""
+    _require_admin(actor)
+    if certificate.suspended_at is None:
+        raise Conflict(Msg("El certificado no está suspendido por decisión."))
+    certificate.suspended_at, certificate.suspended_reason = None, None
+    record_event(actor, "certificate.reinstated", "certificate", certificate.number, details={"reason": reason}, at=now)
+    return certificate
+
+
+def certificates_scope(query, user: User):
+    """Certificates a user may list: staff all, owners their fleet's."""
+    from .models import Vessel
+
+    if user.role == "owner":
+        return query.join(Vessel, Vessel.id == Certificate.vessel_id).where(Vessel.owner_id == (user.owner_id or -1))
+    return query
+
+
+# --- verification ----------------------------------------------------------------------------------
+
+VERDICTS = ("valid", "expired", "suspended", "revoked", "superseded", "invalid_signature", "unknown_issuer")
+
+
+def public_view(claims, today: date, office_name: str) -> dict:
+    """What the police may see: the signed claims and days left; nothing about owner or inspector."""
+    return {"number": claims.number, "kind": claims.kind, "revision": claims.revision,
+            "registration": claims.registration, "vessel_name": claims.vessel_name,
+            "issued_on": claims.issued_on.isoformat(), "valid_until": claims.valid_until.isoformat(),
+            "days_left": (claims.valid_until - today).days, "office_code": claims.issuer,
+            "office_name": office_name}
+
+
+def verify_certificate_token(token: str, today: date) -> tuple[str, dict | None]:
+    """(verdict, public view) of a QR token; raises MalformedToken for garbage (a clear 400)."""
+    from .keys import public_keys
+    from .signing import MalformedToken, verify_token
+
+    result = verify_token(token, public_keys())
+    if result.outcome == "malformed":
+        raise MalformedToken(result.detail or "malformed token")
+    office_name = current_app.config["OFFICE_NAME"]
+    view = public_view(result.claims, today, office_name) if result.claims else None
+    if result.outcome != "ok":
+        return result.outcome, view
+    with db.engine.connect() as conn:
+        row = conn.execute(status_facts_query().where(Certificate.number == result.claims.number)).first()
+    if row is None:  # signed by us but not on record: treat as forged rather than vouch for it
+        return "invalid_signature", view
+    return derive_status(facts_of(row), today), view

@@ -1,0 +1,71 @@
+"""Certificate pages: the public police verdict behind the QR, and the certificate for its holders."""
+from flask import Blueprint, redirect, render_template, request, url_for
+from flask_login import current_user
+
+from ..api.certificates import certificate_document, certificate_json, get_certificate_for
+from ..auth import require_page
+from ..certificates import (
+    certificates_scope, reinstate_certificate, revoke_certificate, suspend_certificate, verify_certificate_token,
+)
+from ..errors import Invalid
+from ..extensions import db
+from ..i18n import Msg
+from ..models import Certificate, utcnow
+from ..signing import MalformedToken
+
+bp = Blueprint("certificates", __name__)
+
+VERDICT_LABELS = {
+    "valid": (Msg("VÁLIDO"), "ok"), "expired": (Msg("VENCIDO"), "bad"), "suspended": (Msg("SUSPENDIDO"), "bad"),
+    "revoked": (Msg("REVOCADO"), "bad"), "superseded": (Msg("REEMPLAZADO"), "bad"),
+    "invalid_signature": (Msg("FIRMA INVÁLIDA"), "bad"), "unknown_issuer": (Msg("EMISOR DESCONOCIDO"), "bad"),
+    "malformed": (Msg("CÓDIGO ILEGIBLE"), "bad"),
+}
+DECISIONS = {"revocar": revoke_certificate, "suspender": suspend_certificate, "rehabilitar": reinstate_certificate}
+
+
+@bp.route("/v/<token>")
+def verify_page(token):
+    """The police page inside the QR: a big verdict and what to compare with the hull (art. 66)."""
+    try:
+        verdict, view = verify_certificate_token(token, utcnow().date())
+        status = 200
+    except MalformedToken:
+        verdict, view, status = "malformed", None, 400
+    label, tone = VERDICT_LABELS[verdict]
+    html = render_template("verify/public.html", verdict=verdict, label=label, tone=tone, cert=view)
+    return html, status, {"Cache-Control": "no-store", "X-Robots-Tag": "noindex"}
+
+
+@bp.route("/certificados")
+@require_page("admin", "inspector", "owner")
+def certificate_list():
+    """Certificates of the fleet (owners: their own) with the status police see."""
+    query = certificates_scope(db.select(Certificate), current_user).order_by(Certificate.id.desc())
+    page = db.paginate(query, page=request.args.get("page", 1, type=int), per_page=50, error_out=False)
+    today = utcnow().date()
+    return render_template("certificates/list.html", page=page, rows=[certificate_json(c, today) for c in page.items])
+
+
+@bp.route("/certificados/<number>")
+@require_page("admin", "inspector", "owner")
+def certificate_page(number):
+    """The certificate as a page (same content as the PDF) with its live status."""
+    certificate = get_certificate_for(current_user, number)
+    return render_template("certificates/detail.html", cert=certificate_json(certificate, utcnow().date()),
+                           doc=certificate_document(certificate), record=certificate)
+
+
+@bp.route("/certificados/<number>/<decision>", methods=["POST"])
+@require_page("admin")
+def certificate_decision(number, decision):
+    """Revoke, suspend or reinstate from the page, with the reason (audited)."""
+    if decision not in DECISIONS:
+        return redirect(url_for("certificates.certificate_page", number=number))
+    certificate = get_certificate_for(current_user, number)
+    reason = request.form.get("reason", "").strip()
+    if len(reason) < 3:
+        raise Invalid(errors={"reason": [Msg("Indique el motivo de la decisión.")]})
+    DECISIONS[decision](current_user, certificate, reason, utcnow())
+    db.session.commit()
+    return redirect(url_for("certificates.certificate_page", number=certificate.number))

@@ -1,0 +1,150 @@
+// Baliza service worker: keeps the police verifier (/verificar) working without signal.
+//
+// Served from /sw.js with `Service-Worker-Allowed: /` so it can control the whole app
+// (docs/style.md). The server replaces __BUILD__ below with a hash of this file and of every
+// precached file, so any change to them installs a new worker with a new cache, and the
+// old cache is deleted on activation.
+//
+// Strategies (only GET requests listed here are handled; everything else goes to the network
+// untouched, so signed-in pages and API writes never meet a cache):
+//   /api/v1/keys, /api/v1/status-list  network first, the cached copy when offline; a copy from
+//                                      the cache carries X-Baliza-From-Cache: 1 and every copy
+//                                      X-Baliza-Fetched-At, so the page knows how old it is
+//   /verificar (any query)             network first (short timeout), then the cached page
+//   /v/{token} when the network fails  the cached /verificar, which reads the token from the path
+//   precached static files             cache first
+
+const CACHE = 'baliza-verificar-v1-__BUILD__';
+const CACHE_PREFIX = 'baliza-verificar-';
+const PAGE = '/verificar';
+const LISTS = ['/api/v1/keys', '/api/v1/status-list'];
+const STATIC = [
+  '/static/js/verificar.js',
+  '/static/js/verifier.js',
+  '/static/vendor/jsQR.js',
+  '/static/css/baliza.css',
+  '/manifest.webmanifest',
+  '/static/icons/icon-192.png',
+  '/static/icons/icon-512.png',
+  '/static/icons/icon-maskable-512.png',
+  '/static/icons/apple-touch-icon.png',
+];
+const PAGE_TIMEOUT_MS = 4000;
+
+self.addEventListener('install', (event) => {
+  event.waitUntil((async () => {
+    const cache = await caches.open(CACHE);
+    // cache: 'reload' so the HTTP cache cannot hand us a copy older than this version.
+    await cache.addAll([PAGE, ...STATIC].map((url) => new Request(url, { cache: 'reload' })));
+    // The lists are welcome but not required to install: the page keeps its own copy too.
+    await Promise.all(LISTS.map((url) => refreshList(cache, new Request(url)).catch(() => null)));
+    await self.skipWaiting();
+  })());
+});
+
+self.addEventListener('activate', (event) => {
+  event.waitUntil((async () => {
+    const names = await caches.keys();
+    await Promise.all(names
+      .filter((name) => name.startsWith(CACHE_PREFIX) && name !== CACHE)
+      .map((name) => caches.delete(name)));
+    await self.clients.claim();
+  })());
+});
+
+self.addEventListener('fetch', (event) => {
+  const request = event.request;
+  if (request.method !== 'GET') return;
+  const url = new URL(request.url);
+  if (url.origin !== self.location.origin) return;
+  if (LISTS.includes(url.pathname)) {
+    event.respondWith(listNetworkFirst(request));
+  } else if (url.pathname === PAGE) {
+    event.respondWith(pageNetworkFirst(request));
+  } else if (request.mode === 'navigate' && /^\/v\/[A-Za-z2-7]+\/?$/.test(url.pathname)) {
+    event.respondWith(verifyPageOrOffline(request));
+  } else if (STATIC.includes(url.pathname)) {
+    event.respondWith(cacheFirst(request));
+  }
+});
+
+/** Fetch a list and keep a copy stamped with the time it arrived. */
+async function refreshList(cache, request) {
+  const response = await fetch(request, { cache: 'no-store' });
+  if (response.ok) {
+    const headers = new Headers(response.headers);
+    headers.set('X-Baliza-Fetched-At', new Date().toISOString());
+    const body = await response.clone().arrayBuffer();
+    await cache.put(new URL(request.url).pathname,
+      new Response(body, { status: response.status, statusText: response.statusText, headers }));
+  }
+  return response;
+}
+
+async function listNetworkFirst(request) {
+  const cache = await caches.open(CACHE);
+  try {
+    return await refreshList(cache, request);
+  } catch (err) {
+    const cached = await cache.match(new URL(request.url).pathname);
+    if (!cached) throw err;
+    const headers = new Headers(cached.headers);
+    headers.set('X-Baliza-From-Cache', '1');
+    return new Response(await cached.arrayBuffer(), { status: cached.status, headers });
+  }
+}
+
+/** The network's answer, or a rejection after `ms` so a weak signal cannot hang the page. */
+function fetchWithin(request, ms) {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error('timeout')), ms);
+    fetch(request).then(
+      (response) => { clearTimeout(timer); resolve(response); },
+      (err) => { clearTimeout(timer); reject(err); },
+    );
+  });
+}
+
+/** One cache entry per language: `?t=` links must not add a copy of the page per token. */
+function pageKey(url) {
+  const lang = url.searchParams.get('lang');
+  return lang === 'es' || lang === 'en' ? `${PAGE}?lang=${lang}` : PAGE;
+}
+
+async function pageNetworkFirst(request) {
+  const cache = await caches.open(CACHE);
+  const key = pageKey(new URL(request.url));
+  let response = null;
+  try {
+    response = await fetchWithin(request, PAGE_TIMEOUT_MS);
+    if (response.ok) {
+      await cache.put(key, response.clone());
+      return response;
+    }
+  } catch (err) {
+    response = null;
+  }
+  // Offline, slow or failing server: the same language if cached, else the page from install.
+  const cached = (await cache.match(key)) || (await cache.match(PAGE));
+  if (cached) return cached;
+  return response || Response.error();
+}
+
+async function verifyPageOrOffline(request) {
+  try {
+    return await fetch(request);
+  } catch (err) {
+    const cached = await (await caches.open(CACHE)).match(PAGE);
+    if (!cached) throw err;
+    return cached;
+  }
+}
+
+async function cacheFirst(request) {
+  const cache = await caches.open(CACHE);
+  const cached = await cache.match(request, { ignoreSearch: true });
+  if (cached) return cached;
+  const response = await fetch(request);
+  if (response.ok) await cache.put(request, response.clone());
+  return response;
+}
