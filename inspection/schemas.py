@@ -462,3 +462,34 @@ class CertificateSchema(BaseSchema):
     qr_version = fields.Integer()
     conditions = fields.List(fields.String())
     inspection_id = fields.Integer()
+
+
+# --- checklists ------------------------------------------------------------------------------------
+
+class ChecklistItemSchema(BaseSchema):
+    """One requirement of the law, computed for a vessel (field names fixed by api.md)."""
+
+    id = fields.String()
+    title = fields.String()
+    topic = fields.String()
+    topic_title = fields.String()
+    source = fields.String(metadata={"description": "Instrumento, p. ej. «Ley 928/1927»"})
+    article = fields.String(metadata={"description": "Número de artículo, p. ej. «143»"})
+    text = fields.String(metadata={"description": "Cita textual del artículo"})
+    required = fields.Integer(allow_none=True, metadata={"description": "Cantidad mínima, o null si es sí/no"})
+    unit = fields.String(allow_none=True)
+    evidence_required = fields.Boolean()
+    detainable = fields.Boolean()
+    certificate = fields.String()
+
+
+class ChecklistSchema(BaseSchema):
+    """A vessel's checklist of one kind; an exempt one says why (e.g. art. 210)."""
+
+    kind = fields.String()
+    version = fields.String()
+    title_es = fields.String()
+    title_en = fields.String()
+    exempt = fields.Boolean()
+    exemption = fields.Dict(allow_none=True)
+    items = fields.List(fields.Nested(ChecklistItemSchema))
