@@ -25,6 +25,9 @@ def register_extensions(app: Flask) -> None:
     from inspection import models  # noqa: F401  (the tables must be known to Alembic)
     from inspection.extensions import configure_sqlite, csrf, db, login_manager, migrate
 
+    from inspection.sessions import LazyCookieSessionInterface
+
+    app.session_interface = LazyCookieSessionInterface()
     db.init_app(app)
     with app.app_context():
         configure_sqlite(db.engine)

@@ -6,11 +6,12 @@ expiry (art. 222). Status precedence, for the police verdict: revoked > supersed
 suspended > valid (a certificate replaced or past its date says so even while a detention stands).
 """
 import calendar
+from functools import cache
 from dataclasses import dataclass
 from datetime import date, datetime
 
 from flask import current_app
-from sqlalchemy import and_, exists, select, update
+from sqlalchemy import and_, bindparam, exists, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 
 from .audit import record_event
@@ -93,6 +94,36 @@ def status_facts_query():
                   Certificate.revoked_at.is_not(None).label("revoked"),
                   Certificate.superseded_by_id.is_not(None).label("superseded"),
                   (Certificate.suspended_at.is_not(None) | _vessel_suspended(Certificate.vessel_id)).label("suspended"))
+
+
+@cache
+def _facts_by_number_sql(dialect) -> tuple[str, tuple | None, dict]:
+    """status_facts_query for one number, compiled once per dialect (building it costs more than running it)."""
+    compiled = status_facts_query().where(Certificate.number == bindparam("number")).compile(dialect=dialect)
+    return str(compiled), compiled.positiontup, compiled.construct_params({"number": ""})
+
+
+def facts_by_number(number: str) -> tuple | None:
+    """The status facts of one certificate by number, on a raw pooled connection.
+
+    The police endpoint runs this on every scan; going below the ORM keeps it near a bare request
+    (bench/verify.py). Returns (status_index, StatusFacts) or None.
+    """
+    sql, positions, defaults = _facts_by_number_sql(db.engine.dialect)
+    params = {**defaults, "number": number}
+    args = [params[name] for name in positions] if positions else params
+    connection = db.engine.raw_connection()
+    try:
+        cursor = connection.cursor()
+        cursor.execute(sql, args)
+        row = cursor.fetchone()
+        cursor.close()
+    finally:
+        connection.close()
+    if row is None:
+        return None
+    valid_until = row[3] if isinstance(row[3], date) else date.fromisoformat(row[3])
+    return row[2], StatusFacts(valid_until, bool(row[4]), bool(row[5]), bool(row[6]))
 
 
 def facts_of(row) -> StatusFacts:
@@ -242,18 +273,17 @@ def public_view(claims, today: date, office_name: str) -> dict:
 
 def verify_certificate_token(token: str, today: date) -> tuple[str, dict | None]:
     """(verdict, public view) of a QR token; raises MalformedToken for garbage (a clear 400)."""
-    from .keys import public_keys
-    from .signing import MalformedToken, verify_token
+    from .keys import verify_cached
+    from .signing import MalformedToken
 
-    result = verify_token(token, public_keys())
+    result = verify_cached(token)
     if result.outcome == "malformed":
         raise MalformedToken(result.detail or "malformed token")
     office_name = current_app.config["OFFICE_NAME"]
     view = public_view(result.claims, today, office_name) if result.claims else None
     if result.outcome != "ok":
         return result.outcome, view
-    with db.engine.connect() as conn:
-        row = conn.execute(status_facts_query().where(Certificate.number == result.claims.number)).first()
-    if row is None:  # signed by us but not on record: treat as forged rather than vouch for it
+    found = facts_by_number(result.claims.number)
+    if found is None:  # signed by us but not on record: treat as forged rather than vouch for it
         return "invalid_signature", view
-    return derive_status(facts_of(row), today), view
+    return derive_status(found[1], today), view

@@ -9,7 +9,11 @@ from flask import current_app
 
 from .extensions import db
 from .models import SigningKey
-from .signing import generate_key, key_id, load_private_keys, public_jwk, public_key_from_jwk, save_private_key
+from .signing import (
+    generate_key, key_id, load_private_keys, public_jwk, public_key_from_jwk, save_private_key, verify_token,
+)
+
+VERIFY_CACHE_SIZE = 10_000
 
 
 def create_signing_key(office_code: str, now: datetime) -> SigningKey:
@@ -48,6 +52,23 @@ def public_keys() -> dict:
         cache["keys"] = {k.kid: public_key_from_jwk(k.public_jwk) for k in published_keys()}
         cache["offices"] = {k.kid: k.office_code for k in published_keys()}
     return cache["keys"]
+
+
+def verify_cached(token: str):
+    """verify_token against the published keys, remembering recent results.
+
+    A token's signature check is deterministic for a given key set, and police scan the same
+    certificate again and again; the cache is emptied whenever a key is created.
+    """
+    cache = current_app.extensions.setdefault("baliza.public_keys", {})
+    results = cache.setdefault("verified", {})
+    result = results.get(token)
+    if result is None:
+        result = verify_token(token, public_keys())
+        if len(results) >= VERIFY_CACHE_SIZE:
+            results.pop(next(iter(results)))  # forget the oldest
+        results[token] = result
+    return result
 
 
 def _forget_cached_keys() -> None:

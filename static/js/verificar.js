@@ -377,7 +377,7 @@ function setText(id, text) {
   $(id).textContent = text;
 }
 
-function renderFacts(claims, kid) {
+function renderFacts(claims, kid, verdict) {
   el.facts.hidden = !claims;
   if (!claims) return;
   const today = localToday();
@@ -387,7 +387,10 @@ function renderFacts(claims, kid) {
   setText('f-number', claims.revision > 1
     ? `${claims.number} · ${t('revision', { n: claims.revision })}` : claims.number);
   setText('f-issued', formatDate(claims.issued_on));
-  setText('f-valid', `${formatDate(claims.valid_until)} (${daysLeftText(claims.valid_until, today)})`);
+  // Days left mean nothing on a certificate that is revoked or replaced for good.
+  const final = verdict === 'revoked' || verdict === 'superseded';
+  setText('f-valid', final ? formatDate(claims.valid_until)
+    : `${formatDate(claims.valid_until)} (${daysLeftText(claims.valid_until, today)})`);
   const officeName = claims.office_name || OFFICES[claims.issuer];
   setText('f-office', officeName ? `${officeName} (${claims.issuer})` : claims.issuer);
   setText('f-signature', kid ? t('signature_ok', { kid }) : '—');
@@ -405,7 +408,7 @@ function render(assessment) {
   icon.textContent = ICONS[tone];
   el.word.append(icon, t(assessment.verdict));
   el.note.textContent = assessment.notes.join(' ');
-  renderFacts(assessment.claims, assessment.kid);
+  renderFacts(assessment.claims, assessment.kid, assessment.verdict);
   el.result.scrollIntoView({ block: 'start' });
 }
 

@@ -1,0 +1,79 @@
+"""Verification benchmark: GET /api/v1/verify/{token} against a bare Flask hello-world, same gunicorn, same run.
+
+python bench/verify.py [--seconds N] [--rounds R]
+Also prints the certificate's QR version and printed size. Writes bench/results/verify.json.
+"""
+import argparse
+import sys
+import tempfile
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from bench.api import call, seed  # noqa: E402
+from bench.harness import compare, interleaved, load, report, serve  # noqa: E402
+
+
+def issue_demo_certificate(config: dict) -> dict:
+    """Issue a real certificate for a seeded vessel through the issuing operation; return its facts."""
+    from app import create_app
+    from inspection.certificates import issue_certificate
+    from inspection.extensions import db
+    from inspection.models import Inspection, User, Vessel, utcnow
+    from inspection.qrcodes import make_qr
+
+    app = create_app(config)
+    with app.app_context():
+        admin = db.session.scalar(db.select(User).filter_by(username="admin"))
+        inspector = db.session.scalar(db.select(User).filter_by(username="inspector"))
+        vessel = db.session.scalar(db.select(Vessel).filter_by(registration="PY-1001"))
+        now = utcnow()
+        inspection = Inspection(vessel=vessel, kind="seguridad", inspector_id=inspector.id, scheduled_on=now.date(),
+                                port="Asunción", status="submitted", outcome="passed", created_by_id=admin.id,
+                                submitted_at=now)
+        db.session.add(inspection)
+        db.session.flush()
+        certificate = issue_certificate(inspector, inspection, now.date(), now)
+        db.session.commit()
+        qr = make_qr(config["PUBLIC_URL"], certificate.token)
+        facts = {"token": certificate.token, "number": certificate.number, "qr_version": qr.version,
+                 "modules": qr.modules, "token_chars": len(certificate.token)}
+        db.engine.dispose()
+    return facts
+
+
+def main(argv=None) -> None:
+    """Seed, issue, serve both apps, check the verdict is valid, measure interleaved rounds, report."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seconds", type=float, default=5)
+    parser.add_argument("--rounds", type=int, default=3)
+    args = parser.parse_args(argv)
+    with tempfile.TemporaryDirectory(prefix="baliza-bench-") as tmp:
+        config = {"DATABASE_URL": f"sqlite:///{tmp}/bench.sqlite", "SECRET_KEY": "bench",
+                  "PASSWORD_METHOD": "pbkdf2:sha256:1000", "MEDIA_DIR": f"{tmp}/media", "KEYS_DIR": f"{tmp}/keys",
+                  "PUBLIC_URL": "https://baliza.prefectura.gov.py"}
+        seed(config)
+        facts = issue_demo_certificate(config)
+        env = {f"BALIZA_{key}": value for key, value in config.items()}
+        with serve("bench.hello:app", {}) as base, serve("bench.wsgi:app", env) as target:
+            urls = {"hello (baseline)": f"{base}/", "verify": f"{target}/api/v1/verify/{facts['token']}"}
+            status, body = call(urls["verify"])
+            if status != 200 or body.get("verdict") != "valid":
+                sys.exit(f"verify failed before measuring: {status} {str(body)[:500]}")
+            for url in urls.values():
+                load(url, seconds=1)
+            runs = {name: (lambda url=url: load(url, seconds=args.seconds)) for name, url in urls.items()}
+            results = interleaved(args.rounds, runs)
+    rows = compare(results, "hello (baseline)")
+    # Printed at 0.57 mm per module (certificate_pdf), quiet zone of 4 modules on each side.
+    printed_mm = (facts["modules"] + 8) * 0.57
+    rows.append({"name": f"QR version {facts['qr_version']} ({facts['modules']} modules), token "
+                         f"{facts['token_chars']} chars, printed {printed_mm:.0f} mm wide"})
+    report(f"Public verification vs bare Flask, gunicorn 2 sync, {args.rounds} rounds x {args.seconds:g} s",
+           rows, name="verify")
+    if any(row.get("errors") for row in rows):
+        sys.exit("some requests failed: see the errors column")
+
+
+if __name__ == "__main__":
+    main()

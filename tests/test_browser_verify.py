@@ -1,0 +1,294 @@
+"""The police verifier (/verificar) in Debian's Chromium: one online visit, then verdicts offline.
+
+The real app runs on a werkzeug server in a thread, certificates are issued through the real
+API (schedule, start, answer, photos, submit; revoke), and the page is driven by Playwright at
+phone size (390 x 844). Every request that reaches the server is recorded, so "offline" is
+proven by the server not hearing from the browser at all, not only by the emulation.
+"""
+import datetime as dt
+import io
+import threading
+import uuid
+from dataclasses import dataclass, field
+from decimal import Decimal
+from pathlib import Path
+
+import pytest
+from werkzeug.serving import make_server
+
+from app import create_app
+from inspection.extensions import db
+from tests.media_samples import encode, noisy_image
+
+CHROMIUM = Path("/usr/bin/chromium")
+ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+        "--no-first-run"]
+PHONE = {"width": 390, "height": 844}
+SHOTS = Path("/tmp")
+PASSWORD = "verificador-prueba"
+B32 = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.skipif(not CHROMIUM.exists(), reason="Debian Chromium is not installed at /usr/bin/chromium"),
+]
+sync_api = pytest.importorskip("playwright.sync_api", reason="Python Playwright is not installed")
+
+
+@dataclass
+class Site:
+    """The running app: its origin, the issued certificates and the paths the server has served."""
+
+    origin: str
+    certificates: dict
+    hits: list = field(default_factory=list)
+
+
+def _vessel_values(registration: str, name: str, owner_id: int) -> dict:
+    return {
+        "registration": registration, "name": name, "owner_id": owner_id, "flag": "national",
+        "cabotage_permit": None, "home_port": "Asunción", "propulsion": "motor", "service": "cargo",
+        "hull_material": "iron", "length_m": Decimal("30"), "beam_m": Decimal("7"), "girth_m": Decimal("11"),
+        "crew": 6, "max_passengers": 0, "cabins": 0, "fire_hydrants": 3, "holds": 1, "boilers": 0,
+        "steam_launch": False, "boats": 1, "cooking": "galley", "hot_climate": False,
+    }
+
+
+def _issue(client, admin, inspector, inspector_id: int, vessel_id: int) -> dict:
+    """A passed seguridad inspection through the tablet API; returns the issued certificate."""
+    body = {"vessel_id": vessel_id, "kind": "seguridad", "inspector_id": inspector_id,
+            "scheduled_on": dt.date.today().isoformat(), "port": "Asunción"}
+    created = client.post("/api/v1/inspections", json=body, headers=admin)
+    assert created.status_code == 201, created.json
+    inspection_id = created.json["id"]
+    assert client.post(f"/api/v1/inspections/{inspection_id}/start", headers=inspector).status_code == 200
+    items = client.get(f"/api/v1/inspections/{inspection_id}", headers=inspector).json["items"]
+    for n, item in enumerate(items):
+        answer = {"client_id": str(uuid.uuid4()), "result": "pass"}
+        if item["required"] is not None:
+            answer["observed"] = item["required"]
+        done = client.put(f"/api/v1/inspections/{inspection_id}/answers/{item['id']}", json=answer, headers=inspector)
+        assert done.status_code == 200, done.json
+        if item["evidence_required"]:
+            photo = encode(noisy_image((64, 48), seed=vessel_id * 1000 + n), "JPEG", quality=80)
+            form = {"item_id": item["id"], "client_id": str(uuid.uuid4()), "file": (io.BytesIO(photo), "f.jpg")}
+            sent = client.post(f"/api/v1/inspections/{inspection_id}/photos", data=form, headers=inspector,
+                               content_type="multipart/form-data")
+            assert sent.status_code == 201, sent.json
+    submitted = client.post(f"/api/v1/inspections/{inspection_id}/submit", headers=inspector, json={
+        "client_id": str(uuid.uuid4()), "signature": "Insp. Prueba", "master_name": "Cap. Benítez"})
+    assert submitted.status_code == 200, submitted.json
+    certificate = submitted.json["certificate"]
+    assert certificate and certificate["token"], submitted.json
+    return certificate
+
+
+def _issue_certificates(app) -> dict:
+    """A valid certificate and a revoked one, on two vessels, through the real operations and API."""
+    from inspection.users import create_user
+    from inspection.vessels import create_owner, create_vessel
+
+    with app.app_context():
+        owner = create_owner({"name": "Naviera del Sur S.A.", "tax_id": "80012345-6", "email": "sur@example.com",
+                              "phone": None, "address": None})
+        create_user("jefa", PASSWORD, "admin")
+        inspector = create_user("inspector", PASSWORD, "inspector")
+        first = create_vessel(_vessel_values("PY-ASU-0101", "Ñandutí Purahéi", owner.id))
+        second = create_vessel(_vessel_values("PY-CON-0202", "Yacaré Guazú", owner.id))
+        db.session.commit()
+        inspector_id, first_id, second_id = inspector.id, first.id, second.id
+
+    client = app.test_client()
+
+    def login(username):
+        answer = client.post("/api/v1/auth/token", json={"username": username, "password": PASSWORD})
+        assert answer.status_code == 201, answer.json
+        return {"Authorization": f"Bearer {answer.json['token']}"}
+
+    admin, inspector_h = login("jefa"), login("inspector")
+    valid = _issue(client, admin, inspector_h, inspector_id, first_id)
+    revoked = _issue(client, admin, inspector_h, inspector_id, second_id)
+    answer = client.post(f"/api/v1/certificates/{revoked['number']}/revoke", headers=admin,
+                         json={"reason": "Certificado emitido con datos de máquina erróneos."})
+    assert answer.status_code == 200 and answer.json["status"] == "revoked", answer.json
+    token = valid["token"]
+    flipped = token[:-10] + B32[(B32.index(token[-10]) + 1) % 32] + token[-9:]
+    return {"valid": valid, "revoked": revoked, "flipped_url": valid["verify_url"].replace(token, flipped)}
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory):
+    """The real app on 127.0.0.1 and a free port, with PUBLIC_URL set to that origin."""
+    base = tmp_path_factory.mktemp("verificar")
+    app = create_app({
+        "TESTING": True, "SECRET_KEY": "browser-test", "DATABASE_URL": f"sqlite:///{base / 'baliza.sqlite'}",
+        "MEDIA_DIR": str(base / "media"), "KEYS_DIR": str(base / "keys"), "PASSWORD_METHOD": "pbkdf2:sha256:1000",
+    })
+    with app.app_context():
+        db.create_all()
+    hits: list[str] = []
+    serve = app.wsgi_app
+
+    def recording(environ, start_response):
+        hits.append(environ.get("PATH_INFO", ""))
+        return serve(environ, start_response)
+
+    app.wsgi_app = recording
+    server = make_server("127.0.0.1", 0, app, threaded=True)
+    origin = f"http://127.0.0.1:{server.server_port}"
+    app.config["PUBLIC_URL"] = origin
+    thread = threading.Thread(target=server.serve_forever, name="baliza-live", daemon=True)
+    thread.start()
+    try:
+        yield Site(origin, _issue_certificates(app), hits)
+    finally:
+        server.shutdown()
+        thread.join(timeout=10)
+        with app.app_context():
+            db.session.remove()
+            db.drop_all()
+            db.engine.dispose()
+
+
+@pytest.fixture
+def browser():
+    with sync_api.sync_playwright() as pw:
+        launched = pw.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+        yield launched
+        launched.close()
+
+
+def visit_online(page, url: str) -> None:
+    """Open the verifier and wait until the service worker controls it and both lists are stored."""
+    page.goto(url)
+    page.wait_for_function(
+        "navigator.serviceWorker.controller !== null"
+        " && document.getElementById('verificador').dataset.lists === 'fresh'",
+        timeout=20_000,
+    )
+
+
+def verify(page, text: str) -> str:
+    """Paste a link or token into the field, press Verificar, return the verdict code shown."""
+    page.fill("#token-input", text)
+    page.click("#verify")
+    page.wait_for_selector("#verdict[data-verdict]", timeout=10_000)
+    return page.get_attribute("#verdict", "data-verdict")
+
+
+def test_verdicts_offline_after_one_online_visit(site, browser):
+    """Online once (worker active, lists cached), then offline: VÁLIDO, REVOCADO, FIRMA INVÁLIDA."""
+    valid, revoked = site.certificates["valid"], site.certificates["revoked"]
+    context = browser.new_context(viewport=PHONE, locale="es-PY")
+    page = context.new_page()
+    visit_online(page, f"{site.origin}/verificar")
+    cached = page.evaluate("""async () => {
+        const name = (await caches.keys()).find((n) => n.startsWith('baliza-verificar-'));
+        return (await (await caches.open(name)).keys()).map((r) => new URL(r.url).pathname);
+    }""")
+    assert {"/verificar", "/api/v1/keys", "/api/v1/status-list", "/static/js/verificar.js",
+            "/static/js/verifier.js", "/static/vendor/jsQR.js", "/static/css/baliza.css",
+            "/manifest.webmanifest"} <= set(cached)
+    assert page.evaluate("localStorage.getItem('baliza.verificador.status.v1') !== null")
+
+    # Online, the server confirms what the phone decided.
+    assert verify(page, revoked["verify_url"]) == "revoked"
+    page.wait_for_selector("#confirm:not([hidden])", timeout=10_000)
+    assert "Confirmado" in page.inner_text("#confirm")
+
+    context.set_offline(True)
+    heard = len(site.hits)
+    page.reload()  # the page itself now comes from the service worker
+    page.wait_for_selector("#offline:not([hidden])", timeout=10_000)
+    assert "Listas actualizadas" in page.inner_text("#lists-age")
+
+    assert verify(page, valid["verify_url"]) == "valid"
+    assert "VÁLIDO" in page.inner_text("#verdict-word")
+    assert page.inner_text("#f-registration") == "PY-ASU-0101"
+    assert page.inner_text("#f-vessel") == "Ñandutí Purahéi"
+    assert page.inner_text("#f-number") == valid["number"]
+    assert "quedan" in page.inner_text("#f-valid")
+    assert page.is_hidden("#confirm")
+    text = page.inner_text("#verificador")
+    assert "Naviera" not in text and "Insp." not in text  # nothing about owner or inspector
+    page.screenshot(path=str(SHOTS / "baliza_verificar_valido.png"))
+
+    assert verify(page, revoked["verify_url"]) == "revoked"
+    assert "REVOCADO" in page.inner_text("#verdict-word")
+    assert page.inner_text("#f-registration") == "PY-CON-0202"
+    page.screenshot(path=str(SHOTS / "baliza_verificar_revocado.png"))
+
+    assert verify(page, site.certificates["flipped_url"]) == "invalid_signature"
+    assert "FIRMA INVÁLIDA" in page.inner_text("#verdict-word")
+    assert page.is_hidden("#facts")  # forged particulars are never shown
+    page.screenshot(path=str(SHOTS / "baliza_verificar_firma_invalida.png"))
+
+    # The QR's own link, opened with the network off, falls back to the cached verifier.
+    page.goto(valid["verify_url"])
+    page.wait_for_selector("#verdict[data-verdict]", timeout=10_000)
+    assert page.get_attribute("#verdict", "data-verdict") == "valid"
+
+    assert site.hits[heard:] == [], "the browser reached the server while offline"
+    context.close()
+
+
+def test_old_status_list_turns_amber(site, browser):
+    """Eight days later without signal: the signature and dates still show, the verdict is NO CONFIRMADO."""
+    valid = site.certificates["valid"]
+    context = browser.new_context(viewport=PHONE, locale="es-PY")
+    page = context.new_page()
+    visit_online(page, f"{site.origin}/verificar")
+    context.set_offline(True)
+    page.clock.install(time=dt.datetime.now() + dt.timedelta(days=8))
+    page.reload()
+    page.wait_for_selector("#offline:not([hidden])", timeout=10_000)
+    assert verify(page, valid["token"]) == "unconfirmed"
+    assert "NO CONFIRMADO" in page.inner_text("#verdict-word")
+    assert "7 días" in page.inner_text("#verdict-note")
+    assert page.inner_text("#f-registration") == "PY-ASU-0101"
+    assert "hace 8 días" in page.inner_text("#lists-age")
+    page.screenshot(path=str(SHOTS / "baliza_verificar_no_confirmado.png"))
+    context.close()
+
+
+def test_english_page_and_camera_scan(site, tmp_path):
+    """The camera path: a fake camera shows the certificate QR; jsQR (no BarcodeDetector here) reads it."""
+    from inspection.qrcodes import make_qr
+
+    valid = site.certificates["valid"]
+    png = make_qr(site.origin, valid["token"]).png
+    video = tmp_path / "qr.y4m"
+    _write_y4m(png, video)
+    with sync_api.sync_playwright() as pw:
+        cam = pw.chromium.launch(executable_path=str(CHROMIUM), args=ARGS + [
+            "--use-fake-ui-for-media-stream", "--use-fake-device-for-media-stream",
+            f"--use-file-for-fake-video-capture={video}"])
+        context = cam.new_context(viewport=PHONE, locale="en-GB", permissions=["camera"])
+        page = context.new_page()
+        page.goto(f"{site.origin}/verificar?lang=en")
+        assert page.get_attribute("html", "lang") == "en"
+        page.wait_for_function("document.getElementById('verificador').dataset.lists === 'fresh'", timeout=20_000)
+        page.click("#scan")
+        page.wait_for_selector("#verdict[data-verdict]", timeout=20_000)
+        assert page.get_attribute("#verdict", "data-verdict") == "valid"
+        assert "VALID" in page.inner_text("#verdict-word")
+        assert page.is_hidden("#camera")  # the camera is released once a code is read
+        assert page.input_value("#token-input") == valid["verify_url"]
+        page.screenshot(path=str(SHOTS / "baliza_verificar_camera_en.png"))
+        cam.close()
+
+
+def _write_y4m(png: bytes, path: Path, size=(640, 480)) -> None:
+    """One-frame YUV4MPEG2 video of the QR on white, which Chromium's fake camera loops."""
+    from PIL import Image
+
+    qr = Image.open(io.BytesIO(png)).convert("L")
+    side = min(size) - 40
+    qr = qr.resize((side, side), Image.NEAREST)
+    frame = Image.new("L", size, 255)
+    frame.paste(qr, ((size[0] - side) // 2, (size[1] - side) // 2))
+    w, h = size
+    chroma = bytes([128]) * ((w // 2) * (h // 2))
+    with open(path, "wb") as out:
+        out.write(f"YUV4MPEG2 W{w} H{h} F10:1 Ip A1:1 C420jpeg\n".encode())
+        out.write(b"FRAME\n" + frame.tobytes() + chroma + chroma)

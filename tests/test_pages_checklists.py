@@ -1,0 +1,95 @@
+"""The checklist pages: a vessel's checklist by topic, every line citing its article."""
+import html
+import re
+
+import pytest
+
+from tests.conftest import PASSWORD
+
+STEAMER = dict(propulsion="steam", service="passenger", hull_material="iron", length_m=45, beam_m=8, girth_m=14,
+               crew=40, max_passengers=200, cabins=60, fire_hydrants=7, holds=2, boilers=2, boats=4,
+               cooking="galley", hot_climate=True)
+ROWING = dict(propulsion="rowing", service="work", hull_material="wood", crew=2, fire_hydrants=0, holds=0, boats=0,
+              cooking="none", length_m=5, beam_m=1.2, girth_m=2)
+
+
+def login(client, user):
+    assert client.post("/login", data={"username": user.username, "password": PASSWORD}).status_code == 302
+
+
+def text(response) -> str:
+    """The visible text of a page, tags removed and spaces collapsed."""
+    return re.sub(r"\s+", " ", html.unescape(re.sub(r"<[^>]+>", " ", response.get_data(as_text=True))))
+
+
+def test_passenger_steamer_needs_240_lifebuoys(client, make_user, make_vessel):
+    steamer = make_vessel(**STEAMER)
+    login(client, make_user("inspector"))
+    response = client.get(f"/buques/{steamer.id}/listas/seguridad")
+    assert response.status_code == 200
+    page, markup = text(response), response.get_data(as_text=True)
+    assert "240 salvavidas" in page  # art. 141: crew 40 + 200 passengers
+    assert "Ley 928/1927, art. 141" in page
+    assert "Requiere foto" in page and "Causa detención" in page
+    assert '<li id="seg.lifebuoys.total">' in markup and "<details>" in markup
+    assert "<blockquote" in markup  # the article's quoted text, opened by tapping the line
+
+
+def test_lines_are_grouped_by_topic_with_tabs_between_kinds(client, make_user, make_vessel):
+    steamer = make_vessel(**STEAMER)
+    login(client, make_user("admin"))
+    markup = client.get(f"/buques/{steamer.id}/listas/navegabilidad").get_data(as_text=True)
+    assert markup.count('class="card topic"') > 3
+    for kind in ("navegabilidad", "seguridad", "documentacion"):
+        assert f'href="/buques/{steamer.id}/listas/{kind}"' in markup
+    assert 'aria-current="page">Navegabilidad' in markup
+
+
+def test_exempt_rowing_boat_shows_article_210(client, make_user, make_vessel):
+    boat = make_vessel(**ROWING)
+    login(client, make_user("inspector"))
+    page = text(client.get(f"/buques/{boat.id}/listas/navegabilidad"))
+    assert "Exento" in page and "Ley 928/1927, art. 210" in page
+    assert "remo" in page  # the reason
+    assert "Exceptuánse de la inspección de cascos y arqueo" in page
+    assert "Programar inspección" not in page  # an exempt vessel cannot be inspected
+    assert "art. 211" in text(client.get(f"/buques/{boat.id}/listas/seguridad"))
+
+
+def test_english_checklist(client, make_user, make_vessel):
+    steamer = make_vessel(**STEAMER)
+    login(client, make_user("inspector"))
+    page = text(client.get(f"/buques/{steamer.id}/listas/seguridad?lang=en"))
+    assert "240 lifebuoys" in page and "Checklists" in page and "Photo required" in page
+
+
+def test_owner_sees_own_checklists_only_and_police_may_look(client, make_user, make_vessel):
+    owner = make_user("owner")
+    mine, theirs = make_vessel(owner_id=owner.owner_id), make_vessel()
+    login(client, owner)
+    assert client.get(f"/buques/{mine.id}/listas/documentacion").status_code == 200
+    assert client.get(f"/buques/{theirs.id}/listas/documentacion").status_code == 404
+    police = make_user("police")
+    client.post("/logout")
+    login(client, police)
+    assert client.get(f"/buques/{theirs.id}/listas/seguridad").status_code == 200
+
+
+@pytest.mark.parametrize("path", ["/buques/{id}/listas/seguridad", "/buques/{id}/listas/otra"])
+def test_anonymous_and_unknown_kind(client, make_user, make_vessel, path):
+    vessel = make_vessel()
+    url = path.format(id=vessel.id)
+    if "otra" in path:
+        login(client, make_user("admin"))
+        assert client.get(url).status_code == 404
+    else:
+        response = client.get(url)
+        assert response.status_code == 302 and "/login" in response.headers["Location"]
+
+
+def test_vessel_page_links_to_checklists_and_inspections(client, make_user, make_vessel):
+    vessel = make_vessel()
+    login(client, make_user("owner", owner_id=vessel.owner_id))
+    markup = client.get(f"/buques/{vessel.id}").get_data(as_text=True)
+    assert f'href="/buques/{vessel.id}/listas/navegabilidad"' in markup
+    assert f'href="/inspecciones?vessel_id={vessel.id}"' in markup

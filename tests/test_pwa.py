@@ -1,0 +1,90 @@
+"""The police verifier as an installable app: public page, root-scoped service worker, manifest."""
+import io
+import json
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+from PIL import Image
+
+from inspection.views.pwa import build_id
+
+ROOT = Path(__file__).resolve().parent.parent
+CACHE_NAME = re.compile(r"""const CACHE = '(baliza-verificar-v\d+-[0-9a-f]{12})';""")
+
+
+def precached(sw_source: str) -> list[str]:
+    """The URLs the worker stores at install: the page and the STATIC array."""
+    page = re.search(r"const PAGE = '([^']+)';", sw_source).group(1)
+    static = re.search(r"const STATIC = \[(.*?)\];", sw_source, re.S).group(1)
+    return [page, *re.findall(r"'([^']+)'", static)]
+
+
+@pytest.mark.parametrize("lang, html_lang, heading, button", [
+    ("es", "es", "Verificar certificado", "Escanear código QR"),
+    ("en", "en", "Verify a certificate", "Scan QR code"),
+])
+def test_verifier_page_needs_no_login(client, lang, html_lang, heading, button):
+    response = client.get(f"/verificar?lang={lang}")
+    assert response.status_code == 200
+    html = response.get_data(as_text=True)
+    assert f'<html lang="{html_lang}">' in html
+    assert heading in html and button in html
+    assert 'rel="manifest" href="/manifest.webmanifest"' in html
+    assert 'type="module" src="/static/js/verificar.js"' in html
+    assert response.headers["Cache-Control"] == "no-cache"
+
+
+def test_verifier_page_knows_the_office_names(client, app):
+    html = client.get("/verificar").get_data(as_text=True)
+    offices = json.loads(re.search(r"data-offices='([^']*)'", html).group(1))
+    assert offices == {app.config["OFFICE_CODE"]: app.config["OFFICE_NAME"]}
+
+
+def test_service_worker_controls_the_whole_app(client):
+    response = client.get("/sw.js")
+    assert response.status_code == 200
+    assert response.headers["Service-Worker-Allowed"] == "/"
+    assert response.mimetype in ("text/javascript", "application/javascript")
+    assert response.headers["Cache-Control"] == "no-cache"
+    source = response.get_data(as_text=True)
+    assert CACHE_NAME.search(source), "the cache name must carry a version"
+    assert "__BUILD__" not in source
+
+
+def test_everything_the_worker_precaches_is_served(client):
+    source = client.get("/sw.js").get_data(as_text=True)
+    urls = precached(source)
+    assert {"/verificar", "/static/js/verificar.js", "/static/js/verifier.js", "/static/vendor/jsQR.js",
+            "/manifest.webmanifest"} <= set(urls)
+    for url in urls:
+        assert client.get(url).status_code == 200, url
+
+
+def test_build_id_changes_with_any_precached_file(tmp_path):
+    for name in ("static/sw.js", "static/manifest.webmanifest", "static/js/verificar.js",
+                 "templates/verify/verificar.html"):
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(ROOT / name, tmp_path / name)
+    first = build_id(tmp_path)
+    assert re.fullmatch(r"[0-9a-f]{12}", first) and build_id(tmp_path) == first
+    page = tmp_path / "templates/verify/verificar.html"
+    page.write_text(page.read_text() + "\n<!-- changed -->\n")
+    assert build_id(tmp_path) != first
+
+
+def test_manifest(client):
+    response = client.get("/manifest.webmanifest")
+    assert response.status_code == 200
+    assert response.mimetype == "application/manifest+json"
+    manifest = json.loads(response.get_data(as_text=True))
+    assert manifest["name"] == "Baliza Verificador"
+    assert manifest["start_url"] == "/verificar" and manifest["display"] == "standalone"
+    sizes = {icon["sizes"] for icon in manifest["icons"]}
+    assert {"192x192", "512x512"} <= sizes
+    for icon in manifest["icons"]:
+        served = client.get(icon["src"])
+        assert served.status_code == 200, icon["src"]
+        with Image.open(io.BytesIO(served.data)) as image:
+            assert image.format == "PNG" and f"{image.width}x{image.height}" == icon["sizes"]
