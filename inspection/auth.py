@@ -6,6 +6,7 @@ from functools import wraps
 
 from flask import current_app, request
 from flask_login import current_user
+from sqlalchemy.orm import joinedload
 from werkzeug.security import check_password_hash, generate_password_hash
 
 from .errors import Forbidden, Unauthorized
@@ -58,7 +59,8 @@ def _bearer_user() -> User | None:
     if not header.lower().startswith("bearer "):
         return None
     raw = header[7:].strip()
-    record = db.session.scalar(db.select(ApiToken).filter_by(token_hash=_digest(raw)))
+    record = db.session.scalar(db.select(ApiToken).options(joinedload(ApiToken.user))  # one query, not two
+                               .filter_by(token_hash=_digest(raw)))
     if record is None or record.revoked_at is not None or record.expires_at <= utcnow():
         raise Unauthorized(Msg("El token no es válido o ha vencido. Inicie sesión de nuevo."))
     if not record.user.active:

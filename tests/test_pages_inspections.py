@@ -206,6 +206,21 @@ def test_answer_validation_errors_are_spanish_422_and_store_nothing(crew, db):
     assert db.session.scalar(db.select(db.func.count(Answer.id))) == 0
 
 
+def test_refused_actions_are_shown_atop_the_page(crew, db, make_user, login_as):
+    inspection_id = schedule(crew)
+    items = start(crew, inspection_id, db)
+    other = login_as(make_user("inspector"))
+    response = answer(other, inspection_id, items[0])
+    assert response.status_code == 403
+    assert "Solo el inspector asignado puede actuar en esta inspección." in text(response)
+    response = crew["inspector"].post(f"/inspecciones/{inspection_id}/items/no.such.item", data={"result": "pass"})
+    assert response.status_code == 404 and "no.such.item" in text(response)
+    later = schedule(crew, on=date.today() + timedelta(days=1))
+    response = answer(crew["inspector"], later, items[0])
+    assert response.status_code == 409 and "esta acción no corresponde" in text(response)
+    assert db.session.scalar(db.select(db.func.count(Answer.id))) == 0
+
+
 def test_answer_error_in_english(crew, db):
     inspection_id = schedule(crew)
     items = start(crew, inspection_id, db)

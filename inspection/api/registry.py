@@ -8,9 +8,9 @@ from ..errors import Forbidden
 from ..extensions import db
 from ..i18n import Msg
 from ..models import Owner, Vessel
-from ..schemas import OwnerQuery, OwnerSchema, VesselQuery, VesselSchema, page_schema
+from ..schemas import OwnerQuery, OwnerSchema, VesselQuery, VesselSchema, page_schema, vessel_json
 from ..vessels import create_owner, create_vessel, registration_key, update_owner, update_vessel
-from .common import BEARER, paginate
+from .common import BEARER, json_response, paginate
 
 blp = Blueprint("api_registry", __name__, description="Registro de armadores y buques")
 
@@ -72,8 +72,8 @@ def patch_owner(changes, owner_id):
 def list_vessels(args):
     """Vessels, filtered by owner, text (registration or name), propulsion and service."""
     query = vessel_scope(db.select(Vessel), api_user()).order_by(Vessel.registration_key)
-    query = filter_vessels(query, args)
-    return paginate(query, args)
+    page = paginate(filter_vessels(query, args), args)
+    return json_response({**page, "items": [vessel_json(v) for v in page["items"]]}, 200)
 
 
 def filter_vessels(query, args: dict):
@@ -110,7 +110,7 @@ def post_vessel(values):
 @require("admin", "inspector", "owner", "police")
 def get_vessel(vessel_id):
     """One vessel with its particulars."""
-    return get_vessel_for(api_user(), vessel_id)
+    return json_response(vessel_json(get_vessel_for(api_user(), vessel_id)), 200)
 
 
 @blp.route("/vessels/<int:vessel_id>", methods=["PATCH"])

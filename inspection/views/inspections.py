@@ -20,8 +20,8 @@ from ..errors import DomainError, Invalid, NotFound
 from ..extensions import db
 from ..i18n import Msg, current_language, localize
 from ..inspections import (
-    add_photo, close_deficiency, detain_vessel, get_inspection_for, inspection_scope, pinned_item,
-    record_answer, report_fixed, schedule_inspection, start_inspection,
+    add_photo, close_deficiency, detain_vessel, get_inspection_for, inspection_scope, record_answer,
+    report_fixed, schedule_inspection, start_inspection,
 )
 from ..media import media_storage, photo_limits
 from ..models import (
@@ -71,7 +71,7 @@ def term(group: str, value) -> str:
 
 
 @bp.app_template_filter()
-def when(value) -> str:
+def utc_time(value) -> str:
     """A UTC timestamp (datetime or ISO text) as 'YYYY-MM-DD HH:MM UTC'."""
     if not value:
         return ""
@@ -80,6 +80,7 @@ def when(value) -> str:
 
 
 def _now() -> datetime:
+    """The request's moment (UTC); operations receive it as a value and never read the clock."""
     return utcnow()
 
 
@@ -94,6 +95,13 @@ def _attempt(operation):
         return None, error
 
 
+def _placed(error: DomainError, key: str, field: str | None = None) -> dict:
+    """Where a refusal shows: bad input (413/415/422) at its own form, a refused action atop the page."""
+    if error.status in (413, 415, 422):
+        return {key: {field: [localize(error.detail or error.title)]} if field else domain_errors(error)}
+    return {"_page": domain_errors(error)}
+
+
 def _with_client_id(form) -> dict:
     """The submitted form plus a fresh client_id: a plain form makes one write per submission."""
     return {**form.to_dict(), "client_id": str(uuid.uuid4())}
@@ -101,7 +109,7 @@ def _with_client_id(form) -> dict:
 
 # --- list and schedule ----------------------------------------------------------------------------
 
-def _query_args() -> dict:
+def _query_args() -> tuple[dict, dict]:
     """The list filters; a malformed filter is dropped (and reported) rather than refusing the page."""
     raw = {k: v for k, v in request.args.items() if v != "" and k not in ("lang", "programar")}
     try:
@@ -118,11 +126,11 @@ def _list_page(values: dict, errors: dict, status: int = 200):
     page = db.paginate(query, page=args["page"], per_page=args["per_page"], error_out=False)
     vessels = db.session.scalars(vessel_scope(db.select(Vessel), current_user).order_by(Vessel.registration_key)).all()
     inspectors = []
-    if current_user.role in STAFF:
-        inspectors = db.session.scalars(db.select(User).filter_by(role="inspector", active=True)
-                                        .order_by(User.full_name, User.username)).all()
     if current_user.role == "inspector":
         inspectors = [current_user]  # an inspector schedules only for themselves
+    elif current_user.role == "admin":
+        inspectors = db.session.scalars(db.select(User).filter_by(role="inspector", active=True)
+                                        .order_by(User.full_name, User.username)).all()
     defaults = {"scheduled_on": _now().date().isoformat(), "inspector_id": str(current_user.id),
                 "vessel_id": request.args.get("vessel_id", ""), "kind": request.args.get("kind", "")}
     return render_template("inspections/list.html", page=page, args=args, filter_errors=filter_errors,
@@ -224,7 +232,7 @@ def inspection_start(inspection_id):
     inspection = get_inspection_for(current_user, inspection_id)
     _, error = _attempt(lambda: start_inspection(current_user, inspection, _now()))
     if error:
-        return _inspection_page(inspection, error.status, errors={"_page": domain_errors(error)})
+        return _inspection_page(inspection, error.status, errors=_placed(error, "_page"))
     return _back(inspection)
 
 
@@ -233,16 +241,14 @@ def inspection_start(inspection_id):
 def inspection_answer(inspection_id, item_id):
     """One item's answer from its small form."""
     inspection = get_inspection_for(current_user, inspection_id)
-    pinned_item(inspection, item_id)  # 404 for an item that is not on this inspection
     form = _with_client_id(request.form)
     data, errors = load_form(form, AnswerInSchema())
-    status = 422
-    if not errors:
-        _, error = _attempt(lambda: record_answer(current_user, inspection, item_id, data, _now()))
-        if error is None:
-            return _back(inspection, f"item-{item_id}")
-        errors, status = domain_errors(error), error.status
-    return _inspection_page(inspection, status, errors={item_id: errors}, values={item_id: form})
+    if errors:
+        return _inspection_page(inspection, 422, errors={item_id: errors}, values={item_id: form})
+    _, error = _attempt(lambda: record_answer(current_user, inspection, item_id, data, _now()))
+    if error:
+        return _inspection_page(inspection, error.status, errors=_placed(error, item_id), values={item_id: form})
+    return _back(inspection, f"item-{item_id}")
 
 
 @bp.route("/inspecciones/<int:inspection_id>/fotos", methods=["POST"])
@@ -251,7 +257,6 @@ def inspection_photo(inspection_id):
     """One photo of one item, through the API's own processing (limits, hashes, thumbnails)."""
     inspection = get_inspection_for(current_user, inspection_id)
     item_id = request.form.get("item_id", "")
-    pinned_item(inspection, item_id)
     upload = request.files.get("file")
     if upload is None or not upload.filename:
         errors = {"file": [localize(Msg("Elija o tome una foto."))]}
@@ -266,7 +271,7 @@ def inspection_photo(inspection_id):
 
     _, error = _attempt(add)
     if error:
-        return _inspection_page(inspection, error.status, errors={item_id: {"file": [localize(error.detail or error.title)]}})
+        return _inspection_page(inspection, error.status, errors=_placed(error, item_id, "file"))
     return _back(inspection, f"item-{item_id}")
 
 
