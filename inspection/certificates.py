@@ -21,7 +21,7 @@ from .i18n import Msg
 from .keys import create_signing_key, current_signing_key
 from .models import Certificate, CertificateSerial, Deficiency, Detention, Inspection, User
 from .numbering import format_number
-from .qrcodes import make_qr, verify_url
+from .qrcodes import make_qr
 from .signing import CertificateClaims, sign_certificate
 
 TERM_MONTHS = {"navegabilidad": 12, "seguridad": 6}

@@ -87,7 +87,64 @@ def seed_demo() -> bool:
         create_user(username, DEMO_PASSWORD, role, owner_id=owner_id, full_name=full_name)
     if current_signing_key(current_app.config["OFFICE_CODE"]) is None:
         create_signing_key(current_app.config["OFFICE_CODE"], utcnow())  # the demo makes its own key
+    seed_activity()
     return True
+
+
+def _demo_photo(seed: int) -> bytes:
+    """A small, distinct JPEG standing in for an inspector's photo."""
+    import io
+
+    from PIL import Image, ImageDraw
+
+    image = Image.new("RGB", (640, 480), (40 + seed * 7 % 180, 90, 140))
+    ImageDraw.Draw(image).text((20, 20), f"Baliza demo {seed}", fill=(255, 255, 255))
+    out = io.BytesIO()
+    image.save(out, "JPEG", quality=80)
+    return out.getvalue()
+
+
+def _inspect(admin, inspector, vessel, kind, fail: tuple = (), today=None):
+    """Run a whole inspection through the real operations, photos included."""
+    from uuid import uuid4
+
+    from .closing import close_inspection
+    from .inspections import add_photo, record_answer, schedule_inspection, start_inspection
+    from .media import media_storage, photo_limits
+    from .photos import process_photo
+
+    now = utcnow()
+    today = today or now.date()
+    inspection = schedule_inspection(admin, vessel, kind, inspector, today, "Asunción", today)
+    start_inspection(inspector, inspection, now)
+    for n, item in enumerate(inspection.items):
+        failed = item["id"] in fail
+        observed = (0 if failed else item["required"]) if item["required"] is not None else None
+        record_answer(inspector, inspection, item["id"], {"client_id": str(uuid4()), "result": "fail" if failed else "pass",
+                                                          "observed": observed, "note": "Demostración" if failed else ""}, now)
+        if item["evidence_required"]:
+            processed = process_photo(_demo_photo(inspection.id * 100 + n), photo_limits())
+            add_photo(inspector, inspection, item["id"], str(uuid4()), processed, media_storage(), now, -25.28, -57.63, now)
+    close_inspection(inspector, inspection, {"client_id": str(uuid4()), "signature": inspector.full_name,
+                                             "master_name": "Cap. Ramón Giménez"}, today, now)
+    return inspection
+
+
+def seed_activity() -> None:
+    """A certificate, one with an observation, and an upcoming inspection, so every portal has something."""
+    from datetime import timedelta
+
+    from .inspections import schedule_inspection
+    from .models import Vessel
+
+    admin = db.session.scalar(db.select(User).filter_by(username="admin"))
+    inspector = db.session.scalar(db.select(User).filter_by(username="inspector"))
+    vessels = {v.registration: v for v in db.session.scalars(db.select(Vessel))}
+    _inspect(admin, inspector, vessels["PY-1002"], "seguridad")
+    _inspect(admin, inspector, vessels["PY-1003"], "seguridad", fail=("seg.hoses.weekly",))
+    today = utcnow().date()
+    schedule_inspection(admin, vessels["PY-1001"], "seguridad", inspector, today + timedelta(days=5),
+                        "Asunción", today)
 
 
 def prepare_database() -> bool:

@@ -232,8 +232,8 @@ def test_verdicts_offline_after_one_online_visit(site, browser):
     context.close()
 
 
-def test_old_status_list_turns_amber(site, browser):
-    """Eight days later without signal: the signature and dates still show, the verdict is NO CONFIRMADO."""
+def test_old_status_list_turns_amber_and_dates_expire(site, browser):
+    """Eight days later without signal: NO CONFIRMADO, with what the signature and dates say; later, VENCIDO."""
     valid = site.certificates["valid"]
     context = browser.new_context(viewport=PHONE, locale="es-PY")
     page = context.new_page()
@@ -248,6 +248,12 @@ def test_old_status_list_turns_amber(site, browser):
     assert page.inner_text("#f-registration") == "PY-ASU-0101"
     assert "hace 8 días" in page.inner_text("#lists-age")
     page.screenshot(path=str(SHOTS / "baliza_verificar_no_confirmado.png"))
+
+    # Past valid_until by the phone's own date: VENCIDO, whatever the age of the list.
+    page.clock.set_system_time(dt.datetime.now() + dt.timedelta(days=200))
+    assert verify(page, f"{site.origin}/verificar#t={valid['token']}") == "expired"  # a shared link works too
+    assert "VENCIDO" in page.inner_text("#verdict-word")
+    assert "vencido hace" in page.inner_text("#f-valid")
     context.close()
 
 

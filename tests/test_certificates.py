@@ -2,7 +2,6 @@
 import io
 import re
 import threading
-import uuid
 from datetime import date, timedelta
 
 import pypdfium2
@@ -12,7 +11,7 @@ import zxingcpp
 from inspection.certificates import (
     StatusFacts, add_months, application_due_on, derive_status, validity, verify_certificate_token,
 )
-from inspection.models import AuditEvent, Certificate
+from inspection.models import AuditEvent
 from inspection.signing import CertificateClaims, generate_key, key_id, sign_certificate
 from inspection.signing import decode_token, public_key_from_jwk
 from inspection.status_list import verify_status_list

@@ -5,7 +5,7 @@ from datetime import date, timedelta
 
 import pytest
 
-from inspection.models import Answer, AuditEvent, ConflictOfInterest, Deficiency, Inspection, Photo, utcnow
+from inspection.models import Answer, AuditEvent, ConflictOfInterest, Inspection, Photo, utcnow
 from tests.media_samples import make_bomb_png, make_jpeg, make_zip, noisy_image, encode
 
 

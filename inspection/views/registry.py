@@ -8,7 +8,7 @@ from ..api.registry import filter_vessels
 from ..auth import require_page
 from ..errors import DomainError
 from ..extensions import db
-from ..i18n import current_language, localize
+from ..i18n import current_language
 from ..models import COOKING, FLAGS, HULLS, ITINERARY_CATEGORIES, PROPULSIONS, SERVICES, Owner, Vessel
 from ..schemas import OwnerSchema, VesselQuery, VesselSchema
 from ..tonnage import round_tonnage, tonnage_formula

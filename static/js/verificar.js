@@ -444,16 +444,35 @@ function renderLists() {
 
 let currentToken = null;
 
-/** Verify a token: refresh the lists first when online and old, decide offline, then confirm. */
+function listsFingerprint() {
+  return JSON.stringify([state.keys && state.keys.jwks, state.status && state.status.iat]);
+}
+
+/**
+ * Verify a token. The verdict from the stored lists shows at once (a weak signal must not keep
+ * the officer waiting); when online and the lists are old they are refreshed, the verdict is
+ * recomputed if they changed, and finally the server is asked to confirm.
+ */
 async function verify(token) {
   currentToken = token;
   renderChecking();
-  const age = state.keys && state.status
-    ? Date.now() - Math.min(state.keys.fetched_at, state.status.fetched_at) : Infinity;
-  if (navigator.onLine !== false && (refreshing || age > REFRESH_BEFORE_VERIFY_MS)) await refreshLists();
-  const assessment = await assess(token);
+  const online = navigator.onLine !== false;
+  if (!state.keys && (refreshing || online)) await refreshLists(); // first visit: nothing stored yet
+  let assessment = await assess(token);
   if (currentToken !== token) return;
   render(assessment);
+  const age = state.keys && state.status
+    ? Date.now() - Math.min(state.keys.fetched_at, state.status.fetched_at) : Infinity;
+  if (online && (refreshing || age > REFRESH_BEFORE_VERIFY_MS)) {
+    const before = listsFingerprint();
+    await refreshLists();
+    if (currentToken !== token) return;
+    if (listsFingerprint() !== before) {
+      assessment = await assess(token);
+      if (currentToken !== token) return;
+      render(assessment);
+    }
+  }
   confirmOnline(token, assessment);
 }
 
@@ -482,9 +501,22 @@ function showInputError(message) {
   el.input.setAttribute('aria-invalid', message ? 'true' : 'false');
 }
 
+/** A /v/ link, a bare token, or a shared /verificar link carrying #t= or ?t=. */
+function parseInput(text) {
+  const direct = parseVerifyUrl(text);
+  if (direct) return direct;
+  try {
+    const url = new URL(text.trim());
+    const shared = new URLSearchParams(url.hash.slice(1)).get('t') || url.searchParams.get('t');
+    return shared ? parseVerifyUrl(shared) : null;
+  } catch {
+    return null;
+  }
+}
+
 /** Verify scanned or typed text; false when it is neither a /v/ link nor a token. */
 function verifyText(text, { share = true } = {}) {
-  const parsed = parseVerifyUrl(text || '');
+  const parsed = parseInput(text || '');
   if (!parsed) {
     showInputError(text && text.trim() ? t('bad_input') : t('empty_input'));
     return false;
@@ -606,7 +638,7 @@ async function startCamera() {
     let text = null;
     try { text = el.video.readyState >= 2 ? await read(el.video) : null; } catch { text = null; }
     if (!stream) return;
-    if (text && parseVerifyUrl(text)) {
+    if (text && parseInput(text)) {
       stopCamera();
       verifyText(text);
       return;
@@ -627,7 +659,7 @@ async function readPhoto(file) {
   } catch {
     text = null;
   }
-  if (text && parseVerifyUrl(text)) verifyText(text);
+  if (text && parseInput(text)) verifyText(text);
   else showInputError(t('photo_no_qr'));
 }
 
@@ -646,7 +678,7 @@ function start() {
   });
   // A pasted link verifies at once: one gesture for the officer.
   el.input.addEventListener('paste', () => setTimeout(() => {
-    if (parseVerifyUrl(el.input.value)) verifyText(el.input.value);
+    if (parseInput(el.input.value)) verifyText(el.input.value);
   }, 0));
   el.scan.addEventListener('click', startCamera);
   el.stop.addEventListener('click', stopCamera);
