@@ -5,6 +5,7 @@ Every user-facing string is written in Spanish in code and templates (`_("...")`
 `?lang=`, then the session, then the user's preference, then `Accept-Language`; Spanish by default.
 """
 import json
+import re
 from functools import cache
 from pathlib import Path
 
@@ -149,6 +150,7 @@ def _marshmallow_message(text: str) -> Msg:
         return Msg("Debe ser menor o igual que {max}.", max=text.rsplit(" ", 1)[-1].rstrip("."))
     if text.startswith("Longer than maximum length "):
         return Msg("Supera el largo máximo de {max}.", max=text.rsplit(" ", 1)[-1].rstrip("."))
-    if text.startswith("Length must be between "):
-        return Msg("El largo está fuera de los límites permitidos.")
+    match = re.fullmatch(r"Length must be between (\d+) and (\d+)\.", text)
+    if match:
+        return Msg("Debe tener entre {min} y {max} caracteres.", min=match[1], max=match[2])
     return Msg(text)

@@ -7,6 +7,8 @@ from decimal import Decimal
 from itertools import count
 
 import pytest
+from flask import g
+from flask.testing import FlaskClient
 
 from app import create_app
 from inspection.extensions import db as _db
@@ -34,6 +36,18 @@ def pytest_report_header(config):
             "with BALIZA_TEST_DATABASE_URL)")
 
 
+class Browser(FlaskClient):
+    """A test client that forgets Flask-Login's cached user before each request.
+
+    The tests hold one app context, so `g` (where Flask-Login keeps the current user) outlives a
+    request; several signed-in browsers in one test would otherwise see each other's user.
+    """
+
+    def open(self, *args, **kwargs):
+        g.pop("_login_user", None)
+        return super().open(*args, **kwargs)
+
+
 @pytest.fixture(scope="session")
 def _app(tmp_path_factory):
     base = tmp_path_factory.mktemp("baliza")
@@ -48,6 +62,7 @@ def _app(tmp_path_factory):
         "PASSWORD_METHOD": "pbkdf2:sha256:1000",  # fast in tests; production uses scrypt
         "WTF_CSRF_ENABLED": False,
     })
+    app.test_client_class = Browser
     with app.app_context():
         _db.drop_all()
         _db.create_all()

@@ -190,6 +190,7 @@ def test_verdicts_offline_after_one_online_visit(site, browser):
             "/static/js/verifier.js", "/static/vendor/jsQR.js", "/static/css/baliza.css",
             "/manifest.webmanifest"} <= set(cached)
     assert page.evaluate("localStorage.getItem('baliza.verificador.status.v1') !== null")
+    assert page.is_hidden("#offline")
 
     # Online, the server confirms what the phone decided.
     assert verify(page, revoked["verify_url"]) == "revoked"
@@ -199,7 +200,7 @@ def test_verdicts_offline_after_one_online_visit(site, browser):
     context.set_offline(True)
     heard = len(site.hits)
     page.reload()  # the page itself now comes from the service worker
-    page.wait_for_selector("#offline:not([hidden])", timeout=10_000)
+    page.wait_for_selector("#offline", state="visible", timeout=10_000)
     assert "Listas actualizadas" in page.inner_text("#lists-age")
 
     assert verify(page, valid["verify_url"]) == "valid"
@@ -241,7 +242,7 @@ def test_old_status_list_turns_amber_and_dates_expire(site, browser):
     context.set_offline(True)
     page.clock.install(time=dt.datetime.now() + dt.timedelta(days=8))
     page.reload()
-    page.wait_for_selector("#offline:not([hidden])", timeout=10_000)
+    page.wait_for_selector("#offline", state="visible", timeout=10_000)
     assert verify(page, valid["token"]) == "unconfirmed"
     assert "NO CONFIRMADO" in page.inner_text("#verdict-word")
     assert "7 días" in page.inner_text("#verdict-note")

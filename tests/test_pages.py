@@ -96,3 +96,14 @@ def test_pages_in_english(client, make_user, path):
     login(client, make_user("admin"))
     page = client.get(path + "?lang=en").get_data(as_text=True)
     assert "Vessels" in page and "Sign out" in page
+
+
+def test_empty_required_box_says_required_and_pager_links(client, make_user, make_vessel):
+    login(client, make_user("admin"))
+    response = client.post("/armadores/nuevo", data={"name": "", "tax_id": "123", "email": "", "phone": "", "address": ""})
+    assert response.status_code == 422
+    assert "Este campo es obligatorio." in response.get_data(as_text=True)
+    for n in range(3):
+        make_vessel(name=f"Página {n}")
+    page = client.get("/buques?per_page=1&q=Página").get_data(as_text=True)
+    assert "Página 1 de 3" in page and "page=2" in page

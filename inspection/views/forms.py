@@ -1,22 +1,24 @@
 """Turning an HTML form into schema input, and schema errors back into the form."""
-from marshmallow import Schema, ValidationError
+from marshmallow import Schema, ValidationError, fields
 
 from ..errors import DomainError
 from ..i18n import localize
 
 
 def form_values(form, schema: Schema) -> dict:
-    """The submitted fields the schema knows, with empty optional text as None."""
+    """The submitted fields the schema knows; an empty box is a missing value, so the schema says
+    "Este campo es obligatorio." for a required field and uses its default or None otherwise."""
     data = {}
     for name, field in schema.load_fields.items():
-        if field.__class__.__name__ == "Boolean":
+        if isinstance(field, fields.Boolean):
             data[name] = name in form
-        elif name in form:
-            value = form.get(name, "").strip()
-            data[name] = value if value != "" else None
-            if data[name] is None and field.required:
-                data[name] = ""
-    return {k: v for k, v in data.items() if v is not None or schema.load_fields[k].allow_none}
+            continue
+        value = form.get(name, "").strip()
+        if value:
+            data[name] = value
+        elif name in form and field.allow_none and not field.required:
+            data[name] = None
+    return data
 
 
 def load_form(form, schema: Schema) -> tuple[dict | None, dict]:
