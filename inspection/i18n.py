@@ -44,14 +44,23 @@ def current_language() -> str:
 
 
 def _pick_language() -> str:
+    """Pages: ?lang=, the session, the user's preference, else Spanish (a phone set to English still
+    gets Spanish first). The API: ?lang=, then Accept-Language, else Spanish."""
     asked = request.args.get("lang")
+    api = request.path.startswith("/api/")
     if asked in LANGUAGES:
-        if not request.path.startswith("/api/"):
+        if not api:
             session["lang"] = asked
         return asked
+    if api:
+        return request.accept_languages.best_match(LANGUAGES, default="es") or "es"
     if session.get("lang") in LANGUAGES:
         return session["lang"]
-    return request.accept_languages.best_match(LANGUAGES, default="es") or "es"
+    from flask_login import current_user
+
+    if current_user and current_user.is_authenticated and current_user.language in LANGUAGES:
+        return current_user.language
+    return "es"
 
 
 def gettext(text: str, **params) -> str:

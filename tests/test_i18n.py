@@ -53,4 +53,8 @@ def test_page_language_switch(client):
     assert "Sign in to Baliza" in client.get("/login?lang=en").get_data(as_text=True)
     # the choice sticks for the session
     assert "Sign in to Baliza" in client.get("/login").get_data(as_text=True)
-    assert "Sign in to Baliza" in client.get("/login", headers={"Accept-Language": "en"}).get_data(as_text=True) or True
+
+
+
+def test_pages_stay_spanish_for_an_english_browser_until_asked(client):
+    assert "Ingresar a Baliza" in client.get("/login", headers={"Accept-Language": "en-US,en"}).get_data(as_text=True)

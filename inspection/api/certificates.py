@@ -1,4 +1,6 @@
 """Certificates for authorised users; keys, status list and verification for everyone."""
+from decimal import Decimal
+
 from flask import Response, current_app
 from flask_smorest import Blueprint
 
@@ -17,6 +19,7 @@ from ..qrcodes import verify_url
 from ..schemas import CertificateQuery, CertificateSchema, NoteSchema, page_schema
 from ..signing import MalformedToken
 from ..status_list import sign_status_list
+from ..tonnage import round_tonnage
 from .common import BEARER, json_response, paginate
 
 blp = Blueprint("api_certificates", __name__, description="Certificados y verificación")
@@ -86,7 +89,9 @@ def get_qr(number):
 
 def certificate_document(certificate: Certificate) -> dict:
     """The printable certificate's data (certificate_pdf's `cert` shape)."""
-    vessel = certificate.inspection.particulars if certificate.inspection and certificate.inspection.particulars else {}
+    vessel = dict(certificate.inspection.particulars or {}) if certificate.inspection else {}
+    if "gross_tonnage" in vessel:  # the snapshot keeps a float; the certificate prints art. 195's 2 decimals
+        vessel["gross_tonnage"] = round_tonnage(Decimal(str(vessel["gross_tonnage"])))
     v = certificate.vessel
     return {
         "number": certificate.number, "kind": certificate.kind, "revision": certificate.revision,

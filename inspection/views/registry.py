@@ -38,8 +38,8 @@ def vessel_list():
 def vessel_detail(vessel_id):
     """A vessel's particulars and its tonnage with the formula of art. 195."""
     vessel = get_vessel_for(current_user, vessel_id)
-    formula = tonnage_formula(vessel.length_m, vessel.beam_m, vessel.girth_m, vessel.hull_material,
-                              lang=current_language())
+    length, beam, girth = (value.normalize() for value in (vessel.length_m, vessel.beam_m, vessel.girth_m))
+    formula = tonnage_formula(length, beam, girth, vessel.hull_material, lang=current_language())
     return render_template("vessels/detail.html", vessel=vessel, tonnage=round_tonnage(vessel.gross_tonnage),
                            formula=formula)
 

@@ -208,6 +208,9 @@ function findKey(jwks, kid) {
   return (jwks && jwks.keys.find((k) => k.kid === kid)) || null;
 }
 
+/** The server answered, but not with what we need: online all the same, unlike a network error. */
+class ServerAnswerError extends Error {}
+
 /** GET JSON with a timeout; tells whether the service worker answered from its cache. */
 async function fetchJson(url) {
   const controller = new AbortController();
@@ -216,7 +219,7 @@ async function fetchJson(url) {
     const response = await fetch(url, {
       signal: controller.signal, cache: 'no-store', headers: { Accept: 'application/json' },
     });
-    if (!response.ok) throw new Error(`HTTP ${response.status}`);
+    if (!response.ok) throw new ServerAnswerError(`HTTP ${response.status}`);
     const stamped = response.headers.get('X-Baliza-Fetched-At') || response.headers.get('Date') || '';
     return {
       data: await response.json(),
@@ -232,7 +235,7 @@ async function fetchJson(url) {
 async function downloadLists() {
   const keysAnswer = await fetchJson(KEYS_URL);
   const jwks = cleanJwks(keysAnswer.data);
-  if (!jwks) throw new Error('the key set has no usable key');
+  if (!jwks) throw new ServerAnswerError('the key set has no usable key');
   const keysAt = keysAnswer.fromCache ? (keysAnswer.fetchedAt || 0) : Date.now();
   if (!state.keys || keysAt > state.keys.fetched_at) {
     state.keys = { fetched_at: keysAt || Date.now(), jwks };
@@ -240,7 +243,12 @@ async function downloadLists() {
   }
   const statusAnswer = await fetchJson(STATUS_URL);
   const jws = statusAnswer.data && statusAnswer.data.jws;
-  const list = await verifyStatusList(jws, state.keys.jwks); // throws on a bad or foreign list
+  let list;
+  try {
+    list = await verifyStatusList(jws, state.keys.jwks);
+  } catch (err) {
+    throw new ServerAnswerError(String(err.message || err)); // a bad or foreign list: keep ours
+  }
   const listAt = statusAnswer.fromCache ? (statusAnswer.fetchedAt || 0) : Date.now();
   const kept = state.status;
   // Never step back to an older list (a replayed copy could hide a revocation).
@@ -259,7 +267,7 @@ function refreshLists() {
     el.listsAge.textContent = t('refreshing');
     refreshing = downloadLists()
       .then((live) => { state.online = live; state.refreshError = false; askPersistence(); })
-      .catch(() => { state.online = false; state.refreshError = true; })
+      .catch((err) => { state.online = err instanceof ServerAnswerError; state.refreshError = true; })
       .finally(() => { refreshing = null; renderLists(); });
   }
   return refreshing;
@@ -347,7 +355,7 @@ async function assess(token) {
 }
 
 /** The server's answer in the shape of an assessment (its certificate view as claims). */
-function fromServer(answer) {
+function fromServer(answer, kid) {
   const cert = answer.certificate;
   const trusted = !['invalid_signature', 'unknown_issuer'].includes(answer.verdict);
   const claims = cert && trusted ? {
@@ -357,7 +365,7 @@ function fromServer(answer) {
   } : null;
   const note = answer.verdict === 'expired' && claims
     ? t('note_expired', { date: formatDate(claims.valid_until) }) : t(`note_${answer.verdict}`);
-  return { verdict: answer.verdict, notes: [note], claims, kid: null };
+  return { verdict: answer.verdict, notes: [note], claims, kid: claims ? kid : null };
 }
 
 // --- the page ----------------------------------------------------------------------------------
@@ -489,7 +497,7 @@ async function confirmOnline(token, local) {
   if (answer.verdict === local.verdict) {
     el.confirm.textContent = t('confirm_same');
   } else {
-    render(fromServer(answer));
+    render(fromServer(answer, local.kid));
     el.confirm.textContent = t('confirm_differs', { verdict: t(answer.verdict), local: t(local.verdict) });
   }
   el.confirm.hidden = false;
