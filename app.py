@@ -62,9 +62,11 @@ def register_commands(app: Flask) -> None:
     """The `flask --app app ...` commands."""
     from inspection.cli import register_commands as register
     from inspection.cli_keys import keys_cli
+    from inspection.cli_media import media_cli
 
     register(app)
     app.cli.add_command(keys_cli)
+    app.cli.add_command(media_cli)
 
 
 def main(argv=None) -> None:

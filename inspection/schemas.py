@@ -170,6 +170,15 @@ class MeSchema(BaseSchema):
     username = fields.String()
 
 
+class ConflictSchema(BaseSchema):
+    """An inspector's declared link to an owner or company (art. 214)."""
+
+    id = fields.Integer(dump_only=True)
+    owner_id = fields.Integer(required=True)
+    reason = fields.String(required=True, validate=validate.Length(min=3, max=300))
+    declared_at = fields.AwareDateTime(dump_only=True)
+
+
 class TokenResponse(BaseSchema):
     """A new bearer token."""
 

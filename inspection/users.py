@@ -3,7 +3,7 @@ from .auth import hash_password
 from .errors import Conflict, Invalid
 from .extensions import db
 from .i18n import Msg
-from .models import ROLES, Owner, User
+from .models import ROLES, ConflictOfInterest, Owner, User
 
 
 def create_user(username: str, password: str, role: str, owner_id: int | None = None,
@@ -23,3 +23,19 @@ def create_user(username: str, password: str, role: str, owner_id: int | None = 
     db.session.add(user)
     db.session.flush()
     return user
+
+
+def declare_conflict(actor: User, user: User, owner_id: int, reason: str, now) -> ConflictOfInterest:
+    """Record an inspector's link to an owner or company (art. 214); declaring it twice is one record."""
+    from .audit import record_event
+
+    if db.session.get(Owner, owner_id) is None:
+        raise Invalid(errors={"owner_id": [Msg("No existe un armador con ese número.")]})
+    existing = db.session.scalar(db.select(ConflictOfInterest).filter_by(user_id=user.id, owner_id=owner_id))
+    if existing is not None:
+        return existing
+    conflict = ConflictOfInterest(user_id=user.id, owner_id=owner_id, reason=reason, declared_at=now)
+    db.session.add(conflict)
+    db.session.flush()
+    record_event(actor, "conflict.declared", "user", user.id, details={"owner_id": owner_id, "reason": reason}, at=now)
+    return conflict

@@ -95,8 +95,9 @@ def _issue_certificates(app) -> dict:
         inspector = create_user("inspector", PASSWORD, "inspector")
         first = create_vessel(_vessel_values("PY-ASU-0101", "Ñandutí Purahéi", owner.id))
         second = create_vessel(_vessel_values("PY-CON-0202", "Yacaré Guazú", owner.id))
+        third = create_vessel(_vessel_values("PY-ENC-0303", "Río Tebicuary", owner.id))
         db.session.commit()
-        inspector_id, first_id, second_id = inspector.id, first.id, second.id
+        inspector_id, first_id, second_id, third_id = inspector.id, first.id, second.id, third.id
 
     client = app.test_client()
 
@@ -108,12 +109,18 @@ def _issue_certificates(app) -> dict:
     admin, inspector_h = login("jefa"), login("inspector")
     valid = _issue(client, admin, inspector_h, inspector_id, first_id)
     revoked = _issue(client, admin, inspector_h, inspector_id, second_id)
-    answer = client.post(f"/api/v1/certificates/{revoked['number']}/revoke", headers=admin,
-                         json={"reason": "Certificado emitido con datos de máquina erróneos."})
-    assert answer.status_code == 200 and answer.json["status"] == "revoked", answer.json
+    late = _issue(client, admin, inspector_h, inspector_id, third_id)
+
+    def revoke(number):
+        answer = client.post(f"/api/v1/certificates/{number}/revoke", headers=admin,
+                             json={"reason": "Certificado emitido con datos de máquina erróneos."})
+        assert answer.status_code == 200 and answer.json["status"] == "revoked", answer.json
+
+    revoke(revoked["number"])
     token = valid["token"]
     flipped = token[:-10] + B32[(B32.index(token[-10]) + 1) % 32] + token[-9:]
-    return {"valid": valid, "revoked": revoked, "flipped_url": valid["verify_url"].replace(token, flipped)}
+    return {"valid": valid, "revoked": revoked, "late": late, "revoke": revoke,
+            "flipped_url": valid["verify_url"].replace(token, flipped)}
 
 
 @pytest.fixture(scope="module")
@@ -255,6 +262,21 @@ def test_old_status_list_turns_amber_and_dates_expire(site, browser):
     assert verify(page, f"{site.origin}/verificar#t={valid['token']}") == "expired"  # a shared link works too
     assert "VENCIDO" in page.inner_text("#verdict-word")
     assert "vencido hace" in page.inner_text("#f-valid")
+    context.close()
+
+
+def test_online_the_server_has_the_last_word(site, browser):
+    """Revoked after the phone stored its lists: the phone says VÁLIDO, the server REVOCADO, and that shows."""
+    late = site.certificates["late"]
+    context = browser.new_context(viewport=PHONE, locale="es-PY")
+    page = context.new_page()
+    visit_online(page, f"{site.origin}/verificar")
+    site.certificates["revoke"](late["number"])
+    verify(page, late["verify_url"])  # the stored list says valid; the server's answer follows at once
+    page.wait_for_selector("#verdict[data-verdict='revoked']", timeout=10_000)
+    assert "REVOCADO" in page.inner_text("#verdict-word")
+    assert "sin conexión daba VÁLIDO" in page.inner_text("#confirm")
+    assert page.inner_text("#f-registration") == "PY-ENC-0303"
     context.close()
 
 

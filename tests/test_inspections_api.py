@@ -517,3 +517,37 @@ def test_list_filters(client, crew):
     assert get("kind=navegabilidad") == [late]
     assert get(f"vessel_id={crew['vessel'].id}&status=scheduled") == [late, early]
     assert get(f"inspector_id={crew['inspector'].id}&per_page=1") == [late]
+
+
+def test_admin_declares_a_conflict_through_the_api(client, crew):
+    url = f"/api/v1/users/{crew['inspector'].id}/conflicts"
+    body = {"owner_id": crew["vessel"].owner_id, "reason": "Fue maquinista de la compañía"}
+    assert client.post(url, json=body, headers=crew["ih"]).status_code == 403
+    assert client.post(url, json=body, headers=crew["admin"]).status_code == 201
+    assert [c["owner_id"] for c in client.get(url, headers=crew["admin"]).json] == [crew["vessel"].owner_id]
+    schedule_body = {"vessel_id": crew["vessel"].id, "kind": "seguridad", "inspector_id": crew["inspector"].id,
+                     "scheduled_on": date.today().isoformat(), "port": "Asunción"}
+    assert client.post("/api/v1/inspections", json=schedule_body, headers=crew["admin"]).status_code == 403
+
+
+@pytest.fixture
+def own_media(app, tmp_path, monkeypatch):
+    """A media directory of this test's own (the session's is shared by every test)."""
+    monkeypatch.setitem(app.config, "MEDIA_DIR", str(tmp_path / "media"))
+    monkeypatch.delitem(app.extensions, "baliza.media", raising=False)
+    yield
+    app.extensions.pop("baliza.media", None)
+
+
+def test_media_sweep_removes_only_unrecorded_old_files(runner, client, crew, started, app, db, own_media):
+    from inspection.media import media_storage
+    inspection_id, _ = started
+    kept = upload(client, crew, inspection_id, "seg.buckets.total", jpeg(21)).json
+    orphan = "originals/ab/" + "ab" * 32 + ".jpg"
+    media_storage().put(orphan, jpeg(22))
+    assert "0 archivos" in runner.invoke(args=["media", "sweep"]).output  # too new: in flight, kept
+    result = runner.invoke(args=["media", "sweep", "--grace-minutes", "-1"])
+    assert result.output.startswith("1 archivos")
+    assert not media_storage().exists(orphan)
+    photo = db.session.get(Photo, kept["id"])
+    assert media_storage().exists(photo.original_key) and media_storage().exists(photo.thumb_key)

@@ -1,11 +1,12 @@
 """User accounts, managed by the authority's staff only."""
 from flask_smorest import Blueprint
 
-from ..auth import require
+from ..auth import api_user, require
+from ..errors import NotFound
 from ..extensions import db
-from ..models import User
-from ..schemas import PageArgs, UserSchema, page_schema
-from ..users import create_user
+from ..models import ConflictOfInterest, User, utcnow
+from ..schemas import ConflictSchema, PageArgs, UserSchema, page_schema
+from ..users import create_user, declare_conflict
 from .common import BEARER, paginate
 
 blp = Blueprint("api_users", __name__, description="Usuarios")
@@ -30,4 +31,32 @@ def post_user(values):
     """Create an account; inspectors, owners and police cannot."""
     user = create_user(**values)
     db.session.commit()
+    return user
+
+
+@blp.route("/users/<int:user_id>/conflicts")
+@blp.response(200, ConflictSchema(many=True))
+@blp.doc(security=BEARER)
+@require("admin")
+def list_conflicts(user_id):
+    """An inspector's declared links to owners (art. 214)."""
+    return db.session.scalars(db.select(ConflictOfInterest).filter_by(user_id=_user(user_id).id)).all()
+
+
+@blp.route("/users/<int:user_id>/conflicts", methods=["POST"])
+@blp.arguments(ConflictSchema)
+@blp.response(201, ConflictSchema)
+@blp.doc(security=BEARER)
+@require("admin")
+def post_conflict(data, user_id):
+    """Declare that an inspector is linked to an owner: they may not inspect its vessels (art. 214)."""
+    conflict = declare_conflict(api_user(), _user(user_id), data["owner_id"], data["reason"], utcnow())
+    db.session.commit()
+    return conflict
+
+
+def _user(user_id: int) -> User:
+    user = db.session.get(User, user_id)
+    if user is None:
+        raise NotFound()
     return user

@@ -1,8 +1,8 @@
 """initial schema
 
-Revision ID: 7afc3d2b1300
+Revision ID: 22c7b9f8627c
 Revises: 
-Create Date: 2026-11-30 10:56:00.422806
+Create Date: 2026-11-30 11:20:10.837625
 
 """
 from alembic import op
@@ -10,7 +10,7 @@ import sqlalchemy as sa
 
 
 # revision identifiers, used by Alembic.
-revision = '7afc3d2b1300'
+revision = '22c7b9f8627c'
 down_revision = None
 branch_labels = None
 depends_on = None
