@@ -3,6 +3,7 @@
 Private keys never enter a table that an endpoint reads, a log line or the repository. A new key
 retires the office's current one; retired public keys stay published so older certificates verify.
 """
+from dataclasses import replace
 from datetime import datetime
 
 from flask import current_app
@@ -65,6 +66,10 @@ def verify_cached(token: str):
     result = results.get(token)
     if result is None:
         result = verify_token(token, public_keys())
+        offices = current_app.extensions["baliza.public_keys"]["offices"]
+        if result.outcome == "ok" and offices.get(result.kid) != result.claims.issuer:
+            # a genuine key claiming another office's certificate is not that office's signature
+            result = replace(result, outcome="unknown_issuer", detail="issuer does not match the key's office")
         if len(results) >= VERIFY_CACHE_SIZE:
             results.pop(next(iter(results)))  # forget the oldest
         results[token] = result

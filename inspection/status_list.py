@@ -151,13 +151,19 @@ def sign_status_list(
     issued_at: int,
     ttl_seconds: int = 86400,
     subject: str | None = None,
+    valid_seconds: int | None = None,
 ) -> str:
-    """Sign the statuses as a compact JWS (ES256, typ statuslist+jwt); exp = iat + ttl."""
+    """Sign the statuses as a compact JWS (ES256, typ statuslist+jwt).
+
+    `ttl` tells a verifier when to refresh; `exp` (iat + valid_seconds, default the ttl) is when an
+    offline copy stops being trusted: Baliza signs lists valid for seven days (certificates.md).
+    """
     if kid != key_id(private_key):
         raise ValueError("kid does not match the signing key")
     iat = int(issued_at)
     header = {"alg": "ES256", "kid": kid, "typ": JWS_TYP}
-    payload = {"iss": issuer, "iat": iat, "exp": iat + int(ttl_seconds), "ttl": int(ttl_seconds)}
+    valid = int(valid_seconds if valid_seconds is not None else ttl_seconds)
+    payload = {"iss": issuer, "iat": iat, "exp": iat + valid, "ttl": int(ttl_seconds)}
     if subject:
         payload["sub"] = subject  # the draft's "sub": the URI the list is served from
     payload["status_list"] = {"bits": BITS, "lst": encode_status_list(statuses)}

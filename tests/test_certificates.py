@@ -295,3 +295,21 @@ def test_certificate_pages(client, crew, issued, make_user):
     response = client.post(f"/certificados/{issued['number']}/suspender", data={"reason": "Prohibición de zarpe"})
     assert response.status_code == 302
     assert client.get(f"/api/v1/verify/{issued['token']}").json["verdict"] == "suspended"
+
+
+def test_a_key_of_one_office_cannot_vouch_for_another(client, issued, app):
+    from inspection.keys import current_signing_key
+    kid, private = current_signing_key(app.config["OFFICE_CODE"])
+    claims = CertificateClaims(issuer="PGP-OTRA", number=issued["number"], kind="seguridad", revision=1,
+                               registration="PY-1", vessel_name="Falso", issued_on=TODAY,
+                               valid_until=TODAY + timedelta(days=100), status_index=0)
+    token = sign_certificate(claims, private, kid)
+    assert client.get(f"/api/v1/verify/{token}").json["verdict"] == "unknown_issuer"
+
+
+def test_status_list_is_trusted_offline_for_seven_days(client, issued):
+    import base64
+    import json
+    body = client.get("/api/v1/status-list").json
+    payload = json.loads(base64.urlsafe_b64decode(body["jws"].split(".")[1] + "=="))
+    assert payload["exp"] - payload["iat"] == 7 * 86400 and payload["ttl"] == 86400

@@ -23,7 +23,8 @@ from ..tonnage import round_tonnage
 from .common import BEARER, json_response, paginate
 
 blp = Blueprint("api_certificates", __name__, description="Certificados y verificación")
-STATUS_LIST_TTL = 86400
+STATUS_LIST_TTL = 86400  # refresh daily when online
+STATUS_LIST_VALID = 7 * 86400  # an offline copy older than a week turns the verdict amber (NO CONFIRMADO)
 
 
 def certificate_json(certificate: Certificate, today) -> dict:
@@ -188,6 +189,7 @@ def get_status_list():
     kid, private = found
     jws = sign_status_list(statuses, private, kid, issuer=current_app.config["OFFICE_CODE"],
                            issued_at=int(now.timestamp()), ttl_seconds=STATUS_LIST_TTL,
+                           valid_seconds=STATUS_LIST_VALID,
                            subject=current_app.config["PUBLIC_URL"] + "/api/v1/status-list")
     response = json_response({"jws": jws, "issued_at": now.isoformat(), "ttl": STATUS_LIST_TTL,
                               "count": len(statuses)}, 200)

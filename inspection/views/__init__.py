@@ -3,11 +3,11 @@ from flask import Flask
 
 from ..i18n import current_language, gettext
 from ..labels import field_label, label
-from . import auth, certificates, checklists, inspections, pwa, registry
+from . import auth, certificates, checklists, inspections, pwa, registry, users
 
 
 def register_views(app: Flask) -> None:
     """Attach the page blueprints and the template helpers."""
-    for module in (auth, registry, certificates, checklists, inspections, pwa):
+    for module in (auth, registry, certificates, checklists, inspections, pwa, users):
         app.register_blueprint(module.bp)
     app.jinja_env.globals.update(_=gettext, label=label, field_label=field_label, lang=current_language)
