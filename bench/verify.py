@@ -11,6 +11,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.api import call, seed  # noqa: E402
+from bench.fixtures import bench_config, server_env  # noqa: E402
 from bench.harness import compare, interleaved, load, report, serve  # noqa: E402
 
 
@@ -49,12 +50,10 @@ def main(argv=None) -> None:
     parser.add_argument("--rounds", type=int, default=3)
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="baliza-bench-") as tmp:
-        config = {"DATABASE_URL": f"sqlite:///{tmp}/bench.sqlite", "SECRET_KEY": "bench",
-                  "PASSWORD_METHOD": "pbkdf2:sha256:1000", "MEDIA_DIR": f"{tmp}/media", "KEYS_DIR": f"{tmp}/keys",
-                  "PUBLIC_URL": "https://baliza.prefectura.gov.py"}
+        config = {**bench_config(tmp), "PUBLIC_URL": "https://baliza.prefectura.gov.py"}
         seed(config)
         facts = issue_demo_certificate(config)
-        env = {f"BALIZA_{key}": value for key, value in config.items()}
+        env = server_env(config)
         with serve("bench.hello:app", {}) as base, serve("bench.wsgi:app", env) as target:
             urls = {"hello (baseline)": f"{base}/", "verify": f"{target}/api/v1/verify/{facts['token']}"}
             status, body = call(urls["verify"])

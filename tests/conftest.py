@@ -185,3 +185,19 @@ def as_role(make_user, token_for):
         return user, token_for(user)
 
     return get
+
+
+@pytest.fixture(scope="module")
+def signer():
+    """An issuing-office key for the module: (private key, kid)."""
+    from inspection.signing import generate_key, key_id
+
+    key = generate_key()
+    return key, key_id(key)
+
+
+@pytest.fixture(scope="module")
+def keys(signer):
+    """The public keys a verifier has cached: {kid: public key}."""
+    key, kid = signer
+    return {kid: key.public_key()}

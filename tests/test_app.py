@@ -1,6 +1,9 @@
 """The factory, configuration layers, migrations and the demo seed."""
+import os
 import subprocess
 import sys
+
+import pytest
 
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
@@ -29,15 +32,38 @@ def test_environment_variables_configure_the_app(monkeypatch, tmp_path):
     assert app.config["PUBLIC_URL"] == "https://baliza.example.py"
 
 
-def test_migrations_match_the_models(tmp_path):
-    app = create_app({"DATABASE_URL": f"sqlite:///{tmp_path}/m.sqlite", "SECRET_KEY": "x"})
+@pytest.fixture
+def migration_database(tmp_path):
+    """An empty database for the migrations: a SQLite file, or a fresh schema on the PostgreSQL under test."""
+    url = os.environ.get("BALIZA_TEST_DATABASE_URL", "")
+    if not url.startswith("postgresql"):
+        yield f"sqlite:///{tmp_path}/m.sqlite"
+        return
+    import psycopg
+
+    plain = url.replace("postgresql+psycopg", "postgresql")
+    with psycopg.connect(plain, autocommit=True) as conn:
+        conn.execute("DROP SCHEMA IF EXISTS baliza_migrations CASCADE")
+        conn.execute("CREATE SCHEMA baliza_migrations")
+    yield url + ("&" if "?" in url else "?") + "options=-csearch_path%3Dbaliza_migrations"
+    with psycopg.connect(plain, autocommit=True) as conn:
+        conn.execute("DROP SCHEMA IF EXISTS baliza_migrations CASCADE")
+
+
+@pytest.mark.db
+def test_migrations_match_the_models(migration_database, tmp_path):
+    """`flask db upgrade` builds exactly the tables the models declare, on SQLite and PostgreSQL."""
+    app = create_app({"DATABASE_URL": migration_database, "SECRET_KEY": "x"})
     with app.app_context():
         from flask_migrate import upgrade
 
         upgrade()
         with db.engine.connect() as conn:
             diff = compare_metadata(MigrationContext.configure(conn), db.metadata)
+            tables = set(db.inspect(conn).get_table_names())
+        db.engine.dispose()
     assert diff == []
+    assert {"vessels", "inspections", "certificates", "audit_events"} <= tables
 
 
 def test_demo_seeds_only_an_empty_database(tmp_path):

@@ -32,20 +32,6 @@ B32 = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"
 ACCENTED_40 = "Ñandutí Purahéi María Concepción Güemes Ñ"[:40]
 
 
-@pytest.fixture(scope="module")
-def signer():
-    """One issuing-office key for the module: (private key, kid)."""
-    key = generate_key()
-    return key, key_id(key)
-
-
-@pytest.fixture(scope="module")
-def keys(signer):
-    """The public keys a verifier knows."""
-    key, kid = signer
-    return {kid: key.public_key()}
-
-
 def make_claims(**overrides) -> CertificateClaims:
     """Realistic claims; override what a test cares about."""
     values = dict(

@@ -7,7 +7,7 @@ import zlib
 
 import pytest
 
-from inspection.signing import b64url_encode, generate_key, key_id, sign_es256
+from inspection.signing import b64url_encode, sign_es256
 from inspection.status_list import (
     REVOKED,
     SUPERSEDED,
@@ -24,20 +24,6 @@ from inspection.status_list import (
 )
 
 IAT = 1_773_532_800  # 2026-03-15T00:00:00Z
-
-
-@pytest.fixture(scope="module")
-def signer():
-    """Issuing-office key: (private key, kid)."""
-    key = generate_key()
-    return key, key_id(key)
-
-
-@pytest.fixture(scope="module")
-def keys(signer):
-    """Public keys a verifier has cached."""
-    key, kid = signer
-    return {kid: key.public_key()}
 
 
 def test_status_values_follow_the_draft():
