@@ -12,6 +12,7 @@ def create_app(test_config=None) -> Flask:
     from inspection.config import load_config
 
     app = Flask(__name__, instance_relative_config=True)
+    app.json.sort_keys = False  # keep the schema's field order, and skip a sort on every response
     load_config(app, test_config)
     register_extensions(app)
     register_blueprints(app)

@@ -54,8 +54,11 @@ def main(argv=None) -> None:
         seed(config)
         facts = issue_demo_certificate(config)
         env = server_env(config)
-        with serve("bench.hello:app", {}) as base, serve("bench.wsgi:app", env) as target:
-            urls = {"hello (baseline)": f"{base}/", "verify": f"{target}/api/v1/verify/{facts['token']}"}
+        uncached_env = {**env, "BALIZA_VERIFY_CACHE_SIZE": "0"}
+        with serve("bench.hello:app", {}) as base, serve("bench.wsgi:app", env) as target, \
+                serve("bench.wsgi:app", uncached_env) as uncached:
+            urls = {"hello (baseline)": f"{base}/", "verify": f"{target}/api/v1/verify/{facts['token']}",
+                    "verify, signature checked every scan": f"{uncached}/api/v1/verify/{facts['token']}"}
             status, body = call(urls["verify"])
             if status != 200 or body.get("verdict") != "valid":
                 sys.exit(f"verify failed before measuring: {status} {str(body)[:500]}")

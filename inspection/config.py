@@ -10,7 +10,8 @@ DEFAULTS = {
     "PUBLIC_URL": "http://127.0.0.1:5000",
     "OFFICE_CODE": "PGP-ASU",
     "OFFICE_NAME": "Prefectura General de Puertos — Asunción",
-    "AUTO_SIGNING_KEY": True,  # make the office's first key on first issue (demo); production: `keys new`
+    "AUTO_SIGNING_KEY": True,
+    "VERIFY_CACHE_SIZE": 10_000,  # recent signature checks kept per process; 0 checks every scan  # make the office's first key on first issue (demo); production: `keys new`
     "TOKEN_TTL_HOURS": 12,
     "PASSWORD_METHOD": "scrypt",
     "PHOTO_MAX_BYTES": 15 * 1024 * 1024,
@@ -41,7 +42,10 @@ def load_config(app, test_config=None):
     if not app.config["DATABASE_URL"]:
         app.config["DATABASE_URL"] = f"sqlite:///{instance / 'baliza.sqlite'}"
     app.config["SQLALCHEMY_DATABASE_URI"] = app.config["DATABASE_URL"]
-    app.config.setdefault("SQLALCHEMY_ENGINE_OPTIONS", {"pool_pre_ping": True})
+    # A server database can drop idle connections (restarts, failover): test each one before use.
+    # A SQLite file cannot, and the ping would cost a query on every request.
+    server = not app.config["DATABASE_URL"].startswith("sqlite")
+    app.config.setdefault("SQLALCHEMY_ENGINE_OPTIONS", {"pool_pre_ping": server})
     app.config["MEDIA_DIR"] = app.config["MEDIA_DIR"] or str(instance / "media")
     app.config["KEYS_DIR"] = app.config["KEYS_DIR"] or str(instance / "keys")
     app.config["PUBLIC_URL"] = app.config["PUBLIC_URL"].rstrip("/")

@@ -14,8 +14,6 @@ from .signing import (
     generate_key, key_id, load_private_keys, public_jwk, public_key_from_jwk, save_private_key, verify_token,
 )
 
-VERIFY_CACHE_SIZE = 10_000
-
 
 def create_signing_key(office_code: str, now: datetime) -> SigningKey:
     """Make a new ES256 key for an office, retiring its current one (flushes)."""
@@ -63,16 +61,18 @@ def verify_cached(token: str):
     """
     cache = current_app.extensions.setdefault("baliza.public_keys", {})
     results = cache.setdefault("verified", {})
-    result = results.get(token)
+    size = current_app.config["VERIFY_CACHE_SIZE"]
+    result = results.get(token) if size else None
     if result is None:
         result = verify_token(token, public_keys())
         offices = current_app.extensions["baliza.public_keys"]["offices"]
         if result.outcome == "ok" and offices.get(result.kid) != result.claims.issuer:
             # a genuine key claiming another office's certificate is not that office's signature
             result = replace(result, outcome="unknown_issuer", detail="issuer does not match the key's office")
-        if len(results) >= VERIFY_CACHE_SIZE:
-            results.pop(next(iter(results)))  # forget the oldest
-        results[token] = result
+        if size:
+            if len(results) >= size:
+                results.pop(next(iter(results)))  # forget the oldest
+            results[token] = result
     return result
 
 

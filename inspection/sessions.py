@@ -20,3 +20,8 @@ class LazyCookieSessionInterface(SecureCookieSessionInterface):
         if app.config["SESSION_COOKIE_NAME"] not in request.cookies:
             return self.session_class()
         return super().open_session(app, request)
+
+    def save_session(self, app, session, response):
+        if not session and not session.modified:
+            return  # nothing was stored and nothing must be deleted: no cookie work at all
+        super().save_session(app, session, response)
