@@ -19,12 +19,12 @@ from .errors import Conflict, Forbidden, Invalid
 from .extensions import db
 from .i18n import Msg
 from .keys import create_signing_key, current_signing_key
+from .legal_terms import application_months, certificate_months
 from .models import Certificate, CertificateSerial, Deficiency, Detention, Inspection, User
 from .numbering import format_number
 from .qrcodes import make_qr
 from .signing import CertificateClaims, sign_certificate
 
-TERM_MONTHS = {"navegabilidad": 12, "seguridad": 6}
 STATUS_CODES = {"valid": 0, "expired": 0, "revoked": 1, "suspended": 2, "superseded": 3}
 STATUS_INDEX_COUNTER = ("status-index", 0)
 
@@ -40,7 +40,7 @@ def add_months(day: date, months: int) -> date:
 
 def validity(kind: str, issued_on: date, shorter_until: date | None = None) -> date:
     """Valid-until date: the legal term, or the inspector's shorter term for navegabilidad (art. 203)."""
-    until = add_months(issued_on, TERM_MONTHS[kind])
+    until = add_months(issued_on, certificate_months(kind))
     if shorter_until is not None:
         if kind != "navegabilidad":
             raise Invalid(errors={"valid_until": [Msg("El certificado de seguridad rige seis meses (art. 211).")]})
@@ -52,7 +52,7 @@ def validity(kind: str, issued_on: date, shorter_until: date | None = None) -> d
 
 def application_due_on(valid_until: date) -> date:
     """When the owner must apply for the next inspection: a month before expiry (art. 222)."""
-    return add_months(valid_until, -1)
+    return add_months(valid_until, -application_months())
 
 
 @dataclass(frozen=True)

@@ -13,11 +13,11 @@ from .i18n import Msg
 from .models import (
     Answer, ConflictOfInterest, Deficiency, Detention, Inspection, Photo, User, Vessel,
 )
+from .legal_terms import reinspection_days
 from .outcomes import compute_outcome
 from .vessel_checklists import pinned_items
 from .vessels import particulars_of
 
-REINSPECTION_DAYS = 14  # art. 206 sets no term; the longest default deficiency deadline
 
 
 # --- who may act ---------------------------------------------------------------------------------
@@ -228,7 +228,7 @@ def submit_inspection(actor: User, inspection: Inspection, data: dict, today: da
 def _schedule_reinspection(actor: User, inspection: Inspection, deficiencies, today: date) -> Inspection:
     """Art. 206: repairs found necessary get an inspection of the work done."""
     due = [d.due_on for d in deficiencies if d.status == "open" and d.due_on and d.due_on >= today]
-    when = min(due) if due else today + timedelta(days=REINSPECTION_DAYS)
+    when = min(due) if due else today + timedelta(days=reinspection_days())
     follow_up = Inspection(vessel_id=inspection.vessel_id, kind=inspection.kind, inspector_id=inspection.inspector_id,
                            scheduled_on=when, port=inspection.port, created_by_id=actor.id,
                            reinspection_of_id=inspection.id)
