@@ -245,10 +245,13 @@ def report_fixed(actor: User, deficiency: Deficiency, note: str, now: datetime, 
     """The owner reports a deficiency put right, with evidence; only an inspector may close it."""
     if deficiency.status != "open":
         raise Conflict(Msg("La deficiencia no está abierta."))
+    if photo is not None and (photo.inspection_id, photo.item_id) != (deficiency.inspection_id, deficiency.item_id):
+        raise Invalid(errors={"photo_id": [Msg("La foto no corresponde a esta deficiencia.")]})
     deficiency.status, deficiency.reported_at, deficiency.reported_note = "reported_fixed", now, note
     deficiency.reported_photo_id = photo.id if photo else None
     record_event(actor, "deficiency.reported_fixed", "deficiency", deficiency.id,
-                 inspection_id=deficiency.inspection_id, details={"note": note})
+                 inspection_id=deficiency.inspection_id,
+                 details={"note": note, "photo_sha256": photo.sha256 if photo else None})
     return deficiency
 
 
@@ -303,6 +306,26 @@ def active_detention(vessel_id: int) -> Detention | None:
 
 def add_photo(actor: User, inspection: Inspection, item_id: str, client_id: str, processed, storage,
               taken_at: datetime | None, latitude: float | None, longitude: float | None, now: datetime) -> Photo:
+    """The assigned inspector's photo of an item of an inspection in progress."""
+    _require_inspector(actor, inspection)
+    _require_status(inspection, "in_progress")
+    pinned_item(inspection, item_id)
+    return store_photo(actor, inspection, item_id, client_id, processed, storage, taken_at, latitude, longitude, now)
+
+
+def add_repair_evidence(actor: User, deficiency: Deficiency, client_id: str, processed, storage,
+                        now: datetime) -> Photo:
+    """The owner's photo of a repair, filed under the deficiency's inspection and item."""
+    if actor.role != "owner":
+        raise Forbidden(Msg("Solo el armador aporta la evidencia de una reparación."))
+    if deficiency.status != "open":
+        raise Conflict(Msg("La deficiencia no está abierta."))
+    inspection = db.session.get(Inspection, deficiency.inspection_id)
+    return store_photo(actor, inspection, deficiency.item_id, client_id, processed, storage, None, None, None, now)
+
+
+def store_photo(actor: User, inspection: Inspection, item_id: str, client_id: str, processed, storage,
+                taken_at: datetime | None, latitude: float | None, longitude: float | None, now: datetime) -> Photo:
     """Keep a processed photo: files first (atomic, content-addressed), then the row.
 
     A crash between the two leaves only unrecorded files (swept later); a recorded photo always has
@@ -310,9 +333,6 @@ def add_photo(actor: User, inspection: Inspection, item_id: str, client_id: str,
     """
     from .storage import media_key
 
-    _require_inspector(actor, inspection)
-    _require_status(inspection, "in_progress")
-    pinned_item(inspection, item_id)
     existing = db.session.scalar(db.select(Photo).filter_by(inspection_id=inspection.id, sha256=processed.sha256))
     if existing is not None:
         return existing

@@ -8,7 +8,7 @@ from .models import (
     ACTIONS, COOKING, DEFICIENCY_STATUSES, FLAGS, HULLS, INSPECTION_STATUSES, ITINERARY_CATEGORIES, KINDS, PROPULSIONS, RESULTS, ROLES,
     SERVICES,
 )
-from .tonnage import round_tonnage
+from .tonnage import gross_tonnage, round_tonnage
 from .vessels import particular_errors
 
 
@@ -68,6 +68,8 @@ class VesselSchema(BaseSchema):
     girth_m = _metres("Contorno exterior bajo la quilla, en metros (art. 195)")
     gross_tonnage = fields.Method("dump_tonnage", dump_only=True,
                                   metadata={"description": "Arqueo (art. 195), redondeado a 2 decimales"})
+    gross_tonnage_exact = fields.Method("dump_tonnage_exact", dump_only=True,
+                                        metadata={"description": "Arqueo exacto (art. 195), como texto decimal"})
     crew = _count("Tripulantes")
     max_passengers = _count("Máximo de pasajeros")
     cabins = _count("Camarotes")
@@ -86,6 +88,9 @@ class VesselSchema(BaseSchema):
     def dump_tonnage(self, vessel) -> float:
         return float(round_tonnage(vessel.gross_tonnage))
 
+    def dump_tonnage_exact(self, vessel) -> str:
+        return exact_tonnage(vessel)
+
     @post_dump
     def _floats(self, data, **kwargs):
         for field in ("length_m", "beam_m", "girth_m"):
@@ -103,6 +108,11 @@ class VesselSchema(BaseSchema):
             raise ValidationError(errors)
 
 
+def exact_tonnage(vessel) -> str:
+    """The art. 195 quotient to 40 significant digits, recomputed from the measured dimensions."""
+    return str(gross_tonnage(vessel.length_m, vessel.beam_m, vessel.girth_m, vessel.hull_material))
+
+
 _VESSEL_PLAIN = ("id", "registration", "name", "owner_id", "flag", "cabotage_permit", "home_port", "propulsion",
                  "service", "hull_material", "crew", "max_passengers", "cabins", "fire_hydrants", "holds", "boilers",
                  "steam_launch", "boats", "cooking", "hot_climate", "itinerary_category")
@@ -115,7 +125,7 @@ def vessel_json(vessel) -> dict:
     """
     out = {name: getattr(vessel, name) for name in _VESSEL_PLAIN}
     out.update(length_m=float(vessel.length_m), beam_m=float(vessel.beam_m), girth_m=float(vessel.girth_m),
-               gross_tonnage=float(round_tonnage(vessel.gross_tonnage)),
+               gross_tonnage=float(round_tonnage(vessel.gross_tonnage)), gross_tonnage_exact=exact_tonnage(vessel),
                created_at=vessel.created_at.isoformat(), updated_at=vessel.updated_at.isoformat())
     return out
 
@@ -364,6 +374,7 @@ class DeficiencySchema(BaseSchema):
     status = fields.String()
     reported_at = fields.AwareDateTime(allow_none=True)
     reported_note = fields.String(allow_none=True)
+    reported_photo_id = fields.Integer(allow_none=True)
     closed_at = fields.AwareDateTime(allow_none=True)
     closing_note = fields.String(allow_none=True)
 
@@ -379,6 +390,18 @@ class NoteSchema(BaseSchema):
     """A reason or note for a decision."""
 
     reason = fields.String(required=True, validate=validate.Length(min=3, max=2000))
+
+
+class ReportFixedSchema(NoteSchema):
+    """The owner's report of a repair, optionally pointing at the evidence photo sent before."""
+
+    photo_id = fields.Integer(load_default=None, allow_none=True)
+
+
+class EvidenceFormSchema(BaseSchema):
+    """The form fields sent with an owner's repair photo (multipart)."""
+
+    client_id = fields.UUID(required=True)
 
 
 class DetentionInSchema(NoteSchema):

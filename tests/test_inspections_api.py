@@ -551,3 +551,23 @@ def test_media_sweep_removes_only_unrecorded_old_files(runner, client, crew, sta
     assert not media_storage().exists(orphan)
     photo = db.session.get(Photo, kept["id"])
     assert media_storage().exists(photo.original_key) and media_storage().exists(photo.thumb_key)
+
+
+def test_owner_reports_a_repair_with_a_photo(client, crew, started, db):
+    inspection_id, items = started
+    minor = next(i for i in items if not i["detainable"])
+    answer_all(client, crew, inspection_id, items, fail={minor["id"]})
+    deficiency_id = submit(client, crew, inspection_id).json["deficiencies"][0]["id"]
+    fields = {"client_id": cid(), "file": (io.BytesIO(jpeg(77)), "arreglo.jpg")}
+    photo = client.post(f"/api/v1/deficiencies/{deficiency_id}/evidence", data=fields, headers=crew["oh"],
+                        content_type="multipart/form-data")
+    assert photo.status_code == 201 and photo.json["item_id"] == minor["id"]
+    assert client.post(f"/api/v1/deficiencies/{deficiency_id}/evidence",
+                       data={"client_id": cid(), "file": (io.BytesIO(b"no image"), "x.jpg")}, headers=crew["oh"],
+                       content_type="multipart/form-data").status_code == 415
+    reported = client.post(f"/api/v1/deficiencies/{deficiency_id}/report-fixed",
+                           json={"reason": "Manguera nueva", "photo_id": photo.json["id"]}, headers=crew["oh"])
+    assert reported.status_code == 200 and reported.json["reported_photo_id"] == photo.json["id"]
+    # the inspector sees the owner's photo on the inspection, which stays closed
+    detail = client.get(f"/api/v1/inspections/{inspection_id}", headers=crew["ih"]).json
+    assert photo.json["id"] in [p["id"] for p in detail["photos"]] and detail["status"] == "submitted"

@@ -299,10 +299,11 @@ def test_deficiency_follow_up_and_detention_from_the_report(crew, db):
 
     response = crew["owner"].post(f"/deficiencias/{deficiency.id}/subsanada", data={"reason": "no"})
     assert response.status_code == 422 and "Debe tener entre 3 y 2000 caracteres." in text(response)
-    response = crew["owner"].post(f"/deficiencias/{deficiency.id}/subsanada", data={"reason": "Repuesto a bordo"})
+    response = crew["owner"].post(f"/deficiencias/{deficiency.id}/subsanada", content_type="multipart/form-data",
+                                  data={"reason": "Repuesto a bordo", "file": (io.BytesIO(jpeg(4242)), "arreglo.jpg")})
     assert response.status_code == 302 and response.headers["Location"].endswith(f"#def-{deficiency.id}")
     db.session.refresh(deficiency)
-    assert deficiency.status == "reported_fixed"
+    assert deficiency.status == "reported_fixed" and deficiency.reported_photo_id is not None
     assert crew["owner"].post(f"/deficiencias/{deficiency.id}/cerrar", data={"reason": "Visto"}).status_code == 403
 
     assert "Cerrar" in text(crew["inspector"].get(f"/inspecciones/{inspection_id}"))
@@ -366,3 +367,14 @@ def test_pages_in_english(crew, db):
     assert "Inspections" in page and "Schedule inspection" in page and "In progress" in page
     page = text(crew["inspector"].get(f"/inspecciones/{inspection_id}?lang=en"))
     assert "Safety inspection" in page and "Pass" in page and "Not applicable" in page and "Upload photo" in page
+
+
+def test_navegabilidad_certificate_can_run_shorter(crew, db):
+    from inspection.models import Certificate
+    inspection_id = schedule(crew, kind="navegabilidad")
+    items = start(crew, inspection_id, db)
+    answer_all(crew["inspector"], inspection_id, items)
+    shorter = date.today() + timedelta(days=90)
+    assert submit(crew["inspector"], inspection_id, valid_until=shorter.isoformat()).status_code == 302
+    certificate = db.session.scalar(db.select(Certificate).filter_by(inspection_id=inspection_id))
+    assert certificate.kind == "navegabilidad" and certificate.valid_until == shorter

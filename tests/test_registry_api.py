@@ -178,3 +178,10 @@ def test_openapi_is_generated_from_schemas(client):
     for field in ("registration", "gross_tonnage", "boilers", "steam_launch", "hot_climate", "cooking"):
         assert field in vessel
     assert "/api/v1/vessels/{vessel_id}" in spec["paths"]
+
+
+def test_exact_tonnage_is_kept_beside_the_rounded_one(client, admin, make_owner):
+    owner = make_owner()
+    body = client.post("/api/v1/vessels", json={**VESSEL, "owner_id": owner.id}, headers=admin).json
+    assert body["gross_tonnage"] == 346.33
+    assert body["gross_tonnage_exact"].startswith("346.32508833922261484098939929328621908")

@@ -5,7 +5,7 @@ from flask import Response, current_app
 from flask_smorest import Blueprint
 
 from ..auth import api_user, require
-from ..certificate_pdf import render_certificate_pdf
+from ..certificate_pdf import DEFAULT_ARTICLES, render_certificate_pdf
 from ..certificates import (
     all_statuses, application_due_on, certificate_status, certificates_scope, reinstate_certificate,
     revoke_certificate, suspend_certificate, verify_certificate_token,
@@ -102,6 +102,7 @@ def certificate_document(certificate: Certificate) -> dict:
                    **{k: vessel.get(k, getattr(v, k)) for k in (
                        "propulsion", "service", "hull_material", "length_m", "beam_m", "girth_m", "gross_tonnage",
                        "crew", "max_passengers", "boilers")}},
+        "articles": DEFAULT_ARTICLES[certificate.kind],
         "conditions": certificate.conditions or [],
         "signatories": _signatories(certificate),
         "verify_url": verify_url(current_app.config["PUBLIC_URL"], certificate.token),

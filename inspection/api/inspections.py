@@ -13,7 +13,7 @@ from ..errors import Conflict, DomainError, Invalid, NotFound, TooLarge
 from ..extensions import db
 from ..i18n import Localized, Msg, current_language, localize
 from ..inspections import (
-    add_photo, close_deficiency, current_answers, detain_vessel, evidence_of, get_inspection_for,
+    add_photo, add_repair_evidence, close_deficiency, current_answers, detain_vessel, evidence_of, get_inspection_for,
     inspection_scope, lift_detention, photos_of, record_answer, report_fixed, schedule_inspection,
     start_inspection,
 )
@@ -22,6 +22,7 @@ from ..models import AuditEvent, Answer, Deficiency, Detention, Inspection, Phot
 from ..photos import PhotoRejected, process_photo
 from ..schemas import (
     AnswerInSchema, AnswerSchema, DeficiencyQuery, DeficiencySchema, DetentionInSchema, DetentionSchema,
+    EvidenceFormSchema, ReportFixedSchema,
     InspectionCreateSchema, InspectionDetailSchema, InspectionQuery, InspectionSchema, NoteSchema,
     PhotoFormSchema, PhotoLimitsSchema, PhotoSchema, SubmitInSchema, SubmitOutSchema, SyncEntrySchema,
     SyncInSchema, SyncOutSchema, page_schema,
@@ -324,14 +325,44 @@ def list_deficiencies(args):
     return paginate(query.order_by(Deficiency.due_on, Deficiency.id), args)
 
 
+@blp.route("/deficiencies/<int:deficiency_id>/evidence", methods=["POST"])
+@blp.arguments(EvidenceFormSchema, location="form")
+@blp.arguments(PhotoFileSchema, location="files")
+@blp.response(201, PhotoSchema)
+@blp.doc(security=BEARER)
+@require("owner")
+def post_repair_evidence(form, files, deficiency_id):
+    """The owner's photo of a repair (multipart, idempotent by client_id); cite it in report-fixed."""
+    actor = api_user()
+    deficiency = _deficiency_for(actor, deficiency_id)
+    limits = photo_limits()
+    data = files["file"].read(limits.max_bytes + 1)
+    client_id = str(form["client_id"])
+    payload = {"deficiency_id": deficiency.id, "sha256": hashlib.sha256(data).hexdigest()}
+    prior = prior_result(client_id, actor, f"evidence:{deficiency.id}", body_hash(payload))
+    if prior is not None:
+        return json_response(prior.response, prior.status_code, replayed=True)
+    processed = process_upload(data, limits)
+
+    def action():
+        return PhotoSchema().dump(add_repair_evidence(actor, deficiency, client_id, processed, media_storage(),
+                                                      utcnow()))
+
+    return run_once(actor, f"evidence:{deficiency.id}", client_id, payload, action, status=201)
+
+
 @blp.route("/deficiencies/<int:deficiency_id>/report-fixed", methods=["POST"])
-@blp.arguments(NoteSchema)
+@blp.arguments(ReportFixedSchema)
 @blp.response(200, DeficiencySchema)
 @blp.doc(security=BEARER)
 @require("owner")
 def post_report_fixed(data, deficiency_id):
-    """The owner reports a deficiency put right (an inspector must still close it)."""
-    deficiency = report_fixed(api_user(), _deficiency_for(api_user(), deficiency_id), data["reason"], utcnow())
+    """The owner reports a deficiency put right, with the evidence photo (an inspector must still close it)."""
+    deficiency = _deficiency_for(api_user(), deficiency_id)
+    photo = db.session.get(Photo, data["photo_id"]) if data.get("photo_id") else None
+    if data.get("photo_id") and photo is None:
+        raise Invalid(errors={"photo_id": [Msg("No existe esa foto.")]})
+    report_fixed(api_user(), deficiency, data["reason"], utcnow(), photo)
     db.session.commit()
     return deficiency
 

@@ -20,6 +20,7 @@ from ..errors import DomainError, Invalid, NotFound
 from ..extensions import db
 from ..i18n import Msg, current_language, localize
 from ..inspections import (
+    add_repair_evidence,
     add_photo, close_deficiency, detain_vessel, get_inspection_for, inspection_scope, record_answer,
     report_fixed, schedule_inspection, start_inspection,
 )
@@ -317,8 +318,18 @@ def _deficiency_decision(deficiency_id: int, operation):
 @bp.route("/deficiencias/<int:deficiency_id>/subsanada", methods=["POST"])
 @require_page("owner")
 def deficiency_report_fixed(deficiency_id):
-    """The owner reports a deficiency put right; an inspector still has to close it."""
-    return _deficiency_decision(deficiency_id, report_fixed)
+    """The owner reports a deficiency put right, with an optional photo; an inspector still has to close it."""
+    upload = request.files.get("file")
+    data = upload.read(photo_limits().max_bytes + 1) if upload and upload.filename else b""
+
+    def report(actor, deficiency, reason, now):
+        photo = None
+        if data:
+            processed = process_upload(data, photo_limits())
+            photo = add_repair_evidence(actor, deficiency, str(uuid.uuid4()), processed, media_storage(), now)
+        return report_fixed(actor, deficiency, reason, now, photo)
+
+    return _deficiency_decision(deficiency_id, report)
 
 
 @bp.route("/deficiencias/<int:deficiency_id>/cerrar", methods=["POST"])
