@@ -5,8 +5,6 @@ import re
 from datetime import date, timedelta
 
 import pytest
-from flask import g
-from flask.testing import FlaskClient
 
 from inspection.models import Answer, Deficiency, Detention, Inspection, Photo
 from tests.conftest import PASSWORD
