@@ -69,11 +69,15 @@ def _bearer_user() -> User | None:
 
 
 def api_user() -> User | None:
-    """The caller of an API request: a bearer token, or the page session (for the app's own pages)."""
+    """The caller of an API request: a bearer token, or, for reads only, the page session.
+
+    Pages show thumbnails, QR images and PDFs from the API with their session cookie; every API
+    write needs a bearer token, so no form on another site can write with a user's cookie.
+    """
     cache = request.environ  # per request; `g` lives as long as the app context
     if "baliza.user" not in cache:
         user = _bearer_user()
-        if user is None and current_user.is_authenticated:
+        if user is None and request.method in ("GET", "HEAD") and current_user.is_authenticated:
             user = current_user._get_current_object()
         cache["baliza.user"] = user
     return cache["baliza.user"]

@@ -71,3 +71,19 @@ def test_passwords_are_slow_hashed_in_production(app):
     finally:
         app.config["PASSWORD_METHOD"] = "pbkdf2:sha256:1000"
     assert digest.startswith("scrypt:") and "baliza-demo" not in digest
+
+
+def test_api_writes_need_a_bearer_token_even_with_a_session(client, make_user, make_owner):
+    from tests.conftest import PASSWORD
+    user = make_user("admin")
+    client.post("/login", data={"username": user.username, "password": PASSWORD})
+    assert client.get("/api/v1/auth/me").status_code == 200  # reads with the page session work
+    response = client.post("/api/v1/owners", json={"name": "Flota Sur", "tax_id": "80055555-5"})
+    assert response.status_code == 401
+
+
+def test_security_headers(client):
+    response = client.get("/login")
+    assert response.headers["X-Content-Type-Options"] == "nosniff"
+    assert response.headers["X-Frame-Options"] == "DENY"
+    assert response.headers["Referrer-Policy"] == "no-referrer"
