@@ -9,10 +9,10 @@ from flask_login import current_user
 from sqlalchemy.orm import joinedload
 from werkzeug.security import check_password_hash, generate_password_hash
 
-from .errors import Forbidden, Unauthorized
+from .errors import DomainError, Forbidden, Unauthorized
 from .extensions import db, login_manager
 from .i18n import Msg
-from .models import ApiToken, User, utcnow
+from .models import ApiToken, LoginFailure, User, utcnow
 
 # A constant hash to compare against when the user does not exist, so timing does not tell.
 _DUMMY_HASH = None
@@ -23,15 +23,41 @@ def hash_password(password: str) -> str:
     return generate_password_hash(password, method=current_app.config["PASSWORD_METHOD"])
 
 
-def authenticate(username: str, password: str) -> User | None:
-    """The active user with these credentials, or None; constant work either way."""
+MAX_FAILURES = 10  # per username in LOCKOUT; then 429 until the oldest failure ages out
+LOCKOUT = timedelta(minutes=15)
+
+
+class TooManyAttempts(DomainError):
+    """Too many failed sign-ins for one username."""
+
+    status, code, title = 429, "too-many-attempts", Msg("Demasiados intentos")
+
+
+def authenticate(username: str, password: str, now: datetime) -> User | None:
+    """The active user with these credentials, or None (the failure is recorded; the caller commits).
+
+    Unknown and known users cost the same slow hash, so timing does not reveal which exist; after
+    MAX_FAILURES failures in LOCKOUT a username is refused outright (429) without checking anything.
+    """
     global _DUMMY_HASH
-    user = db.session.scalar(db.select(User).filter_by(username=username.strip().lower()))
+    name = username.strip().lower()
+    since = now - LOCKOUT
+    failures = db.session.scalar(db.select(db.func.count(LoginFailure.id))
+                                 .where(LoginFailure.username == name, LoginFailure.at > since))
+    if failures >= MAX_FAILURES:
+        raise TooManyAttempts(Msg("Demasiados intentos fallidos para este usuario. Espere 15 minutos."))
+    user = db.session.scalar(db.select(User).filter_by(username=name))
     if user is None or not user.active:
         _DUMMY_HASH = _DUMMY_HASH or hash_password(secrets.token_hex(8))
         check_password_hash(_DUMMY_HASH, password)
-        return None
-    return user if check_password_hash(user.password_hash, password) else None
+        user = None
+    elif not check_password_hash(user.password_hash, password):
+        user = None
+    if user is None:
+        db.session.add(LoginFailure(username=name[:80], at=now))
+    else:
+        db.session.execute(db.delete(LoginFailure).where(LoginFailure.username == name))
+    return user
 
 
 def _digest(token: str) -> str:

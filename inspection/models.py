@@ -175,6 +175,15 @@ class ApiToken(db.Model):
     user: Mapped[User] = relationship()
 
 
+class LoginFailure(db.Model):
+    """A failed sign-in, kept for a while to slow down password guessing per username."""
+
+    __tablename__ = "login_failures"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    username: Mapped[str] = mapped_column(sa.String(80), index=True)
+    at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+
+
 class Inspection(db.Model):
     """One inspection of one vessel for one certificate kind, pinned to a checklist version."""
 

@@ -87,3 +87,28 @@ def test_security_headers(client):
     assert response.headers["X-Content-Type-Options"] == "nosniff"
     assert response.headers["X-Frame-Options"] == "DENY"
     assert response.headers["Referrer-Policy"] == "no-referrer"
+
+
+def test_password_guessing_is_locked_out_per_username(client, make_user):
+    user = make_user("admin")
+    for _ in range(10):
+        assert client.post("/api/v1/auth/token", json={"username": user.username, "password": "guess"}).status_code == 401
+    response = client.post("/api/v1/auth/token", json={"username": user.username, "password": "correct-horse-battery"})
+    assert response.status_code == 429 and "15 minutos" in response.json["detail"]
+    page = client.post("/login", data={"username": user.username, "password": "correct-horse-battery"})
+    assert page.status_code == 429
+    other = make_user("inspector")
+    assert client.post("/api/v1/auth/token", json={"username": other.username,
+                                                   "password": "correct-horse-battery"}).status_code == 201
+
+
+def test_a_success_clears_earlier_failures(client, make_user):
+    user = make_user("admin")
+    for _ in range(9):
+        client.post("/api/v1/auth/token", json={"username": user.username, "password": "guess"})
+    assert client.post("/api/v1/auth/token", json={"username": user.username,
+                                                   "password": "correct-horse-battery"}).status_code == 201
+    for _ in range(9):
+        client.post("/api/v1/auth/token", json={"username": user.username, "password": "guess"})
+    assert client.post("/api/v1/auth/token", json={"username": user.username,
+                                                   "password": "correct-horse-battery"}).status_code == 201

@@ -18,8 +18,9 @@ blp = Blueprint("api_auth", __name__, description="Autenticación")
 @blp.response(201, TokenResponse)
 def create_token(credentials):
     """Exchange a username and password for an expiring bearer token."""
-    user = authenticate(credentials["username"], credentials["password"])
+    user = authenticate(credentials["username"], credentials["password"], utcnow())
     if user is None:
+        db.session.commit()  # keep the failure: it counts toward the lockout
         raise Unauthorized(Msg("Usuario o contraseña incorrectos."))
     raw, record = issue_token(user, utcnow())
     db.session.commit()

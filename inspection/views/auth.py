@@ -4,6 +4,8 @@ from flask_login import current_user, login_user, logout_user
 from urllib.parse import urlsplit
 
 from ..auth import authenticate
+from ..extensions import db
+from ..models import utcnow
 from ..i18n import gettext
 
 bp = Blueprint("pages", __name__)
@@ -29,7 +31,8 @@ def login():
     """The login form (CSRF-protected)."""
     error = None
     if request.method == "POST":
-        user = authenticate(request.form.get("username", ""), request.form.get("password", ""))
+        user = authenticate(request.form.get("username", ""), request.form.get("password", ""), utcnow())
+        db.session.commit()  # a failure counts toward the lockout; a success clears them
         if user is not None:
             login_user(user)
             return redirect(_safe_next(request.args.get("next")))

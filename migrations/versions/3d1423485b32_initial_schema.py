@@ -1,8 +1,8 @@
 """initial schema
 
-Revision ID: 22c7b9f8627c
+Revision ID: 3d1423485b32
 Revises: 
-Create Date: 2026-11-30 11:20:10.837625
+Create Date: 2026-11-30 11:36:30.489544
 
 """
 from alembic import op
@@ -10,7 +10,7 @@ import sqlalchemy as sa
 
 
 # revision identifiers, used by Alembic.
-revision = '22c7b9f8627c'
+revision = '3d1423485b32'
 down_revision = None
 branch_labels = None
 depends_on = None
@@ -24,6 +24,15 @@ def upgrade():
     sa.Column('last_serial', sa.Integer(), nullable=False),
     sa.PrimaryKeyConstraint('kind', 'year', name=op.f('pk_certificate_serials'))
     )
+    op.create_table('login_failures',
+    sa.Column('id', sa.Integer(), nullable=False),
+    sa.Column('username', sa.String(length=80), nullable=False),
+    sa.Column('at', sa.DateTime(timezone=True), nullable=False),
+    sa.PrimaryKeyConstraint('id', name=op.f('pk_login_failures'))
+    )
+    with op.batch_alter_table('login_failures', schema=None) as batch_op:
+        batch_op.create_index(batch_op.f('ix_login_failures_username'), ['username'], unique=False)
+
     op.create_table('owners',
     sa.Column('id', sa.Integer(), nullable=False),
     sa.Column('name', sa.String(length=200), nullable=False),
@@ -378,5 +387,9 @@ def downgrade():
     op.drop_table('users')
     op.drop_table('signing_keys')
     op.drop_table('owners')
+    with op.batch_alter_table('login_failures', schema=None) as batch_op:
+        batch_op.drop_index(batch_op.f('ix_login_failures_username'))
+
+    op.drop_table('login_failures')
     op.drop_table('certificate_serials')
     # ### end Alembic commands ###
