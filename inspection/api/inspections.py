@@ -225,22 +225,26 @@ def post_photo(form, files, inspection_id):
     """One photo of one item (multipart), idempotent by client_id; the same bytes twice are one photo."""
     actor = api_user()
     inspection = get_inspection_for(actor, inspection_id)
+    extra = {"item_id": form["item_id"], "taken_at": form.get("taken_at"), "latitude": form.get("latitude"),
+             "longitude": form.get("longitude")}
+
+    def store(processed):
+        return add_photo(actor, inspection, form["item_id"], str(form["client_id"]), processed, media_storage(),
+                         form.get("taken_at"), form.get("latitude"), form.get("longitude"), utcnow())
+
+    return upload_once(actor, f"photo:{inspection.id}", str(form["client_id"]), files["file"], extra, store)
+
+
+def upload_once(actor, scope: str, client_id: str, upload, extra: dict, store):
+    """Read an upload within the limits; replay the first result of its client_id, else process and store it once."""
     limits = photo_limits()
-    data = files["file"].read(limits.max_bytes + 1)
-    client_id = str(form["client_id"])
-    payload = {"item_id": form["item_id"], "sha256": hashlib.sha256(data).hexdigest(),
-               "taken_at": form.get("taken_at"), "latitude": form.get("latitude"), "longitude": form.get("longitude")}
-    prior = prior_result(client_id, actor, f"photo:{inspection.id}", body_hash(payload))
+    data = upload.read(limits.max_bytes + 1)
+    payload = {**extra, "sha256": hashlib.sha256(data).hexdigest()}
+    prior = prior_result(client_id, actor, scope, body_hash(payload))
     if prior is not None:
         return json_response(prior.response, prior.status_code, replayed=True)
     processed = process_upload(data, limits)
-
-    def action():
-        photo = add_photo(actor, inspection, form["item_id"], client_id, processed, media_storage(),
-                          form.get("taken_at"), form.get("latitude"), form.get("longitude"), utcnow())
-        return PhotoSchema().dump(photo)
-
-    return run_once(actor, f"photo:{inspection.id}", client_id, payload, action, status=201)
+    return run_once(actor, scope, client_id, payload, lambda: PhotoSchema().dump(store(processed)), status=201)
 
 
 def process_upload(data: bytes, limits):
@@ -335,20 +339,13 @@ def post_repair_evidence(form, files, deficiency_id):
     """The owner's photo of a repair (multipart, idempotent by client_id); cite it in report-fixed."""
     actor = api_user()
     deficiency = _deficiency_for(actor, deficiency_id)
-    limits = photo_limits()
-    data = files["file"].read(limits.max_bytes + 1)
     client_id = str(form["client_id"])
-    payload = {"deficiency_id": deficiency.id, "sha256": hashlib.sha256(data).hexdigest()}
-    prior = prior_result(client_id, actor, f"evidence:{deficiency.id}", body_hash(payload))
-    if prior is not None:
-        return json_response(prior.response, prior.status_code, replayed=True)
-    processed = process_upload(data, limits)
 
-    def action():
-        return PhotoSchema().dump(add_repair_evidence(actor, deficiency, client_id, processed, media_storage(),
-                                                      utcnow()))
+    def store(processed):
+        return add_repair_evidence(actor, deficiency, client_id, processed, media_storage(), utcnow())
 
-    return run_once(actor, f"evidence:{deficiency.id}", client_id, payload, action, status=201)
+    return upload_once(actor, f"evidence:{deficiency.id}", client_id, files["file"], {"deficiency_id": deficiency.id},
+                       store)
 
 
 @blp.route("/deficiencies/<int:deficiency_id>/report-fixed", methods=["POST"])
