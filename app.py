@@ -41,8 +41,16 @@ def register_extensions(app: Flask) -> None:
 
 
 def register_blueprints(app: Flask) -> None:
-    """The JSON API and the pages."""
+    """The JSON API and the pages (ids in paths are bounded, so a huge number is a 404, not an overflow)."""
+    from werkzeug.routing import IntegerConverter
+
     from inspection.api import register_api
+
+    class BoundedInt(IntegerConverter):
+        def __init__(self, map, fixed_digits=0, min=None, max=2**31 - 1, signed=False):
+            super().__init__(map, fixed_digits=fixed_digits, min=min, max=max, signed=signed)
+
+    app.url_map.converters["int"] = BoundedInt
     from inspection.extensions import csrf
     from inspection.views import register_views
 

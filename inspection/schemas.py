@@ -12,18 +12,35 @@ from .tonnage import gross_tonnage, round_tonnage
 from .vessels import particular_errors
 
 
+def _id(**kw):
+    """A record id as input: positive and within 32 bits (a larger number would overflow the database)."""
+    return fields.Integer(validate=validate.Range(min=1, max=2**31 - 1), **kw)
+
+
 def _count(description: str, **kw):
     return fields.Integer(
         load_default=0, validate=validate.Range(min=0, max=100_000), metadata={"description": description}, **kw
     )
 
 
+def _decimal_between(low, high, low_inclusive: bool):
+    """A Decimal range check whose bounds the OpenAPI document shows as numbers (apispec would print
+    validate.Range's Decimal bounds as strings)."""
+
+    def check(value):
+        if value > high or value < low or (value == low and not low_inclusive):
+            if low_inclusive:
+                raise ValidationError(Msg("Debe ser mayor o igual que {low} y menor o igual que {high}.", low=low, high=high))
+            raise ValidationError(Msg("Debe ser mayor que {low} y menor o igual que {high}.", low=low, high=high))
+
+    bounds = {"minimum": low, "maximum": high, **({} if low_inclusive else {"exclusiveMinimum": True})}
+    return check, bounds
+
+
 def _metres(description: str):
-    return fields.Decimal(
-        required=True, places=2, as_string=False,
-        validate=validate.Range(min=Decimal("0.1"), max=Decimal("500"), min_inclusive=True),
-        metadata={"description": description},
-    )
+    check, bounds = _decimal_between(0, 500, low_inclusive=False)
+    return fields.Decimal(required=True, places=2, as_string=False, validate=check,
+                          metadata={"description": description, **bounds})
 
 
 def _choice(values, description, **kw):
@@ -55,7 +72,7 @@ class VesselSchema(BaseSchema):
     registration = fields.String(required=True, validate=validate.Length(min=2, max=40),
                                  metadata={"description": "Matrícula (art. 66)"})
     name = fields.String(required=True, validate=validate.Length(min=1, max=120))
-    owner_id = fields.Integer(required=True)
+    owner_id = _id(required=True)
     flag = _choice(FLAGS, "Bandera", required=True)
     cabotage_permit = fields.String(allow_none=True, load_default=None, validate=validate.Length(max=60),
                                     metadata={"description": "Permiso de cabotaje de un buque extranjero"})
@@ -133,14 +150,14 @@ def vessel_json(vessel) -> dict:
 class PageArgs(BaseSchema):
     """?page=1&per_page=50."""
 
-    page = fields.Integer(load_default=1, validate=validate.Range(min=1))
+    page = fields.Integer(load_default=1, validate=validate.Range(min=1, max=1_000_000))
     per_page = fields.Integer(load_default=50, validate=validate.Range(min=1, max=200))
 
 
 class VesselQuery(PageArgs):
     """Filters for the vessel list."""
 
-    owner_id = fields.Integer()
+    owner_id = _id()
     q = fields.String(validate=validate.Length(max=100), metadata={"description": "Busca en matrícula y nombre"})
     propulsion = _choice(PROPULSIONS, "Propulsión")
     service = _choice(SERVICES, "Servicio")
@@ -184,7 +201,7 @@ class ConflictSchema(BaseSchema):
     """An inspector's declared link to an owner or company (art. 214)."""
 
     id = fields.Integer(dump_only=True)
-    owner_id = fields.Integer(required=True)
+    owner_id = _id(required=True)
     reason = fields.String(required=True, validate=validate.Length(min=3, max=300))
     declared_at = fields.AwareDateTime(dump_only=True)
 
@@ -205,7 +222,7 @@ class UserSchema(BaseSchema):
     username = fields.String(required=True, validate=validate.Regexp(r"^[a-z0-9_.-]{3,80}$"))
     full_name = fields.String(load_default="", validate=validate.Length(max=200))
     role = _choice(ROLES, "Rol", required=True)
-    owner_id = fields.Integer(allow_none=True, load_default=None)
+    owner_id = _id(allow_none=True, load_default=None)
     language = fields.String(load_default="es", validate=validate.OneOf(("es", "en")))
     active = fields.Boolean(dump_only=True)
     password = fields.String(load_only=True, required=True, validate=validate.Length(min=10, max=200))
@@ -220,15 +237,16 @@ class UserSchema(BaseSchema):
 
 # --- inspections ----------------------------------------------------------------------------------
 
+_OBSERVED = _decimal_between(0, 100_000, low_inclusive=True)
 HEX64 = validate.Regexp(r"^[0-9a-f]{64}$", error=Msg("Debe ser un SHA-256 en hexadecimal (64 caracteres)."))
 
 
 class InspectionCreateSchema(BaseSchema):
     """A new inspection: vessel, kind, inspector, date and port."""
 
-    vessel_id = fields.Integer(required=True)
+    vessel_id = _id(required=True)
     kind = fields.String(required=True, validate=validate.OneOf(KINDS))
-    inspector_id = fields.Integer(required=True)
+    inspector_id = _id(required=True)
     scheduled_on = fields.Date(required=True)
     port = fields.String(required=True, validate=validate.Length(min=2, max=120))
 
@@ -236,8 +254,8 @@ class InspectionCreateSchema(BaseSchema):
 class InspectionQuery(PageArgs):
     """Filters for the inspection list."""
 
-    vessel_id = fields.Integer()
-    inspector_id = fields.Integer()
+    vessel_id = _id()
+    inspector_id = _id()
     status = fields.String(validate=validate.OneOf(INSPECTION_STATUSES))
     kind = fields.String(validate=validate.OneOf(KINDS))
     date_from = fields.Date(metadata={"description": "scheduled_on desde (incluida)"})
@@ -249,8 +267,8 @@ class AnswerInSchema(BaseSchema):
 
     client_id = fields.UUID(required=True)
     result = fields.String(required=True, validate=validate.OneOf(RESULTS))
-    observed = fields.Decimal(allow_none=True, load_default=None, places=2,
-                              validate=validate.Range(min=0, max=100_000))
+    observed = fields.Decimal(allow_none=True, load_default=None, places=2, validate=_OBSERVED[0],
+                              metadata=_OBSERVED[1])
     note = fields.String(load_default="", validate=validate.Length(max=2000))
     recorded_at = fields.AwareDateTime(load_default=None, metadata={"description": "Hora de la tableta (UTC)"})
     photos = fields.List(fields.String(validate=HEX64), load_default=list, validate=validate.Length(max=20),
@@ -382,7 +400,7 @@ class DeficiencySchema(BaseSchema):
 class DeficiencyQuery(PageArgs):
     """Filters for deficiencies."""
 
-    vessel_id = fields.Integer()
+    vessel_id = _id()
     status = fields.String(validate=validate.OneOf(DEFICIENCY_STATUSES))
 
 
@@ -395,7 +413,7 @@ class NoteSchema(BaseSchema):
 class ReportFixedSchema(NoteSchema):
     """The owner's report of a repair, optionally pointing at the evidence photo sent before."""
 
-    photo_id = fields.Integer(load_default=None, allow_none=True)
+    photo_id = _id(load_default=None, allow_none=True)
 
 
 class EvidenceFormSchema(BaseSchema):
@@ -407,7 +425,7 @@ class EvidenceFormSchema(BaseSchema):
 class DetentionInSchema(NoteSchema):
     """A detention decision (art. 208)."""
 
-    inspection_id = fields.Integer(load_default=None, allow_none=True)
+    inspection_id = _id(load_default=None, allow_none=True)
 
 
 class DetentionSchema(BaseSchema):
@@ -483,7 +501,7 @@ class SubmitOutSchema(BaseSchema):
 class CertificateQuery(PageArgs):
     """Filters for the certificate list."""
 
-    vessel_id = fields.Integer()
+    vessel_id = _id()
     kind = fields.String(validate=validate.OneOf(KINDS))
 
 

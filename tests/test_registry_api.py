@@ -185,3 +185,21 @@ def test_exact_tonnage_is_kept_beside_the_rounded_one(client, admin, make_owner)
     body = client.post("/api/v1/vessels", json={**VESSEL, "owner_id": owner.id}, headers=admin).json
     assert body["gross_tonnage"] == 346.33
     assert body["gross_tonnage_exact"].startswith("346.32508833922261484098939929328621908")
+
+
+@pytest.mark.parametrize("url, status", [
+    ("/api/v1/vessels/99999999999999999999999", 404),
+    ("/api/v1/vessels?page=30936990035050007598465024", 422),
+    ("/api/v1/vessels?owner_id=99999999999999999999", 422),
+    ("/api/v1/inspections?vessel_id=-5", 422),
+])
+def test_out_of_range_numbers_are_clear_errors_not_500(client, admin, url, status):
+    """Found by schemathesis against the OpenAPI document: numbers past 64 bits overflowed SQLite."""
+    response = client.get(url, headers=admin)
+    assert response.status_code == status
+    assert response.mimetype == "application/problem+json"
+
+
+def test_openapi_bounds_are_numbers(client):
+    vessel = client.get("/api/v1/openapi.json").json["components"]["schemas"]["Vessel"]["properties"]
+    assert vessel["beam_m"]["maximum"] == 500 and vessel["beam_m"]["exclusiveMinimum"] is True
