@@ -26,7 +26,6 @@ def register_extensions(app: Flask) -> None:
     """Bind every extension object to this app."""
     from inspection import models  # noqa: F401  (the tables must be known to Alembic)
     from inspection.extensions import configure_sqlite, csrf, db, login_manager, migrate
-
     from inspection.sessions import LazyCookieSessionInterface
 
     app.session_interface = LazyCookieSessionInterface()

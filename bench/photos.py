@@ -32,7 +32,14 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.fixtures import (  # noqa: E402
-    bench_config, expect, http_caller, multipart, seed, server_env, start_inspection, vary_jpeg,
+    bench_config,
+    expect,
+    http_caller,
+    multipart,
+    seed,
+    server_env,
+    start_inspection,
+    vary_jpeg,
 )
 from bench.harness import ROOT, report, serve  # noqa: E402
 

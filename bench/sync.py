@@ -33,8 +33,17 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.fixtures import (  # noqa: E402
-    batches, bench_config, expect, http_caller, multipart, phone_photos, seed, server_env, start_inspection,
-    sync_entries, vary_jpeg,
+    batches,
+    bench_config,
+    expect,
+    http_caller,
+    multipart,
+    phone_photos,
+    seed,
+    server_env,
+    start_inspection,
+    sync_entries,
+    vary_jpeg,
 )
 from bench.harness import report, serve  # noqa: E402
 

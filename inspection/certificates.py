@@ -6,9 +6,9 @@ expiry (art. 222). Status precedence, for the police verdict: revoked > supersed
 suspended > valid (a certificate replaced or past its date says so even while a detention stands).
 """
 import calendar
-from functools import cache
 from dataclasses import dataclass
 from datetime import date, datetime
+from functools import cache
 
 from flask import current_app
 from sqlalchemy import and_, bindparam, exists, select, update
@@ -20,7 +20,14 @@ from .extensions import db
 from .i18n import Msg
 from .keys import create_signing_key, current_signing_key
 from .legal_terms import application_months, certificate_months
-from .models import Certificate, CertificateSerial, Deficiency, Detention, Inspection, User
+from .models import (
+    Certificate,
+    CertificateSerial,
+    Deficiency,
+    Detention,
+    Inspection,
+    User,
+)
 from .numbering import format_number
 from .qrcodes import make_qr
 from .signing import CertificateClaims, sign_certificate

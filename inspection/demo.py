@@ -109,7 +109,12 @@ def _inspect(admin, inspector, vessel, kind, fail: tuple = (), today=None):
     from uuid import uuid4
 
     from .closing import close_inspection
-    from .inspections import add_photo, record_answer, schedule_inspection, start_inspection
+    from .inspections import (
+        add_photo,
+        record_answer,
+        schedule_inspection,
+        start_inspection,
+    )
     from .media import media_storage, photo_limits
     from .photos import process_photo
 

@@ -10,15 +10,20 @@ from .errors import Conflict, Forbidden, Invalid, NotFound
 from .evidence import evidence_status
 from .extensions import db
 from .i18n import Msg
-from .models import (
-    Answer, ConflictOfInterest, Deficiency, Detention, Inspection, Photo, User, Vessel,
-)
 from .legal_terms import reinspection_days
+from .models import (
+    Answer,
+    ConflictOfInterest,
+    Deficiency,
+    Detention,
+    Inspection,
+    Photo,
+    User,
+    Vessel,
+)
 from .outcomes import compute_outcome
 from .vessel_checklists import pinned_items
 from .vessels import particulars_of
-
-
 
 # --- who may act ---------------------------------------------------------------------------------
 

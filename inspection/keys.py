@@ -11,7 +11,13 @@ from flask import current_app
 from .extensions import db
 from .models import SigningKey
 from .signing import (
-    generate_key, key_id, load_private_keys, public_jwk, public_key_from_jwk, save_private_key, verify_token,
+    generate_key,
+    key_id,
+    load_private_keys,
+    public_jwk,
+    public_key_from_jwk,
+    save_private_key,
+    verify_token,
 )
 
 

@@ -40,10 +40,10 @@ from __future__ import annotations
 
 import hashlib
 import io
+import math
 import re
 from dataclasses import asdict, dataclass, field
 from datetime import datetime, timedelta, timezone, tzinfo
-import math
 
 from PIL import Image, ImageOps, UnidentifiedImageError
 

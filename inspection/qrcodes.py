@@ -12,8 +12,8 @@ import io
 from dataclasses import dataclass
 
 import qrcode
-from qrcode.exceptions import DataOverflowError
 from qrcode.constants import ERROR_CORRECT_Q
+from qrcode.exceptions import DataOverflowError
 from qrcode.util import MODE_8BIT_BYTE, MODE_ALPHA_NUM, QRData
 
 __all__ = ["MAX_VERSION", "QRResult", "QRTooLarge", "make_qr", "make_qr_svg", "verify_url"]

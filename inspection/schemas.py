@@ -1,11 +1,28 @@
 """One marshmallow schema per resource, plus its query arguments; the OpenAPI document comes from these."""
 from decimal import Decimal
 
-from marshmallow import Schema, ValidationError, fields, post_dump, validate, validates_schema
+from marshmallow import (
+    Schema,
+    ValidationError,
+    fields,
+    post_dump,
+    validate,
+    validates_schema,
+)
 
 from .i18n import Msg
 from .models import (
-    ACTIONS, COOKING, DEFICIENCY_STATUSES, FLAGS, HULLS, INSPECTION_STATUSES, ITINERARY_CATEGORIES, KINDS, PROPULSIONS, RESULTS, ROLES,
+    ACTIONS,
+    COOKING,
+    DEFICIENCY_STATUSES,
+    FLAGS,
+    HULLS,
+    INSPECTION_STATUSES,
+    ITINERARY_CATEGORIES,
+    KINDS,
+    PROPULSIONS,
+    RESULTS,
+    ROLES,
     SERVICES,
 )
 from .tonnage import gross_tonnage, round_tonnage

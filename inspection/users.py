@@ -39,3 +39,22 @@ def declare_conflict(actor: User, user: User, owner_id: int, reason: str, now) -
     db.session.flush()
     record_event(actor, "conflict.declared", "user", user.id, details={"owner_id": owner_id, "reason": reason}, at=now)
     return conflict
+
+
+def change_password(user: User, current: str, new: str) -> User:
+    """Replace a user's password after checking the current one; their API tokens are revoked."""
+    from werkzeug.security import check_password_hash
+
+    from .models import ApiToken, utcnow
+
+    if not check_password_hash(user.password_hash, current):
+        raise Invalid(errors={"current": [Msg("La contraseña actual no es correcta.")]})
+    if len(new) < 10:
+        raise Invalid(errors={"new": [Msg("La contraseña debe tener al menos 10 caracteres.")]})
+    if new == current:
+        raise Invalid(errors={"new": [Msg("La contraseña nueva debe ser distinta de la actual.")]})
+    user.password_hash = hash_password(new)
+    now = utcnow()
+    for token in db.session.scalars(db.select(ApiToken).filter_by(user_id=user.id, revoked_at=None)):
+        token.revoked_at = now  # a stolen tablet token dies with the old password
+    return user

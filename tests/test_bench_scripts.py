@@ -11,8 +11,16 @@ import pytest
 
 from app import create_app
 from bench.fixtures import (
-    CAMERA_MODEL, batches, bench_config, client_ids, flask_caller, multipart, seed, start_inspection,
-    sync_entries, vary_jpeg,
+    CAMERA_MODEL,
+    batches,
+    bench_config,
+    client_ids,
+    flask_caller,
+    multipart,
+    seed,
+    start_inspection,
+    sync_entries,
+    vary_jpeg,
 )
 from bench.photos_pipeline import make_sample_jpeg
 from bench.sync import SyncFailed, build_plan, check_stored, run_sync
@@ -90,8 +98,9 @@ def test_fewer_answers_than_items_answer_each_once():
 
 
 def test_vary_jpeg_changes_hash_not_pixels(small_photos):
-    from PIL import Image
     import io
+
+    from PIL import Image
     data = small_photos[0]
     a, b = vary_jpeg(data, 1), vary_jpeg(data, 2)
     assert len({hashlib.sha256(x).hexdigest() for x in (data, a, b)}) == 3

@@ -9,7 +9,13 @@ import zxingcpp
 from inspection.certificate_pdf import DEFAULT_SIGNATORIES, render_certificate_pdf
 from inspection.numbering import format_number
 from inspection.qrcodes import make_qr, verify_url
-from inspection.signing import CertificateClaims, generate_key, key_id, sign_certificate, verify_token
+from inspection.signing import (
+    CertificateClaims,
+    generate_key,
+    key_id,
+    sign_certificate,
+    verify_token,
+)
 
 DPI = 200
 BASE_URL = "https://verificacion.prefectura.gov.py/b"

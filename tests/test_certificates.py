@@ -9,11 +9,22 @@ import pytest
 import zxingcpp
 
 from inspection.certificates import (
-    StatusFacts, add_months, application_due_on, derive_status, validity, verify_certificate_token,
+    StatusFacts,
+    add_months,
+    application_due_on,
+    derive_status,
+    validity,
+    verify_certificate_token,
 )
 from inspection.models import AuditEvent
-from inspection.signing import CertificateClaims, generate_key, key_id, sign_certificate
-from inspection.signing import decode_token, public_key_from_jwk
+from inspection.signing import (
+    CertificateClaims,
+    decode_token,
+    generate_key,
+    key_id,
+    public_key_from_jwk,
+    sign_certificate,
+)
 from inspection.status_list import verify_status_list
 from tests.test_inspections_api import answer_all, crew, schedule, started, submit  # noqa: F401 (fixtures)
 
@@ -147,8 +158,9 @@ def test_later_date_is_expired(app, issued):
 
 
 def test_expired_page_says_vencido(client, issued, monkeypatch):
-    import inspection.views.certificates as pages
     from datetime import datetime, timezone
+
+    import inspection.views.certificates as pages
     later = datetime.combine(date.fromisoformat(issued["valid_until"]) + timedelta(days=3), datetime.min.time(),
                              timezone.utc)
     monkeypatch.setattr(pages, "utcnow", lambda: later)
@@ -251,6 +263,7 @@ def test_keys_new_retires_but_keeps_publishing(runner, client, issued):
 
 def test_private_keys_stay_out_of_the_database(app, issued, db):
     import json
+
     from inspection.models import SigningKey
     for key in db.session.scalars(db.select(SigningKey)):
         assert "d" not in key.public_jwk and "PRIVATE" not in json.dumps(key.public_jwk)

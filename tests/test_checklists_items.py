@@ -6,7 +6,13 @@ from pathlib import Path
 
 import pytest
 
-from checklists import ChecklistError, build_checklist, coverage_report, format_coverage, load_catalog
+from checklists import (
+    ChecklistError,
+    build_checklist,
+    coverage_report,
+    format_coverage,
+    load_catalog,
+)
 from checklists.loader import DATA_DIR
 
 PROPULSIONS = ("steam", "motor", "sail", "rowing", "towed")

@@ -8,7 +8,14 @@ from pathlib import Path
 import pytest
 
 from inspection import fees
-from inspection.fees import SCALES_PATH, Fee, ScaleError, fee_for, load_scales, parse_scales
+from inspection.fees import (
+    SCALES_PATH,
+    Fee,
+    ScaleError,
+    fee_for,
+    load_scales,
+    parse_scales,
+)
 
 LAW = Path("/work/shared/legal/ley-928-1927-arts-123-238.txt")
 TONNAGE_SERVICES = ["arqueo", "navegabilidad"]

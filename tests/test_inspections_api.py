@@ -5,8 +5,15 @@ from datetime import date, timedelta
 
 import pytest
 
-from inspection.models import Answer, AuditEvent, ConflictOfInterest, Inspection, Photo, utcnow
-from tests.media_samples import make_bomb_png, make_jpeg, make_zip, noisy_image, encode
+from inspection.models import (
+    Answer,
+    AuditEvent,
+    ConflictOfInterest,
+    Inspection,
+    Photo,
+    utcnow,
+)
+from tests.media_samples import encode, make_bomb_png, make_jpeg, make_zip, noisy_image
 
 
 def cid() -> str:

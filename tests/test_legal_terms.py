@@ -1,5 +1,10 @@
 """The law's terms come from data, with their articles."""
-from inspection.legal_terms import application_months, certificate_months, legal_terms, reinspection_days
+from inspection.legal_terms import (
+    application_months,
+    certificate_months,
+    legal_terms,
+    reinspection_days,
+)
 
 
 def test_terms_match_the_law():

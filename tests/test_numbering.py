@@ -5,7 +5,12 @@ import string
 
 import pytest
 
-from inspection.numbering import CertificateNumber, damm_check_digit, format_number, parse_number
+from inspection.numbering import (
+    CertificateNumber,
+    damm_check_digit,
+    format_number,
+    parse_number,
+)
 
 ALPHABET = string.ascii_uppercase + string.digits
 

@@ -107,3 +107,14 @@ def test_empty_required_box_says_required_and_pager_links(client, make_user, mak
         make_vessel(name=f"Página {n}")
     page = client.get("/buques?per_page=1&q=Página").get_data(as_text=True)
     assert "Página 1 de 3" in page and "page=2" in page
+
+
+def test_users_change_their_password_and_lose_old_tokens(client, make_user, token_for):
+    user = make_user("inspector")
+    headers = token_for(user)
+    login(client, user)
+    wrong = client.post("/cuenta", data={"current": "nope", "new": "otra-clave-larga"})
+    assert wrong.status_code == 422 and "La contraseña actual no es correcta." in wrong.get_data(as_text=True)
+    assert client.post("/cuenta", data={"current": PASSWORD, "new": "otra-clave-larga"}).status_code == 200
+    assert client.get("/api/v1/auth/me", headers=headers).status_code == 401
+    assert client.post("/api/v1/auth/token", json={"username": user.username, "password": "otra-clave-larga"}).status_code == 201

@@ -1,6 +1,6 @@
 """Inspection pages: list and schedule, the tablet's work page, the report and its follow-up forms."""
-import io
 import html
+import io
 import re
 from datetime import date, timedelta
 

@@ -6,16 +6,31 @@ import warnings
 from datetime import datetime, timedelta, timezone
 
 import pytest
+from media_samples import (
+    encode,
+    gps_ifd,
+    make_bomb_png,
+    make_exif,
+    make_jpeg,
+    make_other,
+    make_png,
+    make_webp,
+    make_zip,
+    marked_image,
+    noisy_image,
+)
 from PIL import Image, ImageCms, ImageFile
 
 from inspection import photos
 from inspection.photos import (
-    MIB, PhotoLimits, PhotoRejected, parse_exif_time, parse_gps, process_photo, render_message,
+    MIB,
+    PhotoLimits,
+    PhotoRejected,
+    parse_exif_time,
+    parse_gps,
+    process_photo,
+    render_message,
     sniff_mime,
-)
-from media_samples import (
-    gps_ifd, make_bomb_png, make_exif, make_jpeg, make_other, make_png, make_webp, make_zip,
-    marked_image, encode, noisy_image,
 )
 
 LIMITS = PhotoLimits()

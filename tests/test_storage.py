@@ -8,7 +8,13 @@ import pytest
 
 from inspection import storage as storage_module
 from inspection.storage import (
-    InvalidKey, KeyConflict, LocalStorage, MediaStorage, MissingKey, is_orphan, media_key,
+    InvalidKey,
+    KeyConflict,
+    LocalStorage,
+    MediaStorage,
+    MissingKey,
+    is_orphan,
+    media_key,
     sweep_orphans,
 )
 

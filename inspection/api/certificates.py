@@ -7,8 +7,14 @@ from flask_smorest import Blueprint
 from ..auth import api_user, require
 from ..certificate_pdf import DEFAULT_ARTICLES, render_certificate_pdf
 from ..certificates import (
-    all_statuses, application_due_on, certificate_status, certificates_scope, reinstate_certificate,
-    revoke_certificate, suspend_certificate, verify_certificate_token,
+    all_statuses,
+    application_due_on,
+    certificate_status,
+    certificates_scope,
+    reinstate_certificate,
+    revoke_certificate,
+    suspend_certificate,
+    verify_certificate_token,
 )
 from ..errors import NotFound
 from ..extensions import db

@@ -13,23 +13,69 @@ from ..errors import Conflict, DomainError, Invalid, NotFound, TooLarge
 from ..extensions import db
 from ..i18n import Localized, Msg, current_language, localize
 from ..inspections import (
-    add_photo, add_repair_evidence, close_deficiency, current_answers, detain_vessel, evidence_of, get_inspection_for,
-    inspection_scope, lift_detention, photos_of, record_answer, report_fixed, schedule_inspection,
+    add_photo,
+    add_repair_evidence,
+    close_deficiency,
+    current_answers,
+    detain_vessel,
+    evidence_of,
+    get_inspection_for,
+    inspection_scope,
+    lift_detention,
+    photos_of,
+    record_answer,
+    report_fixed,
+    schedule_inspection,
     start_inspection,
 )
 from ..media import media_storage, photo_limits
-from ..models import AuditEvent, Answer, Deficiency, Detention, Inspection, Photo, User, Vessel, utcnow
+from ..models import (
+    Answer,
+    AuditEvent,
+    Deficiency,
+    Detention,
+    Inspection,
+    Photo,
+    User,
+    Vessel,
+    utcnow,
+)
 from ..photos import PhotoRejected, process_photo
 from ..schemas import (
-    AnswerInSchema, AnswerSchema, DeficiencyQuery, DeficiencySchema, DetentionInSchema, DetentionSchema,
-    EvidenceFormSchema, ReportFixedSchema,
-    InspectionCreateSchema, InspectionDetailSchema, InspectionQuery, InspectionSchema, NoteSchema,
-    PhotoFormSchema, PhotoLimitsSchema, PhotoSchema, SubmitInSchema, SubmitOutSchema, SyncEntrySchema,
-    SyncInSchema, SyncOutSchema, page_schema,
+    AnswerInSchema,
+    AnswerSchema,
+    DeficiencyQuery,
+    DeficiencySchema,
+    DetentionInSchema,
+    DetentionSchema,
+    EvidenceFormSchema,
+    InspectionCreateSchema,
+    InspectionDetailSchema,
+    InspectionQuery,
+    InspectionSchema,
+    NoteSchema,
+    PhotoFormSchema,
+    PhotoLimitsSchema,
+    PhotoSchema,
+    ReportFixedSchema,
+    SubmitInSchema,
+    SubmitOutSchema,
+    SyncEntrySchema,
+    SyncInSchema,
+    SyncOutSchema,
+    page_schema,
 )
 from ..vessel_checklists import localized_item
 from .certificates import certificate_json
-from .common import BEARER, body_hash, json_response, paginate, prior_result, remember_result, run_once
+from .common import (
+    BEARER,
+    body_hash,
+    json_response,
+    paginate,
+    prior_result,
+    remember_result,
+    run_once,
+)
 
 blp = Blueprint("api_inspections", __name__, description="Inspecciones, evidencia y deficiencias")
 STAFF = ("admin", "inspector")

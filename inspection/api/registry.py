@@ -8,8 +8,21 @@ from ..errors import Forbidden
 from ..extensions import db
 from ..i18n import Msg
 from ..models import Owner, Vessel
-from ..schemas import OwnerQuery, OwnerSchema, VesselQuery, VesselSchema, page_schema, vessel_json
-from ..vessels import create_owner, create_vessel, registration_key, update_owner, update_vessel
+from ..schemas import (
+    OwnerQuery,
+    OwnerSchema,
+    VesselQuery,
+    VesselSchema,
+    page_schema,
+    vessel_json,
+)
+from ..vessels import (
+    create_owner,
+    create_vessel,
+    registration_key,
+    update_owner,
+    update_vessel,
+)
 from .common import BEARER, json_response, paginate
 
 blp = Blueprint("api_registry", __name__, description="Registro de armadores y buques")

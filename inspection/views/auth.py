@@ -1,12 +1,16 @@
 """Signing in and out of the pages."""
-from flask import Blueprint, redirect, render_template, request, url_for
-from flask_login import current_user, login_user, logout_user
 from urllib.parse import urlsplit
 
+from flask import Blueprint, redirect, render_template, request, url_for
+from flask_login import current_user, login_user, logout_user
+
 from ..auth import authenticate
+from ..errors import DomainError
 from ..extensions import db
-from ..models import utcnow
 from ..i18n import gettext
+from ..models import utcnow
+from ..users import change_password
+from .forms import domain_errors
 
 bp = Blueprint("pages", __name__)
 
@@ -46,3 +50,20 @@ def logout():
     """Sign out (POST, so a link cannot sign anyone out)."""
     logout_user()
     return redirect(url_for("pages.login"))
+
+
+@bp.route("/cuenta", methods=["GET", "POST"])
+def account():
+    """Change one's own password."""
+    if not current_user.is_authenticated:
+        return redirect(url_for("pages.login", next=request.path))
+    errors, done, status = {}, False, 200
+    if request.method == "POST":
+        try:
+            change_password(current_user, request.form.get("current", ""), request.form.get("new", ""))
+            db.session.commit()
+            done = True
+        except DomainError as error:
+            db.session.rollback()
+            errors, status = domain_errors(error), error.status
+    return render_template("auth/account.html", errors=errors, done=done), status

@@ -2,10 +2,18 @@
 from flask import Blueprint, redirect, render_template, request, url_for
 from flask_login import current_user
 
-from ..api.certificates import certificate_document, certificate_json, get_certificate_for
+from ..api.certificates import (
+    certificate_document,
+    certificate_json,
+    get_certificate_for,
+)
 from ..auth import require_page
 from ..certificates import (
-    certificates_scope, reinstate_certificate, revoke_certificate, suspend_certificate, verify_certificate_token,
+    certificates_scope,
+    reinstate_certificate,
+    revoke_certificate,
+    suspend_certificate,
+    verify_certificate_token,
 )
 from ..errors import Invalid
 from ..extensions import db

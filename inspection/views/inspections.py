@@ -20,17 +20,38 @@ from ..errors import DomainError, Invalid, NotFound
 from ..extensions import db
 from ..i18n import Msg, current_language, localize
 from ..inspections import (
+    add_photo,
     add_repair_evidence,
-    add_photo, close_deficiency, detain_vessel, get_inspection_for, inspection_scope, record_answer,
-    report_fixed, schedule_inspection, start_inspection,
+    close_deficiency,
+    detain_vessel,
+    get_inspection_for,
+    inspection_scope,
+    record_answer,
+    report_fixed,
+    schedule_inspection,
+    start_inspection,
 )
 from ..media import media_storage, photo_limits
 from ..models import (
-    ACTIONS, INSPECTION_STATUSES, KINDS, RESULTS, Certificate, Deficiency, Detention, Inspection, User, Vessel,
+    ACTIONS,
+    INSPECTION_STATUSES,
+    KINDS,
+    RESULTS,
+    Certificate,
+    Deficiency,
+    Detention,
+    Inspection,
+    User,
+    Vessel,
     utcnow,
 )
 from ..schemas import (
-    AnswerInSchema, DetentionInSchema, InspectionCreateSchema, InspectionQuery, NoteSchema, SubmitInSchema,
+    AnswerInSchema,
+    DetentionInSchema,
+    InspectionCreateSchema,
+    InspectionQuery,
+    NoteSchema,
+    SubmitInSchema,
 )
 from .checklists import group_by_topic
 from .forms import domain_errors, load_form

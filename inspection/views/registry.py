@@ -9,7 +9,16 @@ from ..auth import require_page
 from ..errors import DomainError
 from ..extensions import db
 from ..i18n import current_language
-from ..models import COOKING, FLAGS, HULLS, ITINERARY_CATEGORIES, PROPULSIONS, SERVICES, Owner, Vessel
+from ..models import (
+    COOKING,
+    FLAGS,
+    HULLS,
+    ITINERARY_CATEGORIES,
+    PROPULSIONS,
+    SERVICES,
+    Owner,
+    Vessel,
+)
 from ..schemas import OwnerSchema, VesselQuery, VesselSchema
 from ..tonnage import round_tonnage, tonnage_formula
 from ..vessels import create_owner, create_vessel, update_owner, update_vessel
