@@ -21,11 +21,16 @@ csrf = CSRFProtect()
 
 
 def configure_sqlite(engine) -> None:
-    """Make SQLite transactional like PostgreSQL: real BEGIN (so SAVEPOINTs work) and enforced foreign keys.
+    """Make SQLite behave like a server database under concurrent requests.
 
-    pysqlite's own transaction handling defers BEGIN and breaks nested transactions; SQLAlchemy's
-    documented recipe takes over. Does nothing on other databases.
+    pysqlite defers BEGIN and breaks SAVEPOINTs, so SQLAlchemy's documented recipe takes over.
+    Write-ahead logging lets readers and a writer proceed together. A request that may write
+    begins with BEGIN IMMEDIATE: two deferred transactions that both read and then write would
+    deadlock, and SQLite answers that at once with "database is locked" instead of waiting.
+    Reads (GET, HEAD) and work outside a request (commands, migrations) begin deferred.
+    Foreign keys are enforced. Does nothing on other databases.
     """
+    from flask import has_request_context, request
     from sqlalchemy import event
 
     if engine.dialect.name != "sqlite":
@@ -36,9 +41,12 @@ def configure_sqlite(engine) -> None:
         dbapi_connection.isolation_level = None
         cursor = dbapi_connection.cursor()
         cursor.execute("PRAGMA foreign_keys=ON")
-        cursor.execute("PRAGMA busy_timeout=5000")
+        cursor.execute("PRAGMA busy_timeout=10000")
+        if engine.url.database not in (None, "", ":memory:"):
+            cursor.execute("PRAGMA journal_mode=WAL")
         cursor.close()
 
     @event.listens_for(engine, "begin")
     def _begin(connection):
-        connection.exec_driver_sql("BEGIN")
+        writing = has_request_context() and request.method not in ("GET", "HEAD")
+        connection.exec_driver_sql("BEGIN IMMEDIATE" if writing else "BEGIN")

@@ -578,3 +578,54 @@ def test_owner_reports_a_repair_with_a_photo(client, crew, started, db):
     # the inspector sees the owner's photo on the inspection, which stays closed
     detail = client.get(f"/api/v1/inspections/{inspection_id}", headers=crew["ih"]).json
     assert photo.json["id"] in [p["id"] for p in detail["photos"]] and detail["status"] == "submitted"
+
+
+def test_simultaneous_retries_store_one_answer(app, crew, started, db):
+    """Two copies of one request arriving at once (a retry racing the original): one row, one result."""
+    import threading
+    inspection_id, _ = started
+    body = {"client_id": cid(), "result": "pass", "observed": 6}
+    url = f"/api/v1/inspections/{inspection_id}/answers/seg.buckets.total"
+    results, barrier = [], threading.Barrier(4)
+
+    def send():
+        with app.app_context():
+            barrier.wait()
+            response = app.test_client().put(url, json=body, headers=crew["ih"])
+            results.append((response.status_code, response.json))
+            db.session.remove()
+
+    db.session.remove()  # end this thread's read transaction: on SQLite it would block every writer
+    threads = [threading.Thread(target=send) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=60)
+    assert [status for status, _ in results] == [200] * 4
+    assert len({r["client_id"] + str(r["received_at"]) for _, r in results}) == 1
+    assert db.session.scalar(db.select(db.func.count(Answer.id))) == 1
+
+
+def test_simultaneous_uploads_of_one_photo_are_one_photo(app, crew, started, db):
+    import threading
+    inspection_id, _ = started
+    data, results, barrier = jpeg(31), [], threading.Barrier(3)
+
+    def send():
+        with app.app_context():
+            barrier.wait()
+            fields = {"item_id": "seg.buckets.total", "client_id": cid(), "file": (io.BytesIO(data), "f.jpg")}
+            response = app.test_client().post(f"/api/v1/inspections/{inspection_id}/photos", data=fields,
+                                              headers=crew["ih"], content_type="multipart/form-data")
+            results.append((response.status_code, response.json))
+            db.session.remove()
+
+    db.session.remove()  # end this thread's read transaction: on SQLite it would block every writer
+    threads = [threading.Thread(target=send) for _ in range(3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=60)
+    assert [status for status, _ in results] == [201] * 3
+    assert len({body["id"] for _, body in results}) == 1
+    assert db.session.scalar(db.select(db.func.count(Photo.id))) == 1

@@ -48,23 +48,25 @@ def remember_result(client_id: str, user, scope: str, digest: str, status: int, 
 def run_once(user, scope: str, client_id: str, payload, action, status: int = 200):
     """Run `action` once per client_id and commit; a retry returns the first result with its status.
 
-    `action()` returns a JSON-ready dict. Two simultaneous first tries race on the client_id key: the
-    loser rolls back and returns the winner's result.
+    `action()` returns a JSON-ready dict. Two simultaneous first tries race on a unique key (the
+    client_id, or a photo's hash): the loser rolls back and returns the winner's stored result, or,
+    when the winner was another request for the same thing, runs once more and finds its record.
     """
     digest = body_hash(payload)
-    prior = prior_result(client_id, user, scope, digest)
-    if prior is None:
-        body = action()
-        remember_result(client_id, user, scope, digest, status, body)
+    for attempt in range(2):
+        prior = prior_result(client_id, user, scope, digest)
+        if prior is not None:
+            return json_response(prior.response, prior.status_code, replayed=True)
         try:
+            body = action()
+            remember_result(client_id, user, scope, digest, status, body)
             db.session.commit()
             return json_response(body, status, replayed=False)
         except IntegrityError:
             db.session.rollback()
-            prior = prior_result(client_id, user, scope, digest)
-            if prior is None:
+            if attempt:
                 raise
-    return json_response(prior.response, prior.status_code, replayed=True)
+    raise AssertionError("unreachable")
 
 
 def json_response(body: dict, status: int, replayed: bool = False):
