@@ -139,12 +139,6 @@ def _long_date(value) -> str:
     return DASH if day is None else f"{day.day} de {MONTHS[day.month - 1]} de {day.year}"
 
 
-def _short_date(value) -> str:
-    """'15/03/2026'."""
-    day = _date(value)
-    return DASH if day is None else day.strftime("%d/%m/%Y")
-
-
 def _decimal(value, places: int, unit: str = "") -> str:
     """Paraguayan number format: dot for thousands, comma for decimals ('1.234,50 m')."""
     if value is None or value == "":

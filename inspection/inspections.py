@@ -301,11 +301,6 @@ def lift_detention(actor: User, detention: Detention, reason: str, now: datetime
     return detention
 
 
-def active_detention(vessel_id: int) -> Detention | None:
-    """The detention that stands now on a vessel, if any."""
-    return db.session.scalar(db.select(Detention).filter_by(vessel_id=vessel_id, lifted_at=None).limit(1))
-
-
 
 # --- photos ----------------------------------------------------------------------------------------
 
