@@ -27,6 +27,7 @@ from .models import (
     Detention,
     Inspection,
     User,
+    Vessel,
 )
 from .numbering import format_number
 from .qrcodes import make_qr
@@ -138,10 +139,13 @@ def facts_of(row) -> StatusFacts:
     return StatusFacts(row.valid_until, bool(row.revoked), bool(row.superseded), bool(row.suspended))
 
 
-def certificate_status(certificate: Certificate, today: date) -> str:
-    """The status of one certificate now."""
-    row = db.session.execute(status_facts_query().where(Certificate.id == certificate.id)).one()
-    return derive_status(facts_of(row), today)
+def statuses_of(certificates, today: date) -> dict[int, str]:
+    """Certificate id -> status now, for a whole page of certificates in one query."""
+    ids = [c.id for c in certificates]
+    if not ids:
+        return {}
+    rows = db.session.execute(status_facts_query().where(Certificate.id.in_(ids))).all()
+    return {row.id: derive_status(facts_of(row), today) for row in rows}
 
 
 def all_statuses(today: date) -> list[int]:
@@ -257,8 +261,6 @@ def reinstate_certificate(actor: User, certificate: Certificate, reason: str, no
 
 def certificates_scope(query, user: User):
     """Certificates a user may list: staff all, owners their fleet's."""
-    from .models import Vessel
-
     if user.role == "owner":
         return query.join(Vessel, Vessel.id == Certificate.vessel_id).where(Vessel.owner_id == (user.owner_id or -1))
     return query

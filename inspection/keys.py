@@ -41,8 +41,16 @@ def current_signing_key(office_code: str):
                                .order_by(SigningKey.created_at.desc()))
     if record is None:
         return None
-    private = load_private_keys(current_app.config["KEYS_DIR"]).get(record.kid)
+    private = _private_keys().get(record.kid)
     return (record.kid, private) if private is not None else None
+
+
+def _private_keys() -> dict:
+    """The private keys in KEYS_DIR, read once per process (the status list signs on every request)."""
+    cache = current_app.extensions.setdefault("baliza.public_keys", {})
+    if "private" not in cache:
+        cache["private"] = load_private_keys(current_app.config["KEYS_DIR"])
+    return cache["private"]
 
 
 def published_keys() -> list[SigningKey]:

@@ -201,3 +201,24 @@ def keys(signer):
     """The public keys a verifier has cached: {kid: public key}."""
     key, kid = signer
     return {kid: key.public_key()}
+
+
+@pytest.fixture
+def count_queries(db):
+    """count_queries(call) -> how many SQL statements `call()` sent to the database."""
+    from sqlalchemy import event
+
+    def count(call) -> int:
+        seen = []
+
+        def listener(*args):
+            seen.append(1)
+
+        event.listen(db.engine, "before_cursor_execute", listener)
+        try:
+            call()
+        finally:
+            event.remove(db.engine, "before_cursor_execute", listener)
+        return len(seen)
+
+    return count

@@ -326,3 +326,19 @@ def test_status_list_is_trusted_offline_for_seven_days(client, issued):
     body = client.get("/api/v1/status-list").json
     payload = json.loads(base64.urlsafe_b64decode(body["jws"].split(".")[1] + "=="))
     assert payload["exp"] - payload["iat"] == 7 * 86400 and payload["ttl"] == 86400
+
+
+def test_certificate_lists_do_not_query_per_row(client, crew, issued, count_queries):
+    def load():
+        assert client.get("/api/v1/certificates", headers=crew["oh"]).json["total"] >= 1
+
+    load()  # warm: the first request also loads what later ones find in the session
+    one = count_queries(load)
+    for _ in range(3):  # three more certificates for the same vessel
+        inspection_id = schedule(client, crew)
+        client.post(f"/api/v1/inspections/{inspection_id}/start", headers=crew["ih"])
+        items = client.get(f"/api/v1/inspections/{inspection_id}", headers=crew["ih"]).json["items"]
+        answer_all(client, crew, inspection_id, items)
+        assert submit(client, crew, inspection_id).json["certificate"]
+    assert client.get("/api/v1/certificates", headers=crew["oh"]).json["total"] == 4
+    assert count_queries(load) == one

@@ -66,7 +66,7 @@ from ..schemas import (
     page_schema,
 )
 from ..vessel_checklists import localized_item
-from .certificates import certificate_json
+from .certificates import certificates_json
 from .common import (
     BEARER,
     body_hash,
@@ -342,7 +342,7 @@ def post_submit(data, inspection_id):
         return {"outcome": result["outcome"], "deficiencies": DeficiencySchema(many=True).dump(result["deficiencies"]),
                 "missing_answers": result["missing_answers"],
                 "reinspection_id": result["reinspection"].id if result["reinspection"] else None,
-                "certificate": certificate_json(certificate, today()) if certificate else None}
+                "certificate": certificates_json([certificate], today())[0] if certificate else None}
 
     return run_once(actor, f"submit:{inspection.id}", str(data["client_id"]), request.get_json(), action)
 

@@ -1,10 +1,11 @@
 """Certificate pages: the public police verdict behind the QR, and the certificate for its holders."""
 from flask import Blueprint, redirect, render_template, request, url_for
 from flask_login import current_user
+from sqlalchemy.orm import joinedload
 
 from ..api.certificates import (
     certificate_document,
-    certificate_json,
+    certificates_json,
     get_certificate_for,
 )
 from ..auth import require_page
@@ -49,10 +50,10 @@ def verify_page(token):
 @require_page("admin", "inspector", "owner")
 def certificate_list():
     """Certificates of the fleet (owners: their own) with the status police see."""
-    query = certificates_scope(db.select(Certificate), current_user).order_by(Certificate.id.desc())
-    page = db.paginate(query, page=request.args.get("page", 1, type=int), per_page=50, error_out=False)
-    today = utcnow().date()
-    return render_template("certificates/list.html", page=page, rows=[certificate_json(c, today) for c in page.items])
+    query = certificates_scope(db.select(Certificate), current_user).options(joinedload(Certificate.vessel))
+    page = db.paginate(query.order_by(Certificate.id.desc()), page=request.args.get("page", 1, type=int), per_page=50,
+                       error_out=False)
+    return render_template("certificates/list.html", page=page, rows=certificates_json(page.items, utcnow().date()))
 
 
 @bp.route("/certificados/<number>")
@@ -60,7 +61,7 @@ def certificate_list():
 def certificate_page(number):
     """The certificate as a page (same content as the PDF) with its live status."""
     certificate = get_certificate_for(current_user, number)
-    return render_template("certificates/detail.html", cert=certificate_json(certificate, utcnow().date()),
+    return render_template("certificates/detail.html", cert=certificates_json([certificate], utcnow().date())[0],
                            doc=certificate_document(certificate), record=certificate)
 
 
