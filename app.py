@@ -25,7 +25,8 @@ def create_app(test_config=None) -> Flask:
 def register_extensions(app: Flask) -> None:
     """Bind every extension object to this app."""
     from inspection import models  # noqa: F401  (the tables must be known to Alembic)
-    from inspection.extensions import configure_sqlite, csrf, db, login_manager, migrate
+    from inspection.extensions import babel, configure_sqlite, csrf, db, login_manager, migrate
+    from inspection.i18n import CATALOG_DIR, locale_code
     from inspection.sessions import LazyCookieSessionInterface
 
     app.session_interface = LazyCookieSessionInterface()
@@ -37,6 +38,9 @@ def register_extensions(app: Flask) -> None:
     login_manager.login_view = "pages.login"
     login_manager.login_message = None
     csrf.init_app(app)
+    # The locale of each request, for Babel's number and date formats.
+    babel.init_app(app, default_locale="es_PY", locale_selector=locale_code,
+                   default_translation_directories=str(CATALOG_DIR))
 
 
 def register_blueprints(app: Flask) -> None:

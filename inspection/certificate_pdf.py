@@ -36,6 +36,8 @@ import io
 from fpdf import FPDF
 from fpdf.enums import XPos, YPos
 
+from .formats import format_day, format_number
+
 __all__ = ["DEFAULT_ARTICLES", "DEFAULT_SIGNATORIES", "render_certificate_pdf"]
 
 TITLES = {
@@ -106,11 +108,6 @@ LABELS = {
     "hull_material": {"iron": "Hierro", "wood": "Madera", "mixed": "Mixto"},
 }
 
-MONTHS = (
-    "enero", "febrero", "marzo", "abril", "mayo", "junio", "julio", "agosto",
-    "septiembre", "octubre", "noviembre", "diciembre",
-)
-
 NAVY = (18, 42, 84)
 GOLD = (150, 120, 50)
 INK = (25, 25, 25)
@@ -136,15 +133,14 @@ def _date(value) -> dt.date | None:
 def _long_date(value) -> str:
     """'15 de marzo de 2026'."""
     day = _date(value)
-    return DASH if day is None else f"{day.day} de {MONTHS[day.month - 1]} de {day.year}"
+    return DASH if day is None else format_day(day, "es")
 
 
 def _decimal(value, places: int, unit: str = "") -> str:
     """Paraguayan number format: dot for thousands, comma for decimals ('1.234,50 m')."""
     if value is None or value == "":
         return DASH
-    text = f"{float(value):,.{places}f}".replace(",", "\x00").replace(".", ",").replace("\x00", ".")
-    return f"{text} {unit}".strip()
+    return f"{format_number(value, places, 'es')} {unit}".strip()
 
 
 def _plain(value) -> str:

@@ -1,36 +1,53 @@
-"""Spanish first, English second: Spanish strings are the source, catalogs give the English.
+"""Spanish first, English second: Spanish strings are the source, gettext catalogs give the English.
 
-Every user-facing string is written in Spanish in code and templates (`_("...")`, `Msg("...")`);
-`translations/en/*.json` map each Spanish source to English. The language is chosen per request:
-`?lang=`, then the session, then the user's preference, then `Accept-Language`; Spanish by default.
+Every user-facing string is written in Spanish in code and templates (`_("...")`, `Msg("...")`,
+`N_("...")` where a string is only marked); `pybabel extract -F babel.cfg` collects them and
+`translations/<lang>/LC_MESSAGES/messages.po` translate them, so translators' tools read the
+catalogs (README: Translations). The language is chosen per request: `?lang=`, then the session,
+then the user's preference, then `Accept-Language`; Spanish by default. Flask-Babel formats
+numbers and dates in the same language (es_PY, en).
 """
-import json
+import io
 import re
 from functools import cache
 from pathlib import Path
 
+from babel.messages.mofile import write_mo
+from babel.messages.pofile import read_po
+from babel.support import NullTranslations, Translations
 from flask import has_request_context, request, session
 
 LANGUAGES = ("es", "en")
+LOCALES = {"es": "es_PY", "en": "en"}  # Babel locales: Paraguayan Spanish formats "1.234,5"
 CATALOG_DIR = Path(__file__).parent / "translations"
 
 
+def N_(text: str) -> str:
+    """Mark a Spanish source string for extraction; it is translated where it is shown."""
+    return text
+
+
 @cache
-def catalog(lang: str) -> dict[str, str]:
-    """All catalog files of one language merged; Spanish needs none."""
-    merged: dict[str, str] = {}
-    folder = CATALOG_DIR / lang
-    if folder.is_dir():
-        for path in sorted(folder.glob("*.json")):
-            merged.update(json.loads(path.read_text(encoding="utf-8")))
-    return merged
+def translations(lang: str) -> NullTranslations:
+    """One language's catalog, compiled in memory from its .po once per process (no stale .mo)."""
+    path = CATALOG_DIR / lang / "LC_MESSAGES" / "messages.po"
+    if lang == "es" or not path.exists():
+        return NullTranslations()
+    with path.open("rb") as source:
+        compiled = io.BytesIO()
+        write_mo(compiled, read_po(source, locale=lang))
+    compiled.seek(0)
+    return Translations(compiled)
 
 
 def translate(text: str, lang: str) -> str:
     """The text in `lang`, or the Spanish source when no translation exists."""
-    if lang == "es":
-        return text
-    return catalog(lang).get(text, text)
+    return translations(lang).gettext(text) if text else text
+
+
+def locale_code(lang: str | None = None) -> str:
+    """The Babel locale of a language, for numbers and dates (the request's when not given)."""
+    return LOCALES[lang or current_language()]
 
 
 def current_language() -> str:
@@ -126,24 +143,24 @@ def localize(message, lang: str | None = None):
 
 # marshmallow's built-in English messages, mapped to Spanish sources (translated back if asked).
 _MARSHMALLOW = {
-    "Missing data for required field.": "Este campo es obligatorio.",
-    "Field may not be null.": "Este campo no puede quedar vacío.",
-    "Unknown field.": "Campo desconocido.",
-    "Invalid value.": "Valor no válido.",
-    "Not a valid integer.": "Debe ser un número entero.",
-    "Not a valid number.": "Debe ser un número.",
-    "Not a valid string.": "Debe ser un texto.",
-    "Not a valid boolean.": "Debe ser verdadero o falso.",
-    "Not a valid date.": "Debe ser una fecha (AAAA-MM-DD).",
-    "Not a valid datetime.": "Debe ser una fecha y hora ISO 8601.",
-    "Not a valid email address.": "No es un correo electrónico válido.",
-    "Not a valid UUID.": "Debe ser un UUID.",
-    "Not a valid list.": "Debe ser una lista.",
-    "Not a valid mapping type.": "Debe ser un objeto.",
-    "Invalid input type.": "Tipo de dato no válido.",
-    "Invalid JSON body.": "El cuerpo de la solicitud no es JSON válido.",
-    "Special numeric values (nan or infinity) are not permitted.": "No se admiten NaN ni infinito.",
-    "Shorter than minimum length {min}.": "Más corto que el mínimo de {min}.",
+    "Missing data for required field.": N_("Este campo es obligatorio."),
+    "Field may not be null.": N_("Este campo no puede quedar vacío."),
+    "Unknown field.": N_("Campo desconocido."),
+    "Invalid value.": N_("Valor no válido."),
+    "Not a valid integer.": N_("Debe ser un número entero."),
+    "Not a valid number.": N_("Debe ser un número."),
+    "Not a valid string.": N_("Debe ser un texto."),
+    "Not a valid boolean.": N_("Debe ser verdadero o falso."),
+    "Not a valid date.": N_("Debe ser una fecha (AAAA-MM-DD)."),
+    "Not a valid datetime.": N_("Debe ser una fecha y hora ISO 8601."),
+    "Not a valid email address.": N_("No es un correo electrónico válido."),
+    "Not a valid UUID.": N_("Debe ser un UUID."),
+    "Not a valid list.": N_("Debe ser una lista."),
+    "Not a valid mapping type.": N_("Debe ser un objeto."),
+    "Invalid input type.": N_("Tipo de dato no válido."),
+    "Invalid JSON body.": N_("El cuerpo de la solicitud no es JSON válido."),
+    "Special numeric values (nan or infinity) are not permitted.": N_("No se admiten NaN ni infinito."),
+    "Shorter than minimum length {min}.": N_("Más corto que el mínimo de {min}."),
 }
 
 

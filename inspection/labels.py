@@ -1,28 +1,28 @@
 """Spanish labels for the registry's coded values (translated like any other string)."""
-from .i18n import gettext
+from .i18n import N_, gettext
 
 LABELS = {
-    "flag": {"national": "Nacional", "foreign": "Extranjera"},
-    "propulsion": {"steam": "Vapor", "motor": "Motor", "sail": "Vela", "rowing": "Remo", "towed": "Remolcada"},
-    "service": {"passenger": "Pasajeros", "cargo": "Carga", "mixed": "Mixto", "tug": "Remolcador",
-                "livestock": "Ganado", "tanker": "Tanque", "raft": "Jangada", "work": "Trabajo"},
-    "hull_material": {"iron": "Hierro", "wood": "Madera", "mixed": "Mixto"},
-    "cooking": {"galley": "Cocina", "brazier": "Brasero", "none": "Ninguna"},
-    "itinerary_category": {"A": "A", "B": "B", "C": "C", "D": "D"},
-    "role": {"admin": "Administración", "inspector": "Inspector", "owner": "Armador", "police": "Policía"},
+    "flag": {"national": N_("Nacional"), "foreign": N_("Extranjera")},
+    "propulsion": {"steam": N_("Vapor"), "motor": N_("Motor"), "sail": N_("Vela"), "rowing": N_("Remo"), "towed": N_("Remolcada")},
+    "service": {"passenger": N_("Pasajeros"), "cargo": N_("Carga"), "mixed": N_("Mixto"), "tug": N_("Remolcador"),
+                "livestock": N_("Ganado"), "tanker": N_("Tanque"), "raft": N_("Jangada"), "work": N_("Trabajo")},
+    "hull_material": {"iron": N_("Hierro"), "wood": N_("Madera"), "mixed": N_("Mixto")},
+    "cooking": {"galley": N_("Cocina"), "brazier": N_("Brasero"), "none": N_("Ninguna")},
+    "itinerary_category": {"A": N_("A"), "B": N_("B"), "C": N_("C"), "D": N_("D")},
+    "role": {"admin": N_("Administración"), "inspector": N_("Inspector"), "owner": N_("Armador"), "police": N_("Policía")},
 }
 
 FIELD_LABELS = {
-    "registration": "Matrícula", "name": "Nombre", "owner_id": "Armador", "flag": "Bandera",
-    "cabotage_permit": "Permiso de cabotaje", "home_port": "Puerto de matrícula",
-    "propulsion": "Propulsión", "service": "Servicio", "hull_material": "Casco",
-    "length_m": "Eslora (m)", "beam_m": "Manga (m)", "girth_m": "Contorno (m)",
-    "gross_tonnage": "Arqueo (t)", "crew": "Tripulantes", "max_passengers": "Máximo de pasajeros",
-    "cabins": "Camarotes", "fire_hydrants": "Grifos de incendio", "holds": "Bodegas",
-    "boilers": "Calderas", "steam_launch": "Lancha a vapor", "boats": "Embarcaciones menores",
-    "cooking": "Cocina a bordo", "hot_climate": "Clima cálido (más de 20 °C)",
-    "itinerary_category": "Categoría de documentos (Código, art. 23)",
-    "tax_id": "RUC o CI", "email": "Correo electrónico", "phone": "Teléfono", "address": "Dirección",
+    "registration": N_("Matrícula"), "name": N_("Nombre"), "owner_id": N_("Armador"), "flag": N_("Bandera"),
+    "cabotage_permit": N_("Permiso de cabotaje"), "home_port": N_("Puerto de matrícula"),
+    "propulsion": N_("Propulsión"), "service": N_("Servicio"), "hull_material": N_("Casco"),
+    "length_m": N_("Eslora (m)"), "beam_m": N_("Manga (m)"), "girth_m": N_("Contorno (m)"),
+    "gross_tonnage": N_("Arqueo (t)"), "crew": N_("Tripulantes"), "max_passengers": N_("Máximo de pasajeros"),
+    "cabins": N_("Camarotes"), "fire_hydrants": N_("Grifos de incendio"), "holds": N_("Bodegas"),
+    "boilers": N_("Calderas"), "steam_launch": N_("Lancha a vapor"), "boats": N_("Embarcaciones menores"),
+    "cooking": N_("Cocina a bordo"), "hot_climate": N_("Clima cálido (más de 20 °C)"),
+    "itinerary_category": N_("Categoría de documentos (Código, art. 23)"),
+    "tax_id": N_("RUC o CI"), "email": N_("Correo electrónico"), "phone": N_("Teléfono"), "address": N_("Dirección"),
 }
 
 

@@ -39,6 +39,8 @@ from __future__ import annotations
 import decimal
 from decimal import ROUND_HALF_UP, Decimal
 
+from .formats import format_number
+
 # Art. 195: "el factor 0.18, si los buques son de caso de hierro, o por 0.17, si son de casco
 # de madera o mixto".
 HULL_FACTORS = {"iron": Decimal("0.18"), "wood": Decimal("0.17"), "mixed": Decimal("0.17")}
@@ -123,12 +125,6 @@ def round_tonnage(value) -> Decimal:
     return number.quantize(_CENTS, rounding=ROUND_HALF_UP)
 
 
-def _format_number(value: Decimal, lang: str) -> str:
-    """Write a Decimal without exponent, with a decimal comma in Spanish."""
-    text = format(value, "f")
-    return text.replace(".", ",") if lang == "es" else text
-
-
 def tonnage_formula(length, beam, girth, hull_material: str, lang: str = "es") -> str:
     """Describe the art. 195 computation with the vessel's numbers, for the vessel page."""
     if lang not in _TEMPLATES:
@@ -136,13 +132,14 @@ def tonnage_formula(length, beam, girth, hull_material: str, lang: str = "es") -
     length_d, beam_d, girth_d, factor, half, numerator = _terms(length, beam, girth, hull_material)
     result = round_tonnage(_QUOTIENT.divide(numerator, CUBIC_METRES_PER_TON))
     numbers = {
-        name: _format_number(value, lang)
+        name: format_number(value, lang=lang, max_places=6)
         for name, value in {
             "length": length_d, "beam": beam_d, "girth": girth_d, "factor": factor,
             "half": half, "numerator": numerator, "divisor": CUBIC_METRES_PER_TON,
             "result": result,
         }.items()
     }
+    numbers["result"] = format_number(result, 2, lang)  # the certified figure keeps its cents
     return _TEMPLATES[lang].format(
         article=ARTICLE, hull=_HULL_NAMES[lang][hull_material], **numbers
     )

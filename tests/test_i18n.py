@@ -2,39 +2,58 @@
 import re
 from pathlib import Path
 
-from inspection.i18n import Msg, catalog, localize
-from inspection.labels import FIELD_LABELS, LABELS
+from babel.messages.extract import extract_from_dir
+from babel.messages.frontend import parse_mapping_cfg
+from babel.messages.pofile import read_po
+
+from inspection.i18n import CATALOG_DIR, Msg, localize, translate
 
 ROOT = Path(__file__).resolve().parent.parent
-PATTERNS = [
-    re.compile(r'Msg\(\s*"((?:[^"\\]|\\.)+)"'),
-    re.compile(r'\b_\(\s*"((?:[^"\\]|\\.)+)"'),
-    re.compile(r"\b_\(\s*'((?:[^'\\]|\\.)+)'"),
-    re.compile(r'gettext\(\s*"((?:[^"\\]|\\.)+)"'),
-]
+KEYWORDS = {"_": None, "gettext": None, "Msg": None, "N_": None}  # as `pybabel extract -k Msg -k N_`
 
 
 def source_strings() -> set[str]:
-    """Every translatable Spanish string in code and templates (docstrings mention `_("...")`)."""
-    found = set()
-    files = list((ROOT / "inspection").rglob("*.py")) + list((ROOT / "templates").rglob("*.html"))
-    for path in files:
-        text = path.read_text(encoding="utf-8")
-        for pattern in PATTERNS:
-            found.update(m.encode().decode("unicode_escape").encode("latin-1").decode("utf-8")
-                         if "\\" in m else m for m in pattern.findall(text))
-    for mapping in LABELS.values():
-        found.update(mapping.values())
-    found.update(FIELD_LABELS.values())
-    from inspection.i18n import _MARSHMALLOW
-    found.update(_MARSHMALLOW.values())
-    found.discard("...")
-    return found
+    """Every translatable Spanish string, found by Babel's extractor with the project's babel.cfg."""
+    with (ROOT / "babel.cfg").open() as cfg:
+        method_map, options_map = parse_mapping_cfg(cfg)
+    return {message for _file, _line, message, _comments, _context in
+            extract_from_dir(str(ROOT), method_map, options_map, keywords=KEYWORDS)
+            if isinstance(message, str) and message}
+
+
+def english_catalog():
+    with (CATALOG_DIR / "en" / "LC_MESSAGES" / "messages.po").open("rb") as po:
+        return read_po(po, locale="en")
 
 
 def test_every_string_has_an_english_translation():
-    missing = sorted(s for s in source_strings() if s not in catalog("en"))
-    assert missing == [], "add to inspection/translations/en/*.json:\n" + "\n".join(missing)
+    catalog = english_catalog()
+    translated = {m.id for m in catalog if m.id and m.string and not m.fuzzy}
+    missing = sorted(source_strings() - translated)
+    assert missing == [], ("run `pybabel extract -F babel.cfg -k Msg -k N_ -o inspection/translations/messages.pot .` "
+                           "and `pybabel update -i inspection/translations/messages.pot -d inspection/translations`, "
+                           "then translate:\n" + "\n".join(missing))
+
+
+def test_the_catalog_has_no_obsolete_entries():
+    stale = sorted({m.id for m in english_catalog() if m.id} - source_strings())
+    assert stale == [], "remove from messages.po (no longer in the code):\n" + "\n".join(stale)
+
+
+def test_translations_keep_their_placeholders():
+    field = re.compile(r"\{(\w*)\}")
+    wrong = [m.id for m in english_catalog() if m.id and set(field.findall(m.id)) != set(field.findall(m.string))]
+    assert wrong == []
+
+
+def test_marked_strings_are_translated_where_shown():
+    from inspection.labels import label
+
+    assert translate("Abierta", "en") == "Open"
+    assert translate("Abierta", "es") == "Abierta"
+    assert translate("texto que nadie tradujo", "en") == "texto que nadie tradujo"
+    assert localize({"flag": ["Este campo es obligatorio."]}, "en") == {"flag": ["This field is required."]}
+    assert label("propulsion", "steam") == "Vapor"
 
 
 def test_msg_translates_with_parameters():

@@ -36,8 +36,10 @@ def test_vessel_list_search_and_detail_with_formula(client, make_user, make_vess
     page = client.get("/buques?q=ayala").get_data(as_text=True)
     assert "Presidente Ayala" in page and "Otro" not in page
     detail = client.get(f"/buques/{vessel.id}").get_data(as_text=True)
-    assert "346.33 t" in detail
+    assert "346,33 t" in detail and "346.33" not in detail  # one number format per page: es_PY
     assert "art. 195" in detail and "0,18" in detail
+    english = client.get(f"/buques/{vessel.id}?lang=en").get_data(as_text=True)
+    assert "346.33 t" in english and "0.18" in english
 
 
 def test_owner_pages_show_only_own_vessels(client, make_user, make_vessel):

@@ -1,6 +1,7 @@
 """HTML pages: Spanish first, plain and fast, from a 360 px phone to a 1280 px tablet."""
 from flask import Flask
 
+from ..formats import format_day, format_number
 from ..i18n import current_language, gettext
 from ..labels import field_label, label
 from . import auth, certificates, checklists, inspections, pwa, registry, users
@@ -11,3 +12,5 @@ def register_views(app: Flask) -> None:
     for module in (auth, registry, certificates, checklists, inspections, pwa, users):
         app.register_blueprint(module.bp)
     app.jinja_env.globals.update(_=gettext, label=label, field_label=field_label, lang=current_language)
+    app.jinja_env.filters["number"] = lambda value, places=None: format_number(value, places, current_language())
+    app.jinja_env.filters["day"] = lambda value, width="long": format_day(value, current_language(), width)
