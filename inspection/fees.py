@@ -377,3 +377,33 @@ def fee_for(service: str, gross_tonnage: Decimal, *, charged: str | None = None,
         bracket=bracket,
         breakdown=lines,
     )
+
+
+def inspection_fees(kind: str, particulars: Mapping) -> tuple[Fee, ...]:
+    """What an inspection of `kind` charges: art. 209 by certified tonnage for the hull, art. 233 per boiler.
+
+    The semestral machinery inspection is priced by the law only per boiler (art. 233), so a
+    vessel without boilers owes nothing under that scale. Late doubles (art. 204) and expenses
+    outside the capital (arts. 209, 215) are not scale rows and are not computed here.
+    """
+    from inspection.tonnage import round_tonnage
+
+    tons = round_tonnage(particulars["gross_tonnage"])
+    if kind == "navegabilidad":
+        return (fee_for("navegabilidad", tons),)
+    boilers = int(particulars.get("boilers") or 0)
+    return (fee_for("seguridad", tons, boilers=boilers),) if boilers else ()
+
+
+def fee_statement(fees: tuple[Fee, ...]) -> dict:
+    """The fee lines of an inspection as people and the API read them: source, article, both figures."""
+    lines = []
+    for fee in fees:
+        source, _, article = fee.article.partition(", art. ")
+        for line in fee.breakdown:
+            charged = line.amount_cl if fee.charged == "amount_cl" else line.amount
+            lines.append({"source": source, "article": article, "description": line.text,
+                          "quantity": line.quantity, "amount": charged,
+                          "amount_first": line.amount, "amount_cl": line.amount_cl})
+    return {"lines": lines, "total": sum((line["amount"] for line in lines), Decimal(0)),
+            "charged": fees[0].charged if fees else load_scales().charged}

@@ -573,3 +573,25 @@ class ChecklistSchema(BaseSchema):
     exempt = fields.Boolean()
     exemption = fields.Dict(allow_none=True)
     items = fields.List(fields.Nested(ChecklistItemSchema))
+
+
+# --- fees ------------------------------------------------------------------------------------------
+
+class FeeLineSchema(BaseSchema):
+    """One row of the law's fee scale charged for an inspection, with both printed figures."""
+
+    source = fields.String(metadata={"description": "Instrumento, p. ej. «Ley 928/1927»"})
+    article = fields.String(metadata={"description": "Artículo de la escala (209, 233)"})
+    description = fields.String(metadata={"description": "La fila de la escala, textual"})
+    quantity = fields.Integer()
+    amount = fields.Decimal(as_string=True, metadata={"description": "Importe cobrado (la cifra que fija `charged`)"})
+    amount_first = fields.Decimal(as_string=True, metadata={"description": "Primera cifra impresa («$ 150.-»)"})
+    amount_cl = fields.Decimal(as_string=True, metadata={"description": "Cifra «c/l.» (curso legal)"})
+
+
+class FeeStatementSchema(BaseSchema):
+    """The fees of one inspection: the lines of arts. 209 and 233 and their total."""
+
+    lines = fields.List(fields.Nested(FeeLineSchema))
+    total = fields.Decimal(as_string=True)
+    charged = fields.String(metadata={"description": "Qué cifra se cobra: amount_cl (curso legal) o amount"})

@@ -13,6 +13,8 @@ from inspection.fees import (
     Fee,
     ScaleError,
     fee_for,
+    fee_statement,
+    inspection_fees,
     load_scales,
     parse_scales,
 )
@@ -291,3 +293,16 @@ def test_loader_rejects_broken_scales(mutate, match):
 
 def test_scale_error_is_a_value_error():
     assert issubclass(ScaleError, ValueError)
+
+
+@pytest.mark.parametrize("kind, particulars, expected", [
+    ("navegabilidad", {"gross_tonnage": 24.99, "boilers": 0}, [("209", 1, Decimal("450"))]),
+    ("navegabilidad", {"gross_tonnage": 25.004, "boilers": 1}, [("209", 1, Decimal("450"))]),  # 25,00 t certified
+    ("navegabilidad", {"gross_tonnage": 25.005, "boilers": 1}, [("209", 1, Decimal("600"))]),  # 25,01 t: 26 started
+    ("seguridad", {"gross_tonnage": 80, "boilers": 1}, [("233", 1, Decimal("100"))]),
+    ("seguridad", {"gross_tonnage": 80, "boilers": 0}, []),
+])
+def test_inspection_fees_by_kind(kind, particulars, expected):
+    statement = fee_statement(inspection_fees(kind, particulars))
+    assert [(line["article"], line["quantity"], line["amount"]) for line in statement["lines"]] == expected
+    assert statement["total"] == sum((amount for *_, amount in expected), Decimal(0))

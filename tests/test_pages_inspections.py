@@ -156,6 +156,7 @@ def test_full_flow_schedule_start_answer_photos_submit_report(crew, db):
     answer_row = db.session.scalar(db.select(Answer).filter_by(inspection_id=inspection_id).limit(1))
     assert answer_row.client_id in page  # the audit trail shows each write's client_id
     assert "Sin deficiencias." in page
+    assert "Aranceles" in page and "el art. 233 cobra la inspección semestral por caldera" in page  # no boilers
     assert crew["owner"].get(f"/inspecciones/{inspection_id}/informe").status_code == 200
     assert "@media print" in crew["owner"].get("/static/css/baliza.css").get_data(as_text=True)
     # the thumbnails the report shows are served to the page session

@@ -2,9 +2,9 @@
 from apispec.ext.marshmallow import MarshmallowPlugin
 from flask_smorest import Api
 
-from . import auth, certificates, checklists, inspections, registry, users
+from . import auth, certificates, checklists, fees, inspections, registry, users
 
-BLUEPRINTS = (auth, registry, users, checklists, inspections, certificates)
+BLUEPRINTS = (auth, registry, users, checklists, inspections, fees, certificates)
 
 
 def schema_name(schema) -> str:

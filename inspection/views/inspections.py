@@ -15,6 +15,7 @@ from sqlalchemy.orm import joinedload
 from ..access import get_vessel_for, vessel_scope
 from ..api.inspections import filter_inspections, inspection_detail, process_upload
 from ..auth import require_page
+from ..billing import fee_statement_of
 from ..closing import close_inspection
 from ..errors import DomainError, Invalid, NotFound
 from ..extensions import db
@@ -223,7 +224,8 @@ def _report_page(inspection: Inspection, status: int = 200, **state):
     state.setdefault("errors", {})
     state.setdefault("values", {})
     return render_template("inspections/report.html", inspection=inspection, detentions=detentions,
-                           certificate=certificate, **_view_model(inspection), **state), status
+                           certificate=certificate, fees=fee_statement_of(inspection), **_view_model(inspection),
+                           **state), status
 
 
 @bp.route("/inspecciones/<int:inspection_id>")

@@ -1,0 +1,19 @@
+"""What an inspection costs: the fee lines of Ley 928 arts. 209 and 233."""
+from flask_smorest import Blueprint
+
+from ..auth import api_user, require
+from ..billing import fee_statement_of
+from ..inspections import get_inspection_for
+from ..schemas import FeeStatementSchema
+from .common import BEARER
+
+blp = Blueprint("api_fees", __name__, description="Aranceles de inspección")
+
+
+@blp.route("/inspections/<int:inspection_id>/fees")
+@blp.response(200, FeeStatementSchema)
+@blp.doc(security=BEARER)
+@require("admin", "inspector", "owner")
+def get_fees(inspection_id):
+    """The inspection's fee lines (source, article, the scale's row, both printed figures) and total."""
+    return fee_statement_of(get_inspection_for(api_user(), inspection_id))
