@@ -8,7 +8,9 @@ import pytest
 from inspection.models import (
     Answer,
     AuditEvent,
+    Certificate,
     ConflictOfInterest,
+    Deficiency,
     Inspection,
     Photo,
     utcnow,
@@ -443,11 +445,44 @@ def test_detainable_failure_fails_and_schedules_reinspection(client, crew, start
     assert follow_up.reinspection_of_id == inspection_id and follow_up.status == "scheduled"
 
 
-def test_missing_answer_fails(client, crew, started):
+def test_closing_with_unanswered_items_is_409_listing_them(client, crew, started, db):
     inspection_id, items = started
-    answer_all(client, crew, inspection_id, items, skip={items[-1]["id"]})
-    body = submit(client, crew, inspection_id).json
-    assert body["outcome"] == "failed" and body["missing_answers"] == [items[-1]["id"]]
+    answer_all(client, crew, inspection_id, items[:3])
+    refused = submit(client, crew, inspection_id)
+    assert refused.status_code == 409 and refused.mimetype == "application/problem+json"
+    assert refused.json["unanswered"] == [{"item_id": i["id"], "title": i["title"]} for i in items[3:]]
+    english = client.post(f"/api/v1/inspections/{inspection_id}/submit", headers={**crew["ih"], "Accept-Language": "en"},
+                          json={"client_id": cid(), "signature": "Insp. Demo", "master_name": "Cap. Benítez"})
+    assert english.json["unanswered"][0]["title"] == items[3]["title_en"] != items[3]["title"]
+    inspection = db.session.get(Inspection, inspection_id)
+    assert inspection.status == "in_progress" and inspection.outcome is None
+    assert db.session.scalar(db.select(db.func.count(Deficiency.id))) == 0
+    answer_all(client, crew, inspection_id, items[3:])
+    assert submit(client, crew, inspection_id).json["missing_answers"] == []
+
+
+def test_an_inspection_that_cannot_be_finished_is_interrupted(client, crew, started, db, as_role):
+    inspection_id, items = started
+    answer_all(client, crew, inspection_id, items[:2])
+    url = f"/api/v1/inspections/{inspection_id}/interrupt"
+    reason = {"reason": "El buque zarpó antes de terminar."}
+    _, other_inspector = as_role("inspector")
+    assert client.post(url, json=reason, headers=other_inspector).status_code == 403
+    assert client.post(url, json=reason, headers=crew["oh"]).status_code == 403
+    response = client.post(url, json=reason, headers=crew["ih"])
+    assert response.status_code == 200, response.json
+    assert response.json["status"] == "interrupted" and response.json["outcome"] is None
+    assert response.json["interruption_reason"] == reason["reason"] and response.json["interrupted_at"]
+    assert client.post(url, json=reason, headers=crew["ih"]).json == response.json  # a retry changes nothing
+    assert client.post(url, json={"reason": "Otra razón"}, headers=crew["ih"]).status_code == 409
+    assert submit(client, crew, inspection_id).status_code == 409
+    assert answer(client, crew, inspection_id, items[3]).status_code == 409
+    assert db.session.scalar(db.select(db.func.count(Deficiency.id))) == 0
+    assert db.session.scalar(db.select(db.func.count(Certificate.id))) == 0
+    assert db.session.scalar(db.select(db.func.count(Inspection.id))) == 1  # no re-inspection either
+    [event] = db.session.scalars(db.select(AuditEvent).filter_by(action="inspection.interrupted")).all()
+    assert event.details == {"reason": reason["reason"], "answered": 2, "items": len(items)}
+    assert client.get("/api/v1/inspections?status=interrupted", headers=crew["oh"]).json["total"] == 1
 
 
 def test_submit_is_idempotent(client, crew, started, db):
