@@ -310,6 +310,62 @@ def test_same_photo_twice_is_one_photo(client, crew, started, db):
     assert different.status_code == 409
 
 
+def test_one_picture_can_be_the_evidence_of_two_items(client, crew, started, db):
+    """One photo of a shelf that shows both the buckets and the axes is evidence for each item."""
+    inspection_id, items = started
+    first, second = [i for i in items if i["evidence_required"]][:2]
+    picture = jpeg(77)
+    for_first = upload(client, crew, inspection_id, first["id"], picture)
+    for_second = upload(client, crew, inspection_id, second["id"], picture)
+    assert for_first.status_code == for_second.status_code == 201
+    assert for_second.json["item_id"] == second["id"] and for_second.json["id"] != for_first.json["id"]
+    assert for_second.json["sha256"] == for_first.json["sha256"]
+    assert upload(client, crew, inspection_id, second["id"], picture).json["id"] == for_second.json["id"]
+    rest = [i for i in items if i["id"] not in (first["id"], second["id"])]
+    answer_all(client, crew, inspection_id, rest)
+    for item in (first, second):
+        assert answer(client, crew, inspection_id, item).status_code == 200
+    detail = client.get(f"/api/v1/inspections/{inspection_id}", headers=crew["ih"]).json
+    assert detail["evidence"]["missing"] == []
+    assert submit(client, crew, inspection_id).status_code == 200
+
+
+def test_a_client_id_stored_without_a_record_is_a_replay_or_a_conflict(client, crew, started, db, app):
+    """Page forms and the demo store answers and photos with no idempotency record; their client_id
+    still names that write: the same write again is a replay, another under it a 409, never a 500."""
+    from inspection.inspections import add_photo, record_answer
+    from inspection.media import media_storage, photo_limits
+    from inspection.photos import process_photo
+
+    inspection_id, items = started
+    plain = [i for i in items if i["required"] is None]
+    inspection = db.session.get(Inspection, inspection_id)
+    by_page, by_demo, photo_id = cid(), cid(), cid()
+    record_answer(crew["inspector"], inspection, plain[0]["id"], {"client_id": by_page, "result": "pass"}, utcnow())
+    record_answer(crew["inspector"], inspection, plain[1]["id"], {"client_id": by_demo, "result": "pass"}, utcnow())
+    add_photo(crew["inspector"], inspection, plain[0]["id"], photo_id, process_photo(jpeg(5), photo_limits()),
+              media_storage(), None, None, None, utcnow())
+    db.session.commit()
+
+    url = f"/api/v1/inspections/{inspection_id}/answers/{plain[0]['id']}"
+    assert client.put(url, json={"client_id": by_page, "result": "fail"}, headers=crew["ih"]).status_code == 409
+    same = client.put(url, json={"client_id": by_page, "result": "pass"}, headers=crew["ih"])
+    assert same.status_code == 200 and same.json["client_id"] == by_page
+
+    batch = [{"client_id": by_demo, "item_id": plain[1]["id"], "result": "fail"},
+             {"client_id": by_demo, "item_id": plain[1]["id"], "result": "pass"},
+             {"client_id": cid(), "item_id": plain[2]["id"], "result": "pass"}]
+    response = client.post(f"/api/v1/inspections/{inspection_id}/sync", json={"answers": batch}, headers=crew["ih"])
+    assert response.status_code == 200
+    assert [r["status"] for r in response.json["results"]] == ["conflict", "duplicate", "applied"]
+    assert db.session.scalar(db.select(db.func.count(Answer.id))) == 3
+
+    assert upload(client, crew, inspection_id, plain[0]["id"], jpeg(6), photo_id).status_code == 409
+    again = upload(client, crew, inspection_id, plain[0]["id"], jpeg(5), photo_id)
+    assert again.status_code == 201 and again.json["client_id"] == photo_id
+    assert db.session.scalar(db.select(db.func.count(Photo.id))) == 1
+
+
 BAD_UPLOADS = {
     "zero-byte": (b"", 422),
     "truncated": (jpeg(3)[:300], 422),
