@@ -233,7 +233,8 @@ def evidence_of(inspection: Inspection) -> dict:
 # --- submit ----------------------------------------------------------------------------------------
 
 def submit_inspection(actor: User, inspection: Inspection, data: dict, today: date, now: datetime) -> dict:
-    """Close the inspection: refuse while evidence is missing, compute the outcome, open deficiencies."""
+    """Close the inspection: refuse while items are unanswered or evidence is missing (409 with the list),
+    compute the outcome, open deficiencies. An inspection that cannot be finished is interrupted instead."""
     _require_inspector(actor, inspection)
     lock_inspection(inspection)  # no answer lands while the outcome is computed; a second submit waits, then 409
     _require_status(inspection, "in_progress")
