@@ -104,25 +104,16 @@ def _demo_photo(seed: int) -> bytes:
     return out.getvalue()
 
 
-def _inspect(admin, inspector, vessel, kind, fail: tuple = (), today=None):
-    """Run a whole inspection through the real operations, photos included."""
+def _answer_items(inspector, inspection, items, fail: tuple, now) -> None:
+    """Answer `items` through the real operation (pass unless in `fail`), photographing evidence items."""
     from uuid import uuid4
 
-    from .closing import close_inspection
-    from .inspections import (
-        add_photo,
-        record_answer,
-        schedule_inspection,
-        start_inspection,
-    )
+    from .inspections import add_photo, record_answer
     from .media import media_storage, photo_limits
     from .photos import process_photo
 
-    now = utcnow()
-    today = today or now.date()
-    inspection = schedule_inspection(admin, vessel, kind, inspector, today, "Asunción", today)
-    start_inspection(inspector, inspection, now)
-    for n, item in enumerate(inspection.items):
+    for item in items:
+        n = inspection.items.index(item)
         failed = item["id"] in fail
         observed = (0 if failed else item["required"]) if item["required"] is not None else None
         record_answer(inspector, inspection, item["id"], {"client_id": str(uuid4()), "result": "fail" if failed else "pass",
@@ -130,13 +121,38 @@ def _inspect(admin, inspector, vessel, kind, fail: tuple = (), today=None):
         if item["evidence_required"]:
             processed = process_photo(_demo_photo(inspection.id * 100 + n), photo_limits())
             add_photo(inspector, inspection, item["id"], str(uuid4()), processed, media_storage(), now, -25.28, -57.63, now)
+
+
+def _inspect(admin, inspector, vessel, kind, fail: tuple = (), today=None):
+    """Run a whole inspection through the real operations, photos included."""
+    from uuid import uuid4
+
+    from .closing import close_inspection
+    from .inspections import schedule_inspection, start_inspection
+
+    now = utcnow()
+    today = today or now.date()
+    inspection = schedule_inspection(admin, vessel, kind, inspector, today, "Asunción", today)
+    start_inspection(inspector, inspection, now)
+    _answer_items(inspector, inspection, inspection.items, fail, now)
     close_inspection(inspector, inspection, {"client_id": str(uuid4()), "signature": inspector.full_name,
                                              "master_name": "Cap. Ramón Giménez"}, today, now)
     return inspection
 
 
+def _interrupt(admin, inspector, vessel, kind, answered: int, reason: str):
+    """Start an inspection, answer its first items and interrupt it: no outcome, no certificate."""
+    from .inspections import interrupt_inspection, schedule_inspection, start_inspection
+
+    now = utcnow()
+    inspection = schedule_inspection(admin, vessel, kind, inspector, now.date(), "Asunción", now.date())
+    start_inspection(inspector, inspection, now)
+    _answer_items(inspector, inspection, inspection.items[:answered], (), now)
+    return interrupt_inspection(inspector, inspection, reason, now)
+
+
 def seed_activity() -> None:
-    """A certificate, one with an observation, and an upcoming inspection, so every portal has something."""
+    """Two certificates (one with an observation), an interrupted inspection and an upcoming one, for every portal."""
     from datetime import timedelta
 
     from .inspections import schedule_inspection
@@ -147,6 +163,8 @@ def seed_activity() -> None:
     vessels = {v.registration: v for v in db.session.scalars(db.select(Vessel))}
     _inspect(admin, inspector, vessels["PY-1002"], "seguridad")
     _inspect(admin, inspector, vessels["PY-1003"], "seguridad", fail=("seg.hoses.weekly",))
+    _interrupt(admin, inspector, vessels["PY-2001"], "seguridad", 5,
+               "Tormenta en el puerto: el buque volvió a amarrar antes de terminar la inspección.")
     today = utcnow().date()
     schedule_inspection(admin, vessels["PY-1001"], "seguridad", inspector, today + timedelta(days=5),
                         "Asunción", today)

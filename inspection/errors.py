@@ -2,7 +2,7 @@
 from flask import Flask, jsonify, render_template, request
 from werkzeug.exceptions import HTTPException
 
-from .i18n import Msg, current_language, localize
+from .i18n import Localized, Msg, current_language, localize
 
 PROBLEM_BASE = "https://baliza.example/problems/"
 
@@ -79,12 +79,23 @@ def problem(status: int, code: str, title, detail=None, errors=None, extra=None)
     }
     if errors:
         body["errors"] = localize(errors, lang)
-    body.update(extra or {})
+    body.update(_messages_in(extra or {}, lang))
     response = jsonify(body)
     response.status_code = status
     response.mimetype = "application/problem+json"
     response.headers["Content-Language"] = lang
     return response
+
+
+def _messages_in(value, lang: str):
+    """The messages inside a problem's extra members (such as item titles) in `lang`; other values as they are."""
+    if isinstance(value, (Msg, Localized)):
+        return value.in_language(lang)
+    if isinstance(value, dict):
+        return {key: _messages_in(item, lang) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_messages_in(item, lang) for item in value]
+    return value
 
 
 def _summary(errors: dict) -> Msg:

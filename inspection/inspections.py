@@ -9,7 +9,7 @@ from .audit import record_event
 from .errors import Conflict, Forbidden, Invalid, NotFound
 from .evidence import evidence_status
 from .extensions import db
-from .i18n import Msg
+from .i18n import Localized, Msg
 from .legal_terms import reinspection_days
 from .models import (
     Answer,
@@ -21,7 +21,7 @@ from .models import (
     User,
     Vessel,
 )
-from .outcomes import compute_outcome
+from .outcomes import compute_outcome, unanswered_items
 from .vessel_checklists import pinned_items
 from .vessels import particulars_of
 
@@ -59,6 +59,17 @@ def inspection_scope(query, user: User):
     if user.role == "police":
         return query.where(False)
     return query
+
+
+def lock_inspection(inspection: Inspection) -> Inspection:
+    """Re-read the inspection and hold its row until the request commits (SELECT ... FOR UPDATE).
+
+    Answers, closing and interruption of one inspection are then decided one at a time, each seeing
+    what the one before it committed. SQLite has no row locks: a writing request already holds the
+    whole database (BEGIN IMMEDIATE, extensions.py).
+    """
+    db.session.refresh(inspection, with_for_update=True)
+    return inspection
 
 
 def get_inspection_for(user: User, inspection_id: int) -> Inspection:
@@ -141,9 +152,37 @@ def current_answer(inspection_id: int, item_id: str) -> Answer | None:
     return db.session.scalar(db.select(Answer).filter_by(inspection_id=inspection_id, item_id=item_id, current=True))
 
 
+def recorded_answer(actor: User, inspection: Inspection, item_id: str, data: dict) -> Answer | None:
+    """The answer already stored under this write's client_id (a resent form, a retry), or None.
+
+    Page forms and the demo store answers without an idempotency record, so the answer itself is the
+    record. The same client_id for another inspection, item, user or content is a different write: 409.
+    """
+    found = db.session.scalar(db.select(Answer).filter_by(client_id=str(data["client_id"])))
+    if found is None:
+        return None
+    same = ((found.inspection_id, found.item_id, found.answered_by_id, found.result, found.note, found.action,
+             found.photo_hashes) ==
+            (inspection.id, item_id, actor.id, data["result"], (data.get("note") or "").strip(), data.get("action"),
+             list(dict.fromkeys(data.get("photos") or [])))
+            and found.observed == data.get("observed")
+            and data.get("recorded_at") in (None, found.recorded_at))
+    if not same:
+        raise Conflict(Msg("Este client_id ya se usó con otro contenido; genere uno nuevo."),
+                       extra={"client_id": found.client_id})
+    return found
+
+
 def record_answer(actor: User, inspection: Inspection, item_id: str, data: dict, now: datetime) -> Answer:
-    """Store one answer; the newest by the tablet's clock becomes current, older ones stay as history."""
+    """Store one answer; the newest by the tablet's clock becomes current, older ones stay as history.
+
+    The same write again (its client_id already stored) returns the stored answer and changes nothing.
+    """
     _require_inspector(actor, inspection)
+    lock_inspection(inspection)  # one writer at a time decides which answer is current
+    existing = recorded_answer(actor, inspection, item_id, data)
+    if existing is not None:
+        return existing
     _require_status(inspection, "in_progress")
     item = pinned_item(inspection, item_id)
     check_answer(item, data)
@@ -194,14 +233,23 @@ def evidence_of(inspection: Inspection) -> dict:
 # --- submit ----------------------------------------------------------------------------------------
 
 def submit_inspection(actor: User, inspection: Inspection, data: dict, today: date, now: datetime) -> dict:
-    """Close the inspection: refuse while evidence is missing, compute the outcome, open deficiencies."""
+    """Close the inspection: refuse while items are unanswered or evidence is missing (409 with the list),
+    compute the outcome, open deficiencies. An inspection that cannot be finished is interrupted instead."""
     _require_inspector(actor, inspection)
+    lock_inspection(inspection)  # no answer lands while the outcome is computed; a second submit waits, then 409
     _require_status(inspection, "in_progress")
+    answers = {k: answer_values(v) for k, v in current_answers(inspection).items()}
+    unanswered = unanswered_items(inspection.items, answers)
+    if unanswered:
+        raise Conflict(Msg("Faltan {count} ítems por responder; respóndalos o interrumpa la inspección.",
+                           count=len(unanswered)),
+                       extra={"unanswered": [{"item_id": item["id"],
+                                              "title": Localized({"es": item["title"], "en": item["title_en"]})}
+                                             for item in unanswered]})
     evidence = evidence_of(inspection)
     if not evidence["complete"]:
         raise Conflict(Msg("Faltan {count} fotos de evidencia; envíelas antes de cerrar la inspección.",
                            count=len(evidence["missing"])), extra={"missing": evidence["missing"]})
-    answers = {k: answer_values(v) for k, v in current_answers(inspection).items()}
     result = compute_outcome(inspection.items, answers, today)
     deficiencies = []
     for finding in result.findings:
@@ -228,6 +276,25 @@ def submit_inspection(actor: User, inspection: Inspection, data: dict, today: da
         reinspection = _schedule_reinspection(actor, inspection, deficiencies, today)
     return {"outcome": result.outcome, "deficiencies": deficiencies, "missing_answers": result.missing_answers,
             "reinspection": reinspection}
+
+
+def interrupt_inspection(actor: User, inspection: Inspection, reason: str, now: datetime) -> Inspection:
+    """Stop an inspection that cannot be finished (weather, the vessel sailed), with the reason.
+
+    It has no outcome: no certificate, no deficiencies and no re-inspection come of it; the answers so
+    far stay as a record. The assigned inspector, or an admin, decides; the same request again changes nothing.
+    """
+    if actor.role != "admin":
+        _require_inspector(actor, inspection)
+    lock_inspection(inspection)
+    if inspection.status == "interrupted" and inspection.interruption_reason == reason:
+        return inspection
+    _require_status(inspection, "in_progress")
+    inspection.status, inspection.interrupted_at, inspection.interruption_reason = "interrupted", now, reason
+    record_event(actor, "inspection.interrupted", "inspection", inspection.id, inspection_id=inspection.id,
+                 details={"reason": reason, "answered": len(current_answers(inspection)),
+                          "items": len(inspection.items or [])})
+    return inspection
 
 
 def _schedule_reinspection(actor: User, inspection: Inspection, deficiencies, today: date) -> Inspection:
@@ -329,11 +396,21 @@ def store_photo(actor: User, inspection: Inspection, item_id: str, client_id: st
     """Keep a processed photo: files first (atomic, content-addressed), then the row.
 
     A crash between the two leaves only unrecorded files (swept later); a recorded photo always has
-    its files. The same bytes twice in one inspection are one photo.
+    its files. The same bytes twice for one item are one photo; the same bytes for another item are
+    that item's photo too, sharing the files. A client_id already stored returns its photo (a resent
+    form), or is a 409 when it named other bytes or another item.
     """
     from .storage import media_key
 
-    existing = db.session.scalar(db.select(Photo).filter_by(inspection_id=inspection.id, sha256=processed.sha256))
+    sent_before = db.session.scalar(db.select(Photo).filter_by(client_id=client_id))
+    if sent_before is not None:
+        if (sent_before.inspection_id, sent_before.item_id, sent_before.sha256) != \
+                (inspection.id, item_id, processed.sha256):
+            raise Conflict(Msg("Este client_id ya se usó con otro contenido; genere uno nuevo."),
+                           extra={"client_id": client_id})
+        return sent_before
+    existing = db.session.scalar(db.select(Photo).filter_by(inspection_id=inspection.id, item_id=item_id,
+                                                            sha256=processed.sha256))
     if existing is not None:
         return existing
     keys = {

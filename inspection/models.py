@@ -23,7 +23,7 @@ HULLS = ("iron", "wood", "mixed")
 COOKING = ("galley", "brazier", "none")
 ITINERARY_CATEGORIES = ("A", "B", "C", "D")  # Código de Navegación art. 23: which documents go aboard
 KINDS = ("navegabilidad", "seguridad")
-INSPECTION_STATUSES = ("scheduled", "in_progress", "submitted", "cancelled")
+INSPECTION_STATUSES = ("scheduled", "in_progress", "submitted", "interrupted", "cancelled")
 OUTCOMES = ("passed", "passed_with_observations", "failed")
 RESULTS = ("pass", "fail", "not_applicable")
 ACTIONS = ("rectified", "before_departure", "within_14_days", "next_port", "detained")
@@ -204,6 +204,9 @@ class Inspection(db.Model):
     particulars: Mapped[dict | None] = mapped_column(sa.JSON)
     started_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
     submitted_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    # An inspection that could not be finished: stopped with a reason, no outcome (closing.py).
+    interrupted_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    interruption_reason: Mapped[str | None] = mapped_column(sa.Text)
     outcome: Mapped[str | None] = mapped_column(_enum("outcome", OUTCOMES))
     inspector_signature: Mapped[str | None] = mapped_column(sa.String(200))
     signature_image_key: Mapped[str | None] = mapped_column(sa.String(200))
@@ -216,10 +219,18 @@ class Inspection(db.Model):
 
 
 class Answer(db.Model):
-    """One answer to one item; every revision is kept, the newest by the tablet's clock is current."""
+    """One answer to one item; every revision is kept, the newest by the tablet's clock is current.
+
+    The partial unique index makes "one current answer per item" a fact of the schema: two writers
+    that both think they hold the newest answer cannot both commit it.
+    """
 
     __tablename__ = "answers"
-    __table_args__ = (sa.Index("ix_answers_inspection_item", "inspection_id", "item_id"),)
+    __table_args__ = (
+        sa.Index("ix_answers_inspection_item", "inspection_id", "item_id"),
+        sa.Index("uq_answers_current_item", "inspection_id", "item_id", unique=True,
+                 sqlite_where=sa.text("current"), postgresql_where=sa.text("current")),
+    )
     id: Mapped[int] = mapped_column(primary_key=True)
     inspection_id: Mapped[int] = mapped_column(sa.ForeignKey("inspections.id"))
     item_id: Mapped[str] = mapped_column(sa.String(120))
@@ -236,10 +247,14 @@ class Answer(db.Model):
 
 
 class Photo(db.Model):
-    """Photo evidence: the original bytes by SHA-256, plus display and thumbnail copies."""
+    """Photo evidence of one item: the original bytes by SHA-256, plus display and thumbnail copies.
+
+    The files are content-addressed, so the same picture filed under several items is one set of
+    files with a record per item.
+    """
 
     __tablename__ = "photos"
-    __table_args__ = (sa.UniqueConstraint("inspection_id", "sha256"),)
+    __table_args__ = (sa.UniqueConstraint("inspection_id", "item_id", "sha256", name="uq_photos_inspection_item_sha256"),)
     id: Mapped[int] = mapped_column(primary_key=True)
     inspection_id: Mapped[int] = mapped_column(sa.ForeignKey("inspections.id"), index=True)
     item_id: Mapped[str] = mapped_column(sa.String(120))

@@ -46,13 +46,22 @@ def due_date(action: str, today: date) -> date:
     return today + timedelta(days=ACTION_DAYS[action])
 
 
+def unanswered_items(items: list[dict], answers: dict[str, dict]) -> list[dict]:
+    """The pinned items without an answer, in checklist order: an inspection is not closed while any remain."""
+    return [item for item in items if item["id"] not in answers]
+
+
 def compute_outcome(items: list[dict], answers: dict[str, dict], today: date) -> Outcome:
-    """Classify an inspection from its pinned items and the current answer per item."""
-    findings, missing = [], []
+    """Classify an inspection from its pinned items and the current answer per item.
+
+    Closing refuses while items are unanswered (inspections.submit_inspection); should one be missing
+    all the same, the inspection cannot pass.
+    """
+    findings = []
+    missing = [item["id"] for item in unanswered_items(items, answers)]
     for item in items:
         answer = answers.get(item["id"])
         if answer is None:
-            missing.append(item["id"])
             continue
         if answer["result"] != "fail":
             continue

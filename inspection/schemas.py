@@ -485,6 +485,8 @@ class InspectionSchema(BaseSchema):
     checklist_versions = fields.Dict(allow_none=True)
     started_at = fields.AwareDateTime(allow_none=True)
     submitted_at = fields.AwareDateTime(allow_none=True)
+    interrupted_at = fields.AwareDateTime(allow_none=True)
+    interruption_reason = fields.String(allow_none=True)
     reinspection_of_id = fields.Integer(allow_none=True)
     master_name = fields.String(allow_none=True)
     inspector_signature = fields.String(allow_none=True)

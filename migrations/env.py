@@ -1,3 +1,4 @@
+import contextlib
 import logging
 from logging.config import fileConfig
 
@@ -111,8 +112,31 @@ def run_migrations_online():
             **conf_args
         )
 
-        with context.begin_transaction():
-            context.run_migrations()
+        with sqlite_foreign_keys_deferred(connection):
+            with context.begin_transaction():
+                context.run_migrations()
+
+
+@contextlib.contextmanager
+def sqlite_foreign_keys_deferred(connection):
+    """On SQLite, check foreign keys once after the migrations instead of on every statement.
+
+    Batch mode rebuilds a table (copy, drop, rename) to change its constraints; with foreign keys
+    enforced, dropping a table that other rows point at fails. SQLite only honours the pragma
+    outside a transaction, so it is set on the driver connection before the migrations begin.
+    """
+    if connection.dialect.name != "sqlite":
+        yield
+        return
+    driver = connection.connection.driver_connection
+    driver.execute("PRAGMA foreign_keys=OFF")
+    try:
+        yield
+        broken = driver.execute("PRAGMA foreign_key_check").fetchall()
+        if broken:
+            raise RuntimeError(f"migrations left rows pointing nowhere: {broken[:5]}")
+    finally:
+        driver.execute("PRAGMA foreign_keys=ON")
 
 
 if context.is_offline_mode():

@@ -67,7 +67,7 @@ def test_migrations_match_the_models(migration_database, tmp_path):
 
 def test_demo_seeds_only_an_empty_database(tmp_path):
     from inspection.demo import prepare_database
-    from inspection.models import Owner, User, Vessel
+    from inspection.models import Answer, Inspection, Owner, User, Vessel
 
     app = create_app({"DATABASE_URL": f"sqlite:///{tmp_path}/d.sqlite", "SECRET_KEY": "x",
                       "PASSWORD_METHOD": "pbkdf2:sha256:1000", "KEYS_DIR": str(tmp_path / "keys"),
@@ -79,6 +79,14 @@ def test_demo_seeds_only_an_empty_database(tmp_path):
         assert {v.propulsion for v in vessels} >= {"steam", "motor", "sail", "rowing"}
         assert {v.service for v in vessels} >= {"passenger", "cargo", "tug"}
         assert {u.username for u in db.session.scalars(db.select(User))} == {"admin", "inspector", "owner", "police"}
+        inspections = db.session.scalars(db.select(Inspection)).all()
+        assert sorted(i.status for i in inspections) == ["interrupted", "scheduled", "submitted", "submitted"]
+        for inspection in inspections:
+            answered = {a.item_id for a in db.session.scalars(db.select(Answer).filter_by(inspection_id=inspection.id))}
+            if inspection.status == "submitted":  # closed only with every item answered
+                assert answered == {item["id"] for item in inspection.items} and inspection.outcome
+            if inspection.status == "interrupted":
+                assert inspection.outcome is None and inspection.interruption_reason and len(answered) == 5
         owners = db.session.scalar(db.select(db.func.count(Owner.id)))
         assert prepare_database() is False
         assert db.session.scalar(db.select(db.func.count(Owner.id))) == owners

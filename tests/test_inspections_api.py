@@ -8,7 +8,9 @@ import pytest
 from inspection.models import (
     Answer,
     AuditEvent,
+    Certificate,
     ConflictOfInterest,
+    Deficiency,
     Inspection,
     Photo,
     utcnow,
@@ -308,6 +310,62 @@ def test_same_photo_twice_is_one_photo(client, crew, started, db):
     assert different.status_code == 409
 
 
+def test_one_picture_can_be_the_evidence_of_two_items(client, crew, started, db):
+    """One photo of a shelf that shows both the buckets and the axes is evidence for each item."""
+    inspection_id, items = started
+    first, second = [i for i in items if i["evidence_required"]][:2]
+    picture = jpeg(77)
+    for_first = upload(client, crew, inspection_id, first["id"], picture)
+    for_second = upload(client, crew, inspection_id, second["id"], picture)
+    assert for_first.status_code == for_second.status_code == 201
+    assert for_second.json["item_id"] == second["id"] and for_second.json["id"] != for_first.json["id"]
+    assert for_second.json["sha256"] == for_first.json["sha256"]
+    assert upload(client, crew, inspection_id, second["id"], picture).json["id"] == for_second.json["id"]
+    rest = [i for i in items if i["id"] not in (first["id"], second["id"])]
+    answer_all(client, crew, inspection_id, rest)
+    for item in (first, second):
+        assert answer(client, crew, inspection_id, item).status_code == 200
+    detail = client.get(f"/api/v1/inspections/{inspection_id}", headers=crew["ih"]).json
+    assert detail["evidence"]["missing"] == []
+    assert submit(client, crew, inspection_id).status_code == 200
+
+
+def test_a_client_id_stored_without_a_record_is_a_replay_or_a_conflict(client, crew, started, db, app):
+    """Page forms and the demo store answers and photos with no idempotency record; their client_id
+    still names that write: the same write again is a replay, another under it a 409, never a 500."""
+    from inspection.inspections import add_photo, record_answer
+    from inspection.media import media_storage, photo_limits
+    from inspection.photos import process_photo
+
+    inspection_id, items = started
+    plain = [i for i in items if i["required"] is None]
+    inspection = db.session.get(Inspection, inspection_id)
+    by_page, by_demo, photo_id = cid(), cid(), cid()
+    record_answer(crew["inspector"], inspection, plain[0]["id"], {"client_id": by_page, "result": "pass"}, utcnow())
+    record_answer(crew["inspector"], inspection, plain[1]["id"], {"client_id": by_demo, "result": "pass"}, utcnow())
+    add_photo(crew["inspector"], inspection, plain[0]["id"], photo_id, process_photo(jpeg(5), photo_limits()),
+              media_storage(), None, None, None, utcnow())
+    db.session.commit()
+
+    url = f"/api/v1/inspections/{inspection_id}/answers/{plain[0]['id']}"
+    assert client.put(url, json={"client_id": by_page, "result": "fail"}, headers=crew["ih"]).status_code == 409
+    same = client.put(url, json={"client_id": by_page, "result": "pass"}, headers=crew["ih"])
+    assert same.status_code == 200 and same.json["client_id"] == by_page
+
+    batch = [{"client_id": by_demo, "item_id": plain[1]["id"], "result": "fail"},
+             {"client_id": by_demo, "item_id": plain[1]["id"], "result": "pass"},
+             {"client_id": cid(), "item_id": plain[2]["id"], "result": "pass"}]
+    response = client.post(f"/api/v1/inspections/{inspection_id}/sync", json={"answers": batch}, headers=crew["ih"])
+    assert response.status_code == 200
+    assert [r["status"] for r in response.json["results"]] == ["conflict", "duplicate", "applied"]
+    assert db.session.scalar(db.select(db.func.count(Answer.id))) == 3
+
+    assert upload(client, crew, inspection_id, plain[0]["id"], jpeg(6), photo_id).status_code == 409
+    again = upload(client, crew, inspection_id, plain[0]["id"], jpeg(5), photo_id)
+    assert again.status_code == 201 and again.json["client_id"] == photo_id
+    assert db.session.scalar(db.select(db.func.count(Photo.id))) == 1
+
+
 BAD_UPLOADS = {
     "zero-byte": (b"", 422),
     "truncated": (jpeg(3)[:300], 422),
@@ -443,11 +501,44 @@ def test_detainable_failure_fails_and_schedules_reinspection(client, crew, start
     assert follow_up.reinspection_of_id == inspection_id and follow_up.status == "scheduled"
 
 
-def test_missing_answer_fails(client, crew, started):
+def test_closing_with_unanswered_items_is_409_listing_them(client, crew, started, db):
     inspection_id, items = started
-    answer_all(client, crew, inspection_id, items, skip={items[-1]["id"]})
-    body = submit(client, crew, inspection_id).json
-    assert body["outcome"] == "failed" and body["missing_answers"] == [items[-1]["id"]]
+    answer_all(client, crew, inspection_id, items[:3])
+    refused = submit(client, crew, inspection_id)
+    assert refused.status_code == 409 and refused.mimetype == "application/problem+json"
+    assert refused.json["unanswered"] == [{"item_id": i["id"], "title": i["title"]} for i in items[3:]]
+    english = client.post(f"/api/v1/inspections/{inspection_id}/submit", headers={**crew["ih"], "Accept-Language": "en"},
+                          json={"client_id": cid(), "signature": "Insp. Demo", "master_name": "Cap. Benítez"})
+    assert english.json["unanswered"][0]["title"] == items[3]["title_en"] != items[3]["title"]
+    inspection = db.session.get(Inspection, inspection_id)
+    assert inspection.status == "in_progress" and inspection.outcome is None
+    assert db.session.scalar(db.select(db.func.count(Deficiency.id))) == 0
+    answer_all(client, crew, inspection_id, items[3:])
+    assert submit(client, crew, inspection_id).json["missing_answers"] == []
+
+
+def test_an_inspection_that_cannot_be_finished_is_interrupted(client, crew, started, db, as_role):
+    inspection_id, items = started
+    answer_all(client, crew, inspection_id, items[:2])
+    url = f"/api/v1/inspections/{inspection_id}/interrupt"
+    reason = {"reason": "El buque zarpó antes de terminar."}
+    _, other_inspector = as_role("inspector")
+    assert client.post(url, json=reason, headers=other_inspector).status_code == 403
+    assert client.post(url, json=reason, headers=crew["oh"]).status_code == 403
+    response = client.post(url, json=reason, headers=crew["ih"])
+    assert response.status_code == 200, response.json
+    assert response.json["status"] == "interrupted" and response.json["outcome"] is None
+    assert response.json["interruption_reason"] == reason["reason"] and response.json["interrupted_at"]
+    assert client.post(url, json=reason, headers=crew["ih"]).json == response.json  # a retry changes nothing
+    assert client.post(url, json={"reason": "Otra razón"}, headers=crew["ih"]).status_code == 409
+    assert submit(client, crew, inspection_id).status_code == 409
+    assert answer(client, crew, inspection_id, items[3]).status_code == 409
+    assert db.session.scalar(db.select(db.func.count(Deficiency.id))) == 0
+    assert db.session.scalar(db.select(db.func.count(Certificate.id))) == 0
+    assert db.session.scalar(db.select(db.func.count(Inspection.id))) == 1  # no re-inspection either
+    [event] = db.session.scalars(db.select(AuditEvent).filter_by(action="inspection.interrupted")).all()
+    assert event.details == {"reason": reason["reason"], "answered": 2, "items": len(items)}
+    assert client.get("/api/v1/inspections?status=interrupted", headers=crew["oh"]).json["total"] == 1
 
 
 def test_submit_is_idempotent(client, crew, started, db):

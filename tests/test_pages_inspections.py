@@ -2,6 +2,7 @@
 import html
 import io
 import re
+import uuid
 from datetime import date, timedelta
 
 import pytest
@@ -59,8 +60,15 @@ def start(crew, inspection_id, db):
     return db.session.get(Inspection, inspection_id).items
 
 
+def form_client_id(page, action: str) -> str:
+    """The client_id the page rendered into the form posting to `action` (as a browser would send it)."""
+    form = re.search(r'<form[^>]*action="' + re.escape(action) + r'".*?</form>', page, re.S)
+    assert form, action
+    return re.search(r'name="client_id" value="([^"]+)"', form.group(0)).group(1)
+
+
 def answer(client, inspection_id, item, result="pass", **form):
-    data = {"result": result, **form}
+    data = {"client_id": str(uuid.uuid4()), "result": result, **form}
     if result == "pass" and item["required"] is not None and "observed" not in form:
         data["observed"] = str(item["required"])
     return client.post(f"/inspecciones/{inspection_id}/items/{item['id']}", data=data)
@@ -68,7 +76,7 @@ def answer(client, inspection_id, item, result="pass", **form):
 
 def upload(client, inspection_id, item_id, data: bytes, name="foto.jpg"):
     return client.post(f"/inspecciones/{inspection_id}/fotos", content_type="multipart/form-data",
-                       data={"item_id": item_id, "file": (io.BytesIO(data), name)})
+                       data={"item_id": item_id, "client_id": str(uuid.uuid4()), "file": (io.BytesIO(data), name)})
 
 
 def answer_all(client, inspection_id, items, fail=(), photos=True):
@@ -84,7 +92,7 @@ def answer_all(client, inspection_id, items, fail=(), photos=True):
 
 
 def submit(client, inspection_id, **form):
-    data = {"signature": "Insp. Demo", "master_name": "Cap. Benítez", **form}
+    data = {"client_id": str(uuid.uuid4()), "signature": "Insp. Demo", "master_name": "Cap. Benítez", **form}
     return client.post(f"/inspecciones/{inspection_id}/cerrar", data=data)
 
 
@@ -200,7 +208,8 @@ def test_refused_actions_are_shown_atop_the_page(crew, db, make_user, login_as):
     response = answer(other, inspection_id, items[0])
     assert response.status_code == 403
     assert "Solo el inspector asignado puede actuar en esta inspección." in text(response)
-    response = crew["inspector"].post(f"/inspecciones/{inspection_id}/items/no.such.item", data={"result": "pass"})
+    response = crew["inspector"].post(f"/inspecciones/{inspection_id}/items/no.such.item",
+                                     data={"client_id": str(uuid.uuid4()), "result": "pass"})
     assert response.status_code == 404 and "no.such.item" in text(response)
     later = schedule(crew, on=date.today() + timedelta(days=1))
     response = answer(crew["inspector"], later, items[0])
@@ -213,7 +222,7 @@ def test_answer_error_in_english(crew, db):
     items = start(crew, inspection_id, db)
     item = next(i for i in items if i["required"] is None)
     response = crew["inspector"].post(f"/inspecciones/{inspection_id}/items/{item['id']}?lang=en",
-                                      data={"result": "pass", "action": "next_port"})
+                                      data={"client_id": str(uuid.uuid4()), "result": "pass", "action": "next_port"})
     assert response.status_code == 422 and "Only a failed item takes an action." in text(response)
 
 
@@ -258,6 +267,66 @@ def test_submit_with_missing_photos_is_409_listing_them(crew, db):
     for item in evidence_items:
         assert item["title"] in page
     assert db.session.get(Inspection, inspection_id).status == "in_progress"
+
+
+def test_closing_with_unanswered_items_is_409_listing_them_with_links(crew, db):
+    inspection_id = schedule(crew)
+    items = start(crew, inspection_id, db)
+    answer_all(crew["inspector"], inspection_id, items[:2])
+    response = submit(crew["inspector"], inspection_id)
+    assert response.status_code == 409
+    page, markup = text(response), response.get_data(as_text=True)
+    assert f"Faltan {len(items) - 2} ítems por responder" in page
+    assert f"Ítems sin responder: {len(items) - 2}" in page
+    for item in items[2:]:
+        assert f'<a href="#item-{item["id"]}">{html.escape(item["title"])}</a>' in markup
+    assert f'href="#item-{items[0]["id"]}"' not in markup
+    inspection = db.session.get(Inspection, inspection_id)
+    assert inspection.status == "in_progress" and inspection.outcome is None
+
+
+def test_an_inspection_is_interrupted_from_its_page(crew, db):
+    inspection_id = schedule(crew)
+    items = start(crew, inspection_id, db)
+    answer_all(crew["inspector"], inspection_id, items[:1])
+    url = f"/inspecciones/{inspection_id}/interrumpir"
+    assert "Interrumpir inspección" in text(crew["inspector"].get(f"/inspecciones/{inspection_id}"))
+    assert crew["owner"].post(url, data={"reason": "Quiero que pare"}).status_code == 403
+    refused = crew["inspector"].post(url, data={"reason": "no"})
+    assert refused.status_code == 422 and "Debe tener entre 3 y 2000 caracteres." in text(refused)
+    response = crew["inspector"].post(url, data={"reason": "Tormenta: el buque volvió a amarrar."})
+    assert response.status_code == 302
+    page = text(crew["owner"].get(f"/inspecciones/{inspection_id}"))
+    assert "Inspección interrumpida" in page and "Tormenta: el buque volvió a amarrar." in page
+    assert "Sin resultado" in page and "Respondidos 1 de" in page and "Guardar respuesta" not in page
+    db.session.expire_all()
+    inspection = db.session.get(Inspection, inspection_id)
+    assert inspection.status == "interrupted" and inspection.outcome is None
+    assert "Interrumpida" in text(crew["admin"].get("/inspecciones"))
+    assert crew["inspector"].get(f"/inspecciones/{inspection_id}/informe").status_code == 302
+
+
+def test_a_form_sent_twice_is_one_write(crew, db):
+    """The client_id is made when the page is rendered: a double tap or a resent form stores nothing new."""
+    inspection_id = schedule(crew)
+    items = start(crew, inspection_id, db)
+    item = next(i for i in items if i["evidence_required"] and i["required"] is None)
+    page = crew["inspector"].get(f"/inspecciones/{inspection_id}").get_data(as_text=True)
+    answer_id = form_client_id(page, f"/inspecciones/{inspection_id}/items/{item['id']}")
+    photo_id = form_client_id(page, f"/inspecciones/{inspection_id}/fotos")
+    assert answer_id != photo_id
+    for _ in range(2):
+        assert answer(crew["inspector"], inspection_id, item, client_id=answer_id).status_code == 302
+        response = crew["inspector"].post(f"/inspecciones/{inspection_id}/fotos", content_type="multipart/form-data",
+                                          data={"item_id": item["id"], "client_id": photo_id,
+                                                "file": (io.BytesIO(jpeg(40)), "foto.jpg")})
+        assert response.status_code == 302
+    assert db.session.scalar(db.select(db.func.count(Answer.id))) == 1
+    assert db.session.scalar(db.select(db.func.count(Photo.id))) == 1
+    other = answer(crew["inspector"], inspection_id, item, "fail", client_id=answer_id)
+    assert other.status_code == 409 and "Este client_id ya se usó con otro contenido" in text(other)
+    fresh = crew["inspector"].get(f"/inspecciones/{inspection_id}").get_data(as_text=True)
+    assert form_client_id(fresh, f"/inspecciones/{inspection_id}/items/{item['id']}") != answer_id
 
 
 def test_submit_needs_signatures(crew, db):

@@ -5,6 +5,7 @@ from flask import Response, request
 from flask_smorest import Blueprint
 from flask_smorest.fields import Upload
 from marshmallow import Schema, ValidationError
+from sqlalchemy.exc import IntegrityError
 
 from ..access import get_vessel_for
 from ..auth import api_user, require
@@ -21,9 +22,12 @@ from ..inspections import (
     evidence_of,
     get_inspection_for,
     inspection_scope,
+    interrupt_inspection,
     lift_detention,
+    lock_inspection,
     photos_of,
     record_answer,
+    recorded_answer,
     report_fixed,
     schedule_inspection,
     start_inspection,
@@ -204,15 +208,20 @@ def put_answer(data, inspection_id, item_id):
 @blp.doc(security=BEARER)
 @require("inspector")
 def post_sync(data, inspection_id):
-    """A batch of offline answers: each entry is applied on its own; none is ever half-applied."""
+    """A batch of offline answers: each entry is applied on its own; none is ever half-applied.
+
+    The inspection's row is held for the whole batch, so a copy of the batch sent at the same time
+    waits and then finds every entry already applied (`duplicate`).
+    """
     actor = api_user()
-    inspection = get_inspection_for(actor, inspection_id)
+    inspection = lock_inspection(get_inspection_for(actor, inspection_id))
     results = [_sync_one(actor, inspection, raw) for raw in data["answers"]]
     db.session.commit()
     return json_response({"results": results}, 200)
 
 
 def _sync_one(actor, inspection, raw: dict) -> dict:
+    """One entry in its own savepoint: applied, duplicate, conflict or rejected, never an error for the batch."""
     client_id, item_id = raw.get("client_id"), raw.get("item_id")
     outcome = {"client_id": client_id, "item_id": item_id, "reason": None, "answer": None}
     try:
@@ -221,19 +230,34 @@ def _sync_one(actor, inspection, raw: dict) -> dict:
         return {**outcome, "status": "rejected", "reason": localize(error.messages)}
     body = {k: v for k, v in raw.items() if k != "item_id"}
     digest, scope = body_hash(body), _answer_scope(inspection.id, entry["item_id"])
-    try:
-        with db.session.begin_nested():
-            prior = prior_result(str(entry["client_id"]), actor, scope, digest)
-            if prior is not None:
-                return {**outcome, "status": "duplicate", "answer": prior.response}
-            answer = AnswerSchema().dump(record_answer(actor, inspection, entry["item_id"], entry, utcnow()))
-            remember_result(str(entry["client_id"]), actor, scope, digest, 200, answer)
-        return {**outcome, "status": "applied", "answer": answer}
-    except Conflict as error:
-        return {**outcome, "status": "conflict", "reason": localize(error.detail or error.title)}
-    except DomainError as error:
-        reason = localize(error.errors) if error.errors else localize(error.detail or error.title)
-        return {**outcome, "status": "rejected", "reason": reason}
+    for attempt in range(2):
+        try:
+            return {**outcome, **_apply_entry(actor, inspection, entry, scope, digest)}
+        except IntegrityError:
+            # Another request (a photo, a submission) took this client_id meanwhile: look again,
+            # now that it has committed; a second clash is that other write's, not ours.
+            if attempt:
+                return {**outcome, "status": "conflict",
+                        "reason": localize(Msg("Este client_id ya se usó con otro contenido; genere uno nuevo."))}
+        except Conflict as error:
+            return {**outcome, "status": "conflict", "reason": localize(error.detail or error.title)}
+        except DomainError as error:
+            reason = localize(error.errors) if error.errors else localize(error.detail or error.title)
+            return {**outcome, "status": "rejected", "reason": reason}
+    raise AssertionError("unreachable")
+
+
+def _apply_entry(actor, inspection, entry: dict, scope: str, digest: str) -> dict:
+    """Apply one sync entry inside a savepoint (rolled back alone on failure); its status and answer."""
+    client_id = str(entry["client_id"])
+    with db.session.begin_nested():
+        prior = prior_result(client_id, actor, scope, digest)
+        if prior is not None:
+            return {"status": "duplicate", "answer": prior.response}
+        stored = recorded_answer(actor, inspection, entry["item_id"], entry)  # a page form or the demo sent it
+        answer = AnswerSchema().dump(stored or record_answer(actor, inspection, entry["item_id"], entry, utcnow()))
+        remember_result(client_id, actor, scope, digest, 200, answer)
+    return {"status": "duplicate" if stored else "applied", "answer": answer}
 
 
 # --- photos ----------------------------------------------------------------------------------------
@@ -268,7 +292,7 @@ def get_photo_limits():
 @blp.doc(security=BEARER)
 @require("inspector")
 def post_photo(form, files, inspection_id):
-    """One photo of one item (multipart), idempotent by client_id; the same bytes twice are one photo."""
+    """One photo of one item (multipart), idempotent by client_id; the same bytes twice for one item are one photo."""
     actor = api_user()
     inspection = get_inspection_for(actor, inspection_id)
     extra = {"item_id": form["item_id"], "taken_at": form.get("taken_at"), "latitude": form.get("latitude"),
@@ -332,7 +356,7 @@ def get_photo(photo_id, variant):
 @blp.doc(security=BEARER)
 @require("inspector")
 def post_submit(data, inspection_id):
-    """Close the inspection: 409 with the missing photos until all evidence has arrived; outcome computed."""
+    """Close the inspection: 409 with the unanswered items, then with the missing photos; outcome computed."""
     actor = api_user()
     inspection = get_inspection_for(actor, inspection_id)
 
@@ -345,6 +369,19 @@ def post_submit(data, inspection_id):
                 "certificate": certificates_json([certificate], today())[0] if certificate else None}
 
     return run_once(actor, f"submit:{inspection.id}", str(data["client_id"]), request.get_json(), action)
+
+
+@blp.route("/inspections/<int:inspection_id>/interrupt", methods=["POST"])
+@blp.arguments(NoteSchema)
+@blp.response(200, InspectionSchema)
+@blp.doc(security=BEARER)
+@require(*STAFF)
+def post_interrupt(data, inspection_id):
+    """Stop an inspection that cannot be finished, with the reason: no outcome, certificate or deficiencies."""
+    actor = api_user()
+    inspection = interrupt_inspection(actor, get_inspection_for(actor, inspection_id), data["reason"], utcnow())
+    db.session.commit()
+    return inspection
 
 
 # --- deficiencies and detentions -------------------------------------------------------------------

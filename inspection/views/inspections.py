@@ -1,8 +1,9 @@
 """Inspection pages for the tablet and the office: list and schedule, work through the items, report.
 
 Each POST validates with the API's schema, calls one operation, commits once and redirects; a domain
-refusal comes back into the same page, in the user's language, with its own status code. The client_id
-every write needs is made here (uuid4): these pages are plain forms, and a resent form is a new answer.
+refusal comes back into the same page, in the user's language, with its own status code. Every write
+form carries a client_id made when the page is rendered (`new_client_id`), so a form sent twice (a double
+tap, a reload after a lost response) is one write.
 """
 import uuid
 from datetime import datetime
@@ -27,6 +28,7 @@ from ..inspections import (
     detain_vessel,
     get_inspection_for,
     inspection_scope,
+    interrupt_inspection,
     record_answer,
     report_fixed,
     schedule_inspection,
@@ -52,6 +54,7 @@ from ..schemas import (
     InspectionCreateSchema,
     InspectionQuery,
     NoteSchema,
+    PhotoFormSchema,
     SubmitInSchema,
 )
 from .checklists import group_by_topic
@@ -66,7 +69,7 @@ TERMS = {
     "kind": {"navegabilidad": Msg("Navegabilidad"), "seguridad": Msg("Seguridad"),
              "documentacion": Msg("Documentación")},
     "status": {"scheduled": Msg("Programada"), "in_progress": Msg("En curso"), "submitted": Msg("Cerrada"),
-               "cancelled": Msg("Cancelada")},
+               "interrupted": Msg("Interrumpida"), "cancelled": Msg("Cancelada")},
     "outcome": {"passed": Msg("Aprobada"), "passed_with_observations": Msg("Aprobada con observaciones"),
                 "failed": Msg("No aprobada")},
     "result": {"pass": Msg("Cumple"), "fail": Msg("No cumple"), "not_applicable": Msg("No corresponde")},
@@ -77,6 +80,7 @@ TERMS = {
     "audit": {"inspection.scheduled": Msg("Inspección programada"), "inspection.started": Msg("Inspección comenzada"),
               "answer.recorded": Msg("Respuesta registrada"), "photo.added": Msg("Foto recibida"),
               "inspection.submitted": Msg("Inspección cerrada"),
+              "inspection.interrupted": Msg("Inspección interrumpida"),
               "inspection.reinspection_scheduled": Msg("Reinspección programada (art. 206)"),
               "deficiency.reported_fixed": Msg("Deficiencia informada subsanada"),
               "deficiency.closed": Msg("Deficiencia cerrada"), "vessel.detained": Msg("Buque detenido (art. 208)"),
@@ -91,6 +95,12 @@ def term(group: str, value) -> str:
     """The label of a coded inspection value in the page language (the code itself when unknown)."""
     found = TERMS.get(group, {}).get(value)
     return found.in_language(current_language()) if found is not None else ("" if value is None else str(value))
+
+
+@bp.app_template_global()
+def new_client_id() -> str:
+    """A fresh client_id for one write form, made when the page is rendered so a resent form is one write."""
+    return str(uuid.uuid4())
 
 
 @bp.app_template_filter()
@@ -123,11 +133,6 @@ def _placed(error: DomainError, key: str, field: str | None = None) -> dict:
     if error.status in (413, 415, 422):
         return {key: {field: [localize(error.detail or error.title)]} if field else domain_errors(error)}
     return {"_page": domain_errors(error)}
-
-
-def _with_client_id(form) -> dict:
-    """The submitted form plus a fresh client_id: a plain form makes one write per submission."""
-    return {**form.to_dict(), "client_id": str(uuid.uuid4())}
 
 
 # --- list and schedule ----------------------------------------------------------------------------
@@ -200,11 +205,13 @@ def _view_model(inspection: Inspection) -> dict:
         photos_by_item.setdefault(photo["item_id"], []).append(photo)
     for gap in (detail["evidence"] or {}).get("missing", []):
         missing_by_item.setdefault(gap["item_id"], []).append(gap)
-    answered = sum(1 for item in detail["items"] if item["answer"])
+    unanswered = [item for item in detail["items"] if not item["answer"]]
     return {"detail": detail, "groups": group_by_topic(detail["items"]), "photos_by_item": photos_by_item,
-            "missing_by_item": missing_by_item, "answered": answered,
+            "missing_by_item": missing_by_item, "answered": len(detail["items"]) - len(unanswered),
+            "unanswered": unanswered,
             "item_titles": {item["id"]: item["title"] for item in detail["items"]},
-            "can_act": current_user.id == inspection.inspector_id}
+            "can_act": current_user.id == inspection.inspector_id,
+            "can_interrupt": current_user.id == inspection.inspector_id or current_user.role == "admin"}
 
 
 def _inspection_page(inspection: Inspection, status: int = 200, **state):
@@ -263,9 +270,9 @@ def inspection_start(inspection_id):
 @bp.route("/inspecciones/<int:inspection_id>/items/<item_id>", methods=["POST"])
 @require_page("inspector")
 def inspection_answer(inspection_id, item_id):
-    """One item's answer from its small form."""
+    """One item's answer from its small form; the same form sent again is the same answer."""
     inspection = get_inspection_for(current_user, inspection_id)
-    form = _with_client_id(request.form)
+    form = request.form.to_dict()
     data, errors = load_form(form, AnswerInSchema())
     if errors:
         return _inspection_page(inspection, 422, errors={item_id: errors}, values={item_id: form})
@@ -281,16 +288,18 @@ def inspection_photo(inspection_id):
     """One photo of one item, through the API's own processing (limits, hashes, thumbnails)."""
     inspection = get_inspection_for(current_user, inspection_id)
     item_id = request.form.get("item_id", "")
+    form, errors = load_form(request.form, PhotoFormSchema())
     upload = request.files.get("file")
     if upload is None or not upload.filename:
-        errors = {"file": [localize(Msg("Elija o tome una foto."))]}
+        errors = {**errors, "file": [localize(Msg("Elija o tome una foto."))]}
+    if errors:
         return _inspection_page(inspection, 422, errors={item_id: errors})
     limits = photo_limits()
     data = upload.read(limits.max_bytes + 1)
 
     def add():
         processed = process_upload(data, limits)
-        return add_photo(current_user, inspection, item_id, str(uuid.uuid4()), processed, media_storage(),
+        return add_photo(current_user, inspection, item_id, str(form["client_id"]), processed, media_storage(),
                          None, None, None, _now())
 
     _, error = _attempt(add)
@@ -302,9 +311,9 @@ def inspection_photo(inspection_id):
 @bp.route("/inspecciones/<int:inspection_id>/cerrar", methods=["POST"])
 @require_page("inspector")
 def inspection_submit(inspection_id):
-    """Close the inspection with the signatures; refused (409) while evidence photos are missing."""
+    """Close the inspection with the signatures; refused (409) while items are unanswered or photos missing."""
     inspection = get_inspection_for(current_user, inspection_id)
-    form = _with_client_id(request.form)
+    form = request.form.to_dict()
     data, errors = load_form(form, SubmitInSchema())
     status = 422
     if not errors:
@@ -313,6 +322,22 @@ def inspection_submit(inspection_id):
             return _back(inspection)
         errors, status = domain_errors(error), error.status
     return _inspection_page(inspection, status, errors={"submit": errors}, values={"submit": form})
+
+
+@bp.route("/inspecciones/<int:inspection_id>/interrumpir", methods=["POST"])
+@require_page(*STAFF)
+def inspection_interrupt(inspection_id):
+    """Interrupt an inspection that cannot be finished, with the reason; it gets no outcome."""
+    inspection = get_inspection_for(current_user, inspection_id)
+    data, errors = load_form(request.form, NoteSchema())
+    status = 422
+    if not errors:
+        _, error = _attempt(lambda: interrupt_inspection(current_user, inspection, data["reason"], _now()))
+        if error is None:
+            return _back(inspection)
+        errors, status = domain_errors(error), error.status
+    return _inspection_page(inspection, status, errors={"interrupt": errors},
+                            values={"interrupt": request.form.to_dict()})
 
 
 # --- deficiencies and detention (on the report) ----------------------------------------------------

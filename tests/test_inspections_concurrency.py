@@ -1,0 +1,113 @@
+"""Tablets racing themselves on PostgreSQL: parallel requests released together by a barrier.
+
+A retry that overtakes the original, two copies of one offline batch, answers to one item from
+several sources at once, two submissions: each must end as if the requests had come one by one.
+SQLite takes one writer at a time (BEGIN IMMEDIATE), so these races only exist on a server database.
+"""
+import threading
+import uuid
+from datetime import datetime, timedelta, timezone
+
+import pytest
+
+from inspection.models import Answer, Deficiency, Inspection
+from tests.conftest import TEST_DATABASE_URL
+from tests.test_inspections_api import answer_all, crew, started, submit  # noqa: F401 (fixtures)
+
+pytestmark = pytest.mark.skipif(
+    not (TEST_DATABASE_URL or "").startswith("postgresql"),
+    reason="needs PostgreSQL (BALIZA_TEST_DATABASE_URL): SQLite serializes writers, so these races cannot occur")
+
+
+def cid() -> str:
+    return str(uuid.uuid4())
+
+
+def in_parallel(app, db, calls) -> list:
+    """Run each `call(client)` in its own thread and app context, released together; (status, json) in order."""
+    barrier, results = threading.Barrier(len(calls)), [None] * len(calls)
+
+    def run(n, call):
+        with app.app_context():
+            client = app.test_client()
+            barrier.wait()
+            try:
+                response = call(client)
+                results[n] = (response.status_code, response.get_json())
+            finally:
+                db.session.remove()
+
+    db.session.remove()  # this thread's transaction ends, as a server's would between requests
+    threads = [threading.Thread(target=run, args=(n, call)) for n, call in enumerate(calls)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=120)
+    return results
+
+
+def sync(inspection_id, headers, entries):
+    return lambda client: client.post(f"/api/v1/inspections/{inspection_id}/sync", json={"answers": entries},
+                                      headers=headers)
+
+
+def entry_for(item, result="pass", **extra):
+    body = {"client_id": cid(), "item_id": item["id"], "result": result, **extra}
+    if result == "pass" and item["required"] is not None:
+        body.setdefault("observed", item["required"])
+    return body
+
+
+def test_twenty_copies_of_one_sync_entry_are_one_answer(app, db, crew, started):
+    inspection_id, items = started
+    entry = entry_for(items[0])
+    results = in_parallel(app, db, [sync(inspection_id, crew["ih"], [entry])] * 20)
+    assert [status for status, _ in results] == [200] * 20, results
+    statuses = sorted(body["results"][0]["status"] for _, body in results)
+    assert statuses == ["applied"] + ["duplicate"] * 19
+    assert len({str(body["results"][0]["answer"]) for _, body in results}) == 1  # everyone got the winner's answer
+    assert db.session.scalar(db.select(db.func.count(Answer.id))) == 1
+
+
+def test_two_copies_of_one_batch_at_once_apply_each_entry_once(app, db, crew, started):
+    inspection_id, items = started
+    for round_ in range(3):
+        batch = [entry_for(item, note=f"ronda {round_}") for item in items[:20]]
+        results = in_parallel(app, db, [sync(inspection_id, crew["ih"], batch)] * 2)
+        assert [status for status, _ in results] == [200, 200], results
+        for n in range(len(batch)):
+            assert sorted(body["results"][n]["status"] for _, body in results) == ["applied", "duplicate"]
+        assert db.session.scalar(db.select(db.func.count(Answer.id))) == len(batch) * (round_ + 1)
+
+
+def test_simultaneous_answers_to_one_item_leave_the_newest_current(app, db, crew, started):
+    """20 answers to one item at once, each its own write: all kept, only the newest by the tablet's clock counts."""
+    inspection_id, items = started
+    item = next(i for i in items if i["detainable"] and i["required"] is None and not i["evidence_required"])
+    answer_all(app.test_client(), crew, inspection_id, [i for i in items if i["id"] != item["id"]])
+    base = datetime(2026, 11, 30, 12, 0, tzinfo=timezone.utc)
+    order = [7, 19, 3, 11, 0, 15, 8, 1, 18, 5, 12, 9, 2, 16, 4, 10, 13, 6, 14, 17]  # arrival is not clock order
+    bodies = [{"client_id": cid(), "result": "fail" if minute == 19 else "pass",
+               "recorded_at": (base + timedelta(minutes=minute)).isoformat(), "note": f"minuto {minute}"}
+              for minute in order]
+    url = f"/api/v1/inspections/{inspection_id}/answers/{item['id']}"
+    results = in_parallel(app, db, [lambda c, body=body: c.put(url, json=body, headers=crew["ih"])
+                                    for body in bodies])
+    assert [status for status, _ in results] == [200] * 20, results
+    rows = db.session.scalars(db.select(Answer).filter_by(inspection_id=inspection_id, item_id=item["id"])).all()
+    assert len(rows) == 20
+    [current] = [row for row in rows if row.current]
+    assert current.note == "minuto 19" and current.result == "fail"
+    body = submit(app.test_client(), crew, inspection_id).json
+    assert body["outcome"] == "failed" and [d["item_id"] for d in body["deficiencies"]] == [item["id"]]
+
+
+def test_simultaneous_submissions_close_once(app, db, crew, started):
+    """Two closings of one inspection at once (two client_ids): one outcome, one set of deficiencies."""
+    inspection_id, items = started
+    major = next(i for i in items if i["detainable"])
+    answer_all(app.test_client(), crew, inspection_id, items, fail={major["id"]})
+    results = in_parallel(app, db, [lambda c: submit(c, crew, inspection_id)] * 4)
+    assert sorted(status for status, _ in results) == [200, 409, 409, 409], results
+    assert db.session.scalar(db.select(db.func.count(Deficiency.id))) == 1
+    assert db.session.scalar(db.select(db.func.count(Inspection.id)).filter_by(reinspection_of_id=inspection_id)) == 1
