@@ -47,8 +47,8 @@ def authenticate(username: str, password: str, now: datetime) -> User | None:
     success clears the count.
     """
     global _DUMMY_HASH
-    name = username.strip().lower()[:80]
-    if _count_attempt(name, now) > MAX_FAILURES:
+    name = username.strip().lower()
+    if _count_attempt(name[:80], now) > MAX_FAILURES:
         raise TooManyAttempts(Msg("Demasiados intentos fallidos para este usuario. Espere 15 minutos."))
     user = db.session.scalar(db.select(User).filter_by(username=name))
     if user is None or not user.active:
@@ -57,7 +57,7 @@ def authenticate(username: str, password: str, now: datetime) -> User | None:
         return None
     if not check_password_hash(user.password_hash, password):
         return None
-    db.session.execute(update(LoginThrottle).where(LoginThrottle.username == name)
+    db.session.execute(update(LoginThrottle).where(LoginThrottle.username == name[:80])
                        .values(attempts=0, window_started_at=now))
     return user
 
