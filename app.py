@@ -3,6 +3,7 @@
 `create_app()` reads like a table of contents and does nothing at import time.
 """
 import argparse
+import os
 
 from flask import Flask
 
@@ -99,6 +100,7 @@ def main(argv=None) -> None:
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=5000)
     args = parser.parse_args(argv)
+    os.environ.setdefault("BALIZA_AUTO_SIGNING_KEY", "true")  # the demo makes its own key; production runs `keys new`
     app = create_app()
     from inspection.demo import prepare_database
 

@@ -51,10 +51,13 @@ def seed(config: dict, vessel: dict | None = None) -> dict:
     """Create the schema, an admin, an inspector, an owner and one vessel; returns their ids.
 
     Users are created with the domain function (the API has no first-admin bootstrap); the vessel
-    defaults to BIG_VESSEL. The engine is disposed so a server may open the same SQLite file.
+    defaults to BIG_VESSEL; the office's signing key is made as `flask keys new` would. The engine
+    is disposed so a server may open the same SQLite file.
     """
     from app import create_app
     from inspection.extensions import db
+    from inspection.keys import create_signing_key
+    from inspection.models import utcnow
     from inspection.users import create_user
     from inspection.vessels import create_owner, create_vessel
 
@@ -66,6 +69,7 @@ def seed(config: dict, vessel: dict | None = None) -> dict:
         admin = create_user(*ADMIN, "admin")
         inspector = create_user(*INSPECTOR, "inspector")
         boat = create_vessel({**BIG_VESSEL, **(vessel or {}), "owner_id": owner.id})
+        create_signing_key(app.config["OFFICE_CODE"], utcnow())
         db.session.commit()
         ids = {"admin_id": admin.id, "inspector_id": inspector.id, "owner_id": owner.id, "vessel_id": boat.id}
         db.session.remove()

@@ -1,18 +1,22 @@
-"""Who is asking: slow password hashes, session login for pages, expiring bearer tokens for the API."""
+"""Who is asking: slow password hashes, revocable session login for pages, expiring bearer tokens for the API."""
 import hashlib
 import secrets
 from datetime import datetime, timedelta
 from functools import wraps
 
-from flask import current_app, request
-from flask_login import current_user
+from flask import current_app, request, session
+from flask_login import current_user, login_user, logout_user
+from sqlalchemy import case, update
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import joinedload
 from werkzeug.security import check_password_hash, generate_password_hash
 
 from .errors import DomainError, Forbidden, Unauthorized
 from .extensions import db, login_manager
 from .i18n import Msg
-from .models import ApiToken, LoginFailure, User, utcnow
+from .models import ApiToken, LoginThrottle, User, utcnow
+from .sessions import revoke_session, standing_session, start_session, touch_session
 
 # A constant hash to compare against when the user does not exist, so timing does not tell.
 _DUMMY_HASH = None
@@ -23,7 +27,7 @@ def hash_password(password: str) -> str:
     return generate_password_hash(password, method=current_app.config["PASSWORD_METHOD"])
 
 
-MAX_FAILURES = 10  # per username in LOCKOUT; then 429 until the oldest failure ages out
+MAX_FAILURES = 10  # attempts checked per username in one LOCKOUT window; then 429 until it ends
 LOCKOUT = timedelta(minutes=15)
 
 
@@ -34,30 +38,42 @@ class TooManyAttempts(DomainError):
 
 
 def authenticate(username: str, password: str, now: datetime) -> User | None:
-    """The active user with these credentials, or None (the failure is recorded; the caller commits).
+    """The active user with these credentials, or None (the attempt stays counted; the caller commits).
 
-    Unknown and known users cost the same slow hash, so timing does not reveal which exist; after
-    MAX_FAILURES failures in LOCKOUT a username is refused outright (429) without checking anything.
+    The attempt is counted first, in one UPDATE ... RETURNING on the username's row, which also
+    queues concurrent attempts for that username on PostgreSQL: however many arrive at once, at
+    most MAX_FAILURES passwords are checked per LOCKOUT window, and the rest are refused (429).
+    Unknown and known users cost the same slow hash, so timing does not reveal which exist; a
+    success clears the count.
     """
     global _DUMMY_HASH
     name = username.strip().lower()
-    since = now - LOCKOUT
-    failures = db.session.scalar(db.select(db.func.count(LoginFailure.id))
-                                 .where(LoginFailure.username == name, LoginFailure.at > since))
-    if failures >= MAX_FAILURES:
+    if _count_attempt(name[:80], now) > MAX_FAILURES:
         raise TooManyAttempts(Msg("Demasiados intentos fallidos para este usuario. Espere 15 minutos."))
     user = db.session.scalar(db.select(User).filter_by(username=name))
     if user is None or not user.active:
         _DUMMY_HASH = _DUMMY_HASH or hash_password(secrets.token_hex(8))
         check_password_hash(_DUMMY_HASH, password)
-        user = None
-    elif not check_password_hash(user.password_hash, password):
-        user = None
-    if user is None:
-        db.session.add(LoginFailure(username=name[:80], at=now))
-    else:
-        db.session.execute(db.delete(LoginFailure).where(LoginFailure.username == name))
+        return None
+    if not check_password_hash(user.password_hash, password):
+        return None
+    db.session.execute(update(LoginThrottle).where(LoginThrottle.username == name[:80])
+                       .values(attempts=0, window_started_at=now))
     return user
+
+
+def _count_attempt(name: str, now: datetime) -> int:
+    """Count one attempt in the username's window (a new window once LOCKOUT has passed); the new count."""
+    insert = postgresql.insert if db.engine.dialect.name == "postgresql" else sqlite.insert
+    db.session.execute(insert(LoginThrottle).values(username=name, window_started_at=now, attempts=0)
+                       .on_conflict_do_nothing(index_elements=["username"]))
+    expired = LoginThrottle.window_started_at <= now - LOCKOUT
+    return db.session.execute(
+        update(LoginThrottle).where(LoginThrottle.username == name)
+        .values(attempts=case((expired, 1), else_=LoginThrottle.attempts + 1),
+                window_started_at=case((expired, now), else_=LoginThrottle.window_started_at))
+        .returning(LoginThrottle.attempts)
+    ).scalar_one()
 
 
 def _digest(token: str) -> str:
@@ -144,7 +160,49 @@ def require_page(*roles: str):
     return decorate
 
 
+# --- page sessions: the cookie names a `user_sessions` row; each request checks it ----------------
+
+def sign_in(user: User, now: datetime) -> None:
+    """Start a server-side page session for `user` in this browser (the caller commits).
+
+    The signed cookie carries only the session's random id, where Flask-Login would keep the user
+    id: the loader below looks it up, so revoking the row ends the session on every app server.
+    """
+    sign_out(now)  # a previous session in this browser does not linger behind the new one
+    raw = start_session(user, now, request.user_agent.string)
+    login_user(user)  # never remember=True: a remember cookie would be a second, longer-lived session
+    session["_user_id"] = raw
+
+
+def sign_out(now: datetime) -> None:
+    """End this browser's page session server-side, so a copy of its cookie stops working (the caller commits)."""
+    raw = session.get("_user_id")
+    if raw:
+        revoke_session(raw, now)
+    logout_user()
+
+
 @login_manager.user_loader
-def _load_user(user_id: str) -> User | None:
-    user = db.session.get(User, int(user_id))
-    return user if user and user.active else None
+def _load_user(session_id: str) -> User | None:
+    """The user of a standing session, for requests that brought a cookie (none do a query otherwise)."""
+    config, now = current_app.config, utcnow()
+    record = standing_session(session_id, now, idle=timedelta(minutes=config["SESSION_IDLE_MINUTES"]),
+                              lifetime=timedelta(hours=config["SESSION_LIFETIME_HOURS"]))
+    if record is None:
+        return None
+    user = record.user
+    if touch_session(record, now):
+        _commit_touch()
+    return user
+
+
+def _commit_touch() -> None:
+    """Commit last_seen_at now: reads never commit, and the user is loaded before a view does any work.
+
+    On SQLite a read transaction cannot always become a writer (another connection committed in
+    between); the touch is then skipped, costing at most a minute of idle time, never the request.
+    """
+    try:
+        db.session.commit()
+    except OperationalError:
+        db.session.rollback()

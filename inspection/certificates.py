@@ -18,7 +18,7 @@ from .audit import record_event
 from .errors import Conflict, Forbidden, Invalid
 from .extensions import db
 from .i18n import Msg
-from .keys import create_signing_key, current_signing_key
+from .keys import create_first_signing_key, current_signing_key
 from .legal_terms import application_months, certificate_months
 from .models import (
     Certificate,
@@ -171,11 +171,10 @@ def _next_counter(kind: str, year: int) -> int:
 
 
 def _signing_key(now: datetime):
-    """The office's current private key; made on first use when AUTO_SIGNING_KEY (the demo) allows."""
+    """The office's current private key; the first one made on first use when AUTO_SIGNING_KEY (the demo) allows."""
     office = current_app.config["OFFICE_CODE"]
     found = current_signing_key(office)
-    if found is None and current_app.config["AUTO_SIGNING_KEY"]:
-        create_signing_key(office, now)
+    if found is None and current_app.config["AUTO_SIGNING_KEY"] and create_first_signing_key(office, now):
         found = current_signing_key(office)
     if found is None:
         raise Conflict(Msg("No hay clave de firma para esta oficina: ejecute «flask --app app keys new»."))

@@ -1,6 +1,7 @@
 """Configuration layers: defaults, then the instance file, then BALIZA_* environment variables."""
 import os
 import secrets
+from datetime import timedelta
 from pathlib import Path
 
 DEFAULTS = {
@@ -10,9 +11,14 @@ DEFAULTS = {
     "PUBLIC_URL": "http://127.0.0.1:5000",
     "OFFICE_CODE": "PGP-ASU",
     "OFFICE_NAME": "Prefectura General de Puertos — Asunción",
-    "AUTO_SIGNING_KEY": True,
-    "VERIFY_CACHE_SIZE": 10_000,  # recent signature checks kept per process; 0 checks every scan  # make the office's first key on first issue (demo); production: `keys new`
+    "AUTO_SIGNING_KEY": False,  # make the office's first key on first issue: the demo only (`python app.py`)
+    "VERIFY_CACHE_SIZE": 10_000,  # recent signature checks kept per process; 0 checks every scan
     "TOKEN_TTL_HOURS": 12,
+    # Page sessions end after 8 h without a request (a shift left signed in on a shared desk or a
+    # lost tablet) and 7 days after sign-in whatever the use: an inspector on a week's trip up
+    # the river is not asked to sign in again mid-route, and a stolen cookie dies within a week.
+    "SESSION_IDLE_MINUTES": 8 * 60,
+    "SESSION_LIFETIME_HOURS": 7 * 24,
     "PASSWORD_METHOD": "scrypt",
     "PHOTO_MAX_BYTES": 15 * 1024 * 1024,
     "PHOTO_MAX_PIXELS": 40_000_000,
@@ -49,6 +55,8 @@ def load_config(app, test_config=None):
     app.config["MEDIA_DIR"] = app.config["MEDIA_DIR"] or str(instance / "media")
     app.config["KEYS_DIR"] = app.config["KEYS_DIR"] or str(instance / "keys")
     app.config["PUBLIC_URL"] = app.config["PUBLIC_URL"].rstrip("/")
+    # The signed cookie itself stops being accepted when the longest session would have ended.
+    app.config["PERMANENT_SESSION_LIFETIME"] = timedelta(hours=app.config["SESSION_LIFETIME_HOURS"])
     if not app.config.get("SECRET_KEY"):
         app.config["SECRET_KEY"] = _instance_secret(instance)
 

@@ -5,7 +5,7 @@ from flask import current_app
 from flask_migrate import upgrade
 
 from .extensions import db
-from .keys import create_signing_key, current_signing_key
+from .keys import create_first_signing_key
 from .models import Owner, User, utcnow
 from .users import create_user
 from .vessels import create_owner, create_vessel
@@ -85,8 +85,7 @@ def seed_demo() -> bool:
     for username, role, owner_index, full_name in USERS:
         owner_id = owners[owner_index].id if owner_index is not None else None
         create_user(username, DEMO_PASSWORD, role, owner_id=owner_id, full_name=full_name)
-    if current_signing_key(current_app.config["OFFICE_CODE"]) is None:
-        create_signing_key(current_app.config["OFFICE_CODE"], utcnow())  # the demo makes its own key
+    create_first_signing_key(current_app.config["OFFICE_CODE"], utcnow())  # the demo's own key, never replacing one
     seed_activity()
     return True
 

@@ -342,13 +342,18 @@ def close_deficiency(actor: User, deficiency: Deficiency, note: str, now: dateti
     return deficiency
 
 
-def detain_vessel(actor: User, vessel: Vessel, reason: str, now: datetime,
-                  inspection: Inspection | None = None) -> Detention:
-    """Record a detention decision with its reason (art. 208), apart from any deficiency's action."""
+def _require_detention_authority(actor: User, vessel: Vessel) -> None:
+    """Detaining and lifting are one decision (art. 208): staff only, never an inspector linked to the owner (art. 214)."""
     if actor.role not in ("inspector", "admin"):
         raise Forbidden()
     if actor.role == "inspector":
         _refuse_conflict(actor, vessel)
+
+
+def detain_vessel(actor: User, vessel: Vessel, reason: str, now: datetime,
+                  inspection: Inspection | None = None) -> Detention:
+    """Record a detention decision with its reason (art. 208), apart from any deficiency's action."""
+    _require_detention_authority(actor, vessel)
     detention = Detention(vessel_id=vessel.id, inspection_id=inspection.id if inspection else None, reason=reason,
                           decided_by_id=actor.id, decided_at=now)
     db.session.add(detention)
@@ -359,7 +364,8 @@ def detain_vessel(actor: User, vessel: Vessel, reason: str, now: datetime,
 
 
 def lift_detention(actor: User, detention: Detention, reason: str, now: datetime) -> Detention:
-    """Lift a detention, with the reason."""
+    """Lift a detention, with the reason; whoever may not detain the vessel may not free it either."""
+    _require_detention_authority(actor, db.session.get(Vessel, detention.vessel_id))
     if detention.lifted_at is not None:
         raise Conflict(Msg("La detención ya fue levantada."))
     detention.lifted_at, detention.lifted_by_id, detention.lift_reason = now, actor.id, reason

@@ -2,8 +2,11 @@
 
 Private keys never enter a table that an endpoint reads, a log line or the repository. A new key
 retires the office's current one; retired public keys stay published so older certificates verify.
+
+Several worker processes serve one database, and `flask keys new` runs in yet another: the key
+set is the database's, and a process's cache of it is checked against the table on every use.
 """
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 
 from flask import current_app
@@ -22,7 +25,11 @@ from .signing import (
 
 
 def create_signing_key(office_code: str, now: datetime) -> SigningKey:
-    """Make a new ES256 key for an office, retiring its current one (flushes)."""
+    """Make a new ES256 key for an office, retiring its current one (flushes).
+
+    The private file is written before the row is committed, so any process that sees the row
+    finds the file.
+    """
     private = generate_key()
     kid = key_id(private.public_key())
     save_private_key(current_app.config["KEYS_DIR"], kid, private)
@@ -31,8 +38,18 @@ def create_signing_key(office_code: str, now: datetime) -> SigningKey:
     record = SigningKey(kid=kid, office_code=office_code, public_jwk=public_jwk(private.public_key()), created_at=now)
     db.session.add(record)
     db.session.flush()
-    _forget_cached_keys()
     return record
+
+
+def create_first_signing_key(office_code: str, now: datetime) -> SigningKey | None:
+    """The demo's key made on first issue, only for an office that has never had one (flushes).
+
+    It never retires anything: an office with any key, even one whose private half is not on
+    this server, is the operator's to rotate with `flask keys new`.
+    """
+    if db.session.scalar(db.select(SigningKey.kid).filter_by(office_code=office_code).limit(1)) is not None:
+        return None
+    return create_signing_key(office_code, now)
 
 
 def current_signing_key(office_code: str):
@@ -41,16 +58,20 @@ def current_signing_key(office_code: str):
                                .order_by(SigningKey.created_at.desc()))
     if record is None:
         return None
-    private = _private_keys().get(record.kid)
+    private = _private_key(record.kid)
     return (record.kid, private) if private is not None else None
 
 
-def _private_keys() -> dict:
-    """The private keys in KEYS_DIR, read once per process (the status list signs on every request)."""
-    cache = current_app.extensions.setdefault("baliza.public_keys", {})
-    if "private" not in cache:
-        cache["private"] = load_private_keys(current_app.config["KEYS_DIR"])
-    return cache["private"]
+def _private_key(kid: str):
+    """The private key `kid` from KEYS_DIR; the folder is read again when a key is not yet known here.
+
+    The status list signs on every request, so the keys are kept per process; a key made by
+    `flask keys new` in another process is a kid this one has not seen, and is found on its first use.
+    """
+    keys = current_app.extensions.get("baliza.private_keys")
+    if keys is None or kid not in keys:
+        keys = current_app.extensions["baliza.private_keys"] = load_private_keys(current_app.config["KEYS_DIR"])
+    return keys.get(kid)
 
 
 def published_keys() -> list[SigningKey]:
@@ -58,37 +79,64 @@ def published_keys() -> list[SigningKey]:
     return db.session.scalars(db.select(SigningKey).order_by(SigningKey.created_at.desc())).all()
 
 
-def public_keys() -> dict:
-    """{kid: public key} for verification, cached per process until a key is created."""
-    cache = current_app.extensions.setdefault("baliza.public_keys", {})
-    if "keys" not in cache:
-        cache["keys"] = {k.kid: public_key_from_jwk(k.public_jwk) for k in published_keys()}
-        cache["offices"] = {k.kid: k.office_code for k in published_keys()}
-    return cache["keys"]
+@dataclass
+class KeySet:
+    """One process's copy of the published keys, the table version it was read at, and the checks made with it."""
+
+    version: tuple
+    keys: dict  # {kid: public key}
+    offices: dict  # {kid: office code}
+    verified: dict = field(default_factory=dict)  # {token: Verification}, valid for this key set only
+
+
+# Keys are only ever added, and retired when one is added: these three numbers change with any change.
+_VERSION_SQL = "SELECT count(kid), count(retired_at), max(created_at) FROM signing_keys"
+
+
+def _key_set_version() -> tuple:
+    """The key table's version, on a raw pooled connection: ~16 µs, where the ORM took ~0.9 ms a scan."""
+    connection = db.engine.raw_connection()
+    try:
+        cursor = connection.cursor()
+        cursor.execute(_VERSION_SQL)
+        row = cursor.fetchone()
+        cursor.close()
+    finally:
+        connection.close()
+    return tuple(row)
+
+
+def key_set() -> KeySet:
+    """The published keys, re-read whenever the table changed since this process last read it.
+
+    One small aggregate query per call tells; the cached copy is replaced whole, so threads of a
+    worker never see half of one.
+    """
+    version = _key_set_version()
+    cached = current_app.extensions.get("baliza.key_set")
+    if cached is None or cached.version != version:
+        rows = published_keys()
+        cached = current_app.extensions["baliza.key_set"] = KeySet(
+            version, {k.kid: public_key_from_jwk(k.public_jwk) for k in rows}, {k.kid: k.office_code for k in rows})
+    return cached
 
 
 def verify_cached(token: str):
-    """verify_token against the published keys, remembering recent results.
+    """verify_token against the published keys, remembering recent results for the current key set.
 
     A token's signature check is deterministic for a given key set, and police scan the same
-    certificate again and again; the cache is emptied whenever a key is created.
+    certificate again and again; a new key set starts with no remembered results.
     """
-    cache = current_app.extensions.setdefault("baliza.public_keys", {})
-    results = cache.setdefault("verified", {})
+    keys = key_set()
     size = current_app.config["VERIFY_CACHE_SIZE"]
-    result = results.get(token) if size else None
+    result = keys.verified.get(token) if size else None
     if result is None:
-        result = verify_token(token, public_keys())
-        offices = current_app.extensions["baliza.public_keys"]["offices"]
-        if result.outcome == "ok" and offices.get(result.kid) != result.claims.issuer:
+        result = verify_token(token, keys.keys)
+        if result.outcome == "ok" and keys.offices.get(result.kid) != result.claims.issuer:
             # a genuine key claiming another office's certificate is not that office's signature
             result = replace(result, outcome="unknown_issuer", detail="issuer does not match the key's office")
         if size:
-            if len(results) >= size:
-                results.pop(next(iter(results)))  # forget the oldest
-            results[token] = result
+            if len(keys.verified) >= size:
+                keys.verified.pop(next(iter(keys.verified)), None)  # forget the oldest
+            keys.verified[token] = result
     return result
-
-
-def _forget_cached_keys() -> None:
-    current_app.extensions.get("baliza.public_keys", {}).clear()

@@ -175,13 +175,32 @@ class ApiToken(db.Model):
     user: Mapped[User] = relationship()
 
 
-class LoginFailure(db.Model):
-    """A failed sign-in, kept for a while to slow down password guessing per username."""
+class UserSession(db.Model):
+    """A page sign-in: the cookie carries only its random id, the table only that id's SHA-256.
 
-    __tablename__ = "login_failures"
+    Every request with a cookie checks this row, so logout, a password change or an admin
+    disabling the account ends the session on every app server at once.
+    """
+
+    __tablename__ = "user_sessions"
     id: Mapped[int] = mapped_column(primary_key=True)
-    username: Mapped[str] = mapped_column(sa.String(80), index=True)
-    at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    session_hash: Mapped[str] = mapped_column(sa.String(64), unique=True)
+    user_id: Mapped[int] = mapped_column(sa.ForeignKey("users.id"), index=True)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    last_seen_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    revoked_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    user_agent: Mapped[str] = mapped_column(sa.String(200), default="")
+
+    user: Mapped[User] = relationship()
+
+
+class LoginThrottle(db.Model):
+    """Sign-in attempts per username in the current window: one row, counted atomically before any check."""
+
+    __tablename__ = "login_throttles"
+    username: Mapped[str] = mapped_column(sa.String(80), primary_key=True)
+    window_started_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    attempts: Mapped[int] = mapped_column(default=0)
 
 
 class Inspection(db.Model):

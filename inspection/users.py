@@ -1,9 +1,15 @@
 """User accounts: created by admins or the CLI, never by inspectors."""
+from datetime import datetime
+
+from sqlalchemy import update
+from werkzeug.security import check_password_hash
+
 from .auth import hash_password
 from .errors import Conflict, Invalid
 from .extensions import db
 from .i18n import Msg
-from .models import ROLES, ConflictOfInterest, Owner, User
+from .models import ROLES, ApiToken, ConflictOfInterest, Owner, User
+from .sessions import revoke_user_sessions
 
 
 def create_user(username: str, password: str, role: str, owner_id: int | None = None,
@@ -41,12 +47,8 @@ def declare_conflict(actor: User, user: User, owner_id: int, reason: str, now) -
     return conflict
 
 
-def change_password(user: User, current: str, new: str) -> User:
-    """Replace a user's password after checking the current one; their API tokens are revoked."""
-    from werkzeug.security import check_password_hash
-
-    from .models import ApiToken, utcnow
-
+def change_password(user: User, current: str, new: str, now: datetime) -> User:
+    """Replace a user's password after checking the current one; their API tokens and page sessions end."""
     if not check_password_hash(user.password_hash, current):
         raise Invalid(errors={"current": [Msg("La contraseña actual no es correcta.")]})
     if len(new) < 10:
@@ -54,7 +56,26 @@ def change_password(user: User, current: str, new: str) -> User:
     if new == current:
         raise Invalid(errors={"new": [Msg("La contraseña nueva debe ser distinta de la actual.")]})
     user.password_hash = hash_password(new)
-    now = utcnow()
-    for token in db.session.scalars(db.select(ApiToken).filter_by(user_id=user.id, revoked_at=None)):
-        token.revoked_at = now  # a stolen tablet token dies with the old password
+    _end_access(user, now)  # a stolen tablet token or copied cookie dies with the old password
     return user
+
+
+def set_active(actor: User, user: User, active: bool, now: datetime) -> User:
+    """Disable or re-enable an account (admins); disabling ends its sessions and tokens at once."""
+    from .audit import record_event
+
+    if user.id == actor.id and not active:
+        raise Conflict(Msg("No puede desactivar su propia cuenta."))
+    if user.active != active:
+        user.active = active
+        if not active:
+            _end_access(user, now)
+        record_event(actor, "user.enabled" if active else "user.disabled", "user", user.id, at=now)
+    return user
+
+
+def _end_access(user: User, now: datetime) -> None:
+    """Revoke every bearer token and page session of a user, on every app server at once."""
+    db.session.execute(update(ApiToken).where(ApiToken.user_id == user.id, ApiToken.revoked_at.is_(None))
+                       .values(revoked_at=now))
+    revoke_user_sessions(user, now)

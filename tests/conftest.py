@@ -61,6 +61,7 @@ def _app(tmp_path_factory):
         "PUBLIC_URL": "https://baliza.test",
         "PASSWORD_METHOD": "pbkdf2:sha256:1000",  # fast in tests; production uses scrypt
         "WTF_CSRF_ENABLED": False,
+        "AUTO_SIGNING_KEY": True,  # tests issue certificates as the demo does, with the key made on first issue
     })
     app.test_client_class = Browser
     with app.app_context():

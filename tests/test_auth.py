@@ -1,5 +1,10 @@
 """Tokens, roles and passwords."""
+import os
+import threading
 from datetime import timedelta
+
+import pytest
+from werkzeug.security import check_password_hash
 
 from inspection.models import ApiToken, User, utcnow
 
@@ -112,3 +117,52 @@ def test_a_success_clears_earlier_failures(client, make_user):
         client.post("/api/v1/auth/token", json={"username": user.username, "password": "guess"})
     assert client.post("/api/v1/auth/token", json={"username": user.username,
                                                    "password": "correct-horse-battery"}).status_code == 201
+
+
+POSTGRES = (os.environ.get("BALIZA_TEST_DATABASE_URL") or "").startswith("postgresql")
+
+
+@pytest.mark.skipif(not POSTGRES, reason="needs PostgreSQL (BALIZA_TEST_DATABASE_URL): SQLite runs one writer "
+                                         "at a time, so parallel sign-ins cannot race there")
+def test_parallel_guesses_check_at_most_max_failures_passwords(app, make_user, db, monkeypatch):
+    """40 wrong guesses at once: exactly MAX_FAILURES passwords are checked, the rest are refused (429)."""
+    import inspection.auth as auth
+
+    username = make_user("admin").username
+    checks, results, barrier = [], [], threading.Barrier(40)
+
+    def counting_check(stored, password):
+        checks.append(1)
+        return check_password_hash(stored, password)
+
+    monkeypatch.setattr(auth, "check_password_hash", counting_check)
+
+    def guess(n):
+        with app.app_context():
+            barrier.wait()
+            response = app.test_client().post("/api/v1/auth/token", json={"username": username,
+                                                                          "password": f"guess-{n}"})
+            results.append(response.status_code)
+            db.session.remove()
+
+    db.session.remove()
+    threads = [threading.Thread(target=guess, args=(n,)) for n in range(40)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=120)
+    assert len(checks) == auth.MAX_FAILURES
+    assert sorted(results) == [401] * auth.MAX_FAILURES + [429] * (40 - auth.MAX_FAILURES)
+
+
+def test_the_lockout_window_ends(client, make_user, monkeypatch):
+    import inspection.api.auth as api
+
+    user = make_user("admin")
+    for _ in range(10):
+        client.post("/api/v1/auth/token", json={"username": user.username, "password": "guess"})
+    body = {"username": user.username, "password": "correct-horse-battery"}
+    assert client.post("/api/v1/auth/token", json=body).status_code == 429
+    later = utcnow() + timedelta(minutes=15, seconds=1)
+    monkeypatch.setattr(api, "utcnow", lambda: later)
+    assert client.post("/api/v1/auth/token", json=body).status_code == 201

@@ -130,6 +130,7 @@ def site(tmp_path_factory):
     app = create_app({
         "TESTING": True, "SECRET_KEY": "browser-test", "DATABASE_URL": f"sqlite:///{base / 'baliza.sqlite'}",
         "MEDIA_DIR": str(base / "media"), "KEYS_DIR": str(base / "keys"), "PASSWORD_METHOD": "pbkdf2:sha256:1000",
+        "AUTO_SIGNING_KEY": True,
     })
     with app.app_context():
         db.create_all()

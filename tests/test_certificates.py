@@ -177,6 +177,24 @@ def test_detention_suspends_and_lifting_restores(client, crew, issued):
     assert client.get(f"/api/v1/verify/{token}").json["verdict"] == "valid"
 
 
+def test_lifting_follows_the_rules_of_detaining(client, crew, issued, as_role):
+    """An inspector linked to the owner (art. 214) may not detain, so may not lift either; nor may an owner."""
+    token = issued["token"]
+    detention = client.post(f"/api/v1/vessels/{crew['vessel'].id}/detentions",
+                            json={"reason": "Filtración en el casco"}, headers=crew["admin"]).json
+    linked, linked_h = as_role("inspector")
+    client.post(f"/api/v1/users/{linked.id}/conflicts", headers=crew["admin"],
+                json={"owner_id": crew["vessel"].owner_id, "reason": "Socio del armador"})
+    lift = f"/api/v1/detentions/{detention['id']}/lift"
+    assert client.post(f"/api/v1/vessels/{crew['vessel'].id}/detentions", json={"reason": "Otra"},
+                       headers=linked_h).status_code == 403
+    assert client.post(lift, json={"reason": "Reparado"}, headers=linked_h).status_code == 403
+    assert client.post(lift, json={"reason": "Reparado"}, headers=crew["oh"]).status_code == 403
+    assert client.get(f"/api/v1/verify/{token}").json["verdict"] == "suspended"
+    assert client.post(lift, json={"reason": "Reparado"}, headers=crew["ih"]).status_code == 200
+    assert client.get(f"/api/v1/verify/{token}").json["verdict"] == "valid"
+
+
 def test_revocation_is_admin_only_audited_and_revoked(client, crew, issued, db):
     url = f"/api/v1/certificates/{issued['number']}/revoke"
     assert client.post(url, json={"reason": "Datos falsos"}, headers=crew["oh"]).status_code == 403

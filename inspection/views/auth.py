@@ -2,9 +2,9 @@
 from urllib.parse import urlsplit
 
 from flask import Blueprint, redirect, render_template, request, url_for
-from flask_login import current_user, login_user, logout_user
+from flask_login import current_user
 
-from ..auth import authenticate
+from ..auth import authenticate, sign_in, sign_out
 from ..errors import DomainError
 from ..extensions import db
 from ..i18n import gettext
@@ -35,10 +35,12 @@ def login():
     """The login form (CSRF-protected)."""
     error = None
     if request.method == "POST":
-        user = authenticate(request.form.get("username", ""), request.form.get("password", ""), utcnow())
-        db.session.commit()  # a failure counts toward the lockout; a success clears them
+        now = utcnow()
+        user = authenticate(request.form.get("username", ""), request.form.get("password", ""), now)
         if user is not None:
-            login_user(user)
+            sign_in(user, now)
+        db.session.commit()  # a failure counts toward the lockout; a success clears them and opens the session
+        if user is not None:
             return redirect(_safe_next(request.args.get("next")))
         error = gettext("Usuario o contraseña incorrectos.")
     status = 401 if error else 200
@@ -47,8 +49,9 @@ def login():
 
 @bp.route("/logout", methods=["POST"])
 def logout():
-    """Sign out (POST, so a link cannot sign anyone out)."""
-    logout_user()
+    """Sign out (POST, so a link cannot sign anyone out); the session ends server-side too."""
+    sign_out(utcnow())
+    db.session.commit()
     return redirect(url_for("pages.login"))
 
 
@@ -60,7 +63,9 @@ def account():
     errors, done, status = {}, False, 200
     if request.method == "POST":
         try:
-            change_password(current_user, request.form.get("current", ""), request.form.get("new", ""))
+            now, user = utcnow(), current_user._get_current_object()
+            change_password(user, request.form.get("current", ""), request.form.get("new", ""), now)
+            sign_in(user, now)  # every session ended with the old password; this browser gets a new one
             db.session.commit()
             done = True
         except DomainError as error:

@@ -7,7 +7,7 @@ from ..errors import DomainError, NotFound
 from ..extensions import db
 from ..models import ROLES, ConflictOfInterest, Owner, User, utcnow
 from ..schemas import ConflictSchema, UserSchema
-from ..users import create_user, declare_conflict
+from ..users import create_user, declare_conflict, set_active
 from .forms import domain_errors, load_form
 
 bp = Blueprint("users", __name__)
@@ -66,3 +66,19 @@ def conflict_create(user_id):
             db.session.rollback()
             errors = domain_errors(error)
     return _page(conflict_errors={user.id: errors}, status=422)
+
+
+@bp.route("/usuarios/<int:user_id>/activo", methods=["POST"])
+@require_page("admin")
+def user_active(user_id):
+    """Disable an account (its sessions and tokens end at once) or enable it again."""
+    user = db.session.get(User, user_id)
+    if user is None:
+        raise NotFound()
+    try:
+        set_active(current_user, user, request.form.get("active") == "1", utcnow())
+        db.session.commit()
+    except DomainError as error:
+        db.session.rollback()
+        return _page(conflict_errors={user.id: domain_errors(error)}, status=error.status)
+    return redirect(url_for("users.user_list") + f"#user-{user.id}")
