@@ -25,7 +25,7 @@ def create_app(test_config=None) -> Flask:
 def register_extensions(app: Flask) -> None:
     """Bind every extension object to this app."""
     from inspection import models  # noqa: F401  (the tables must be known to Alembic)
-    from inspection.extensions import configure_sqlite, csrf, db, login_manager, migrate
+    from inspection.extensions import compress, configure_sqlite, csrf, db, login_manager, migrate
     from inspection.sessions import LazyCookieSessionInterface
 
     app.session_interface = LazyCookieSessionInterface()
@@ -37,6 +37,16 @@ def register_extensions(app: Flask) -> None:
     login_manager.login_view = "pages.login"
     login_manager.login_message = None
     csrf.init_app(app)
+    app.config.setdefault("COMPRESS_MIMETYPES", COMPRESSED_MIMETYPES)
+    compress.init_app(app)
+
+
+# Text worth compressing (a started inspection page is 150 kB of HTML); never JPEG, PNG, WebP or
+# PDF, which are compressed already.
+COMPRESSED_MIMETYPES = [
+    "text/html", "text/css", "text/javascript", "text/plain", "text/csv", "application/javascript",
+    "application/json", "application/problem+json", "application/manifest+json", "image/svg+xml",
+]
 
 
 def register_blueprints(app: Flask) -> None:

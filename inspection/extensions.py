@@ -1,4 +1,5 @@
 """Every Flask extension object, unbound, so no module needs to import the app."""
+from flask_compress import Compress
 from flask_login import LoginManager
 from flask_migrate import Migrate
 from flask_sqlalchemy import SQLAlchemy
@@ -18,6 +19,7 @@ db = SQLAlchemy(metadata=MetaData(naming_convention=NAMING))
 migrate = Migrate(render_as_batch=True)
 login_manager = LoginManager()
 csrf = CSRFProtect()
+compress = Compress()
 
 
 def configure_sqlite(engine) -> None:
