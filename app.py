@@ -26,7 +26,7 @@ def create_app(test_config=None) -> Flask:
 def register_extensions(app: Flask) -> None:
     """Bind every extension object to this app."""
     from inspection import models  # noqa: F401  (the tables must be known to Alembic)
-    from inspection.extensions import babel, configure_sqlite, csrf, db, login_manager, migrate
+    from inspection.extensions import babel, compress, configure_sqlite, csrf, db, login_manager, migrate
     from inspection.i18n import CATALOG_DIR, locale_code
     from inspection.sessions import LazyCookieSessionInterface
 
@@ -42,6 +42,16 @@ def register_extensions(app: Flask) -> None:
     # The locale of each request, for Babel's number and date formats.
     babel.init_app(app, default_locale="es_PY", locale_selector=locale_code,
                    default_translation_directories=str(CATALOG_DIR))
+    app.config.setdefault("COMPRESS_MIMETYPES", COMPRESSED_MIMETYPES)
+    compress.init_app(app)
+
+
+# Text worth compressing (a started inspection page is 150 kB of HTML); never JPEG, PNG, WebP or
+# PDF, which are compressed already.
+COMPRESSED_MIMETYPES = [
+    "text/html", "text/css", "text/javascript", "text/plain", "text/csv", "application/javascript",
+    "application/json", "application/problem+json", "application/manifest+json", "image/svg+xml",
+]
 
 
 def register_blueprints(app: Flask) -> None:

@@ -11,6 +11,11 @@ Each run, interleaved (so drift hits every row alike):
 Every upload has a new client_id and bytes differing in the EXIF camera model (bench.fixtures.vary_jpeg),
 so neither the client_id replay nor the same-bytes dedup can short-circuit the pipeline.
 
+Hostile uploads (issue 8): for each kind in HOSTILE, eight uploads at once (threads and a barrier)
+to the endpoint, then the same eight bodies at once to bench.echo (the bare baseline). Each
+upload's wall time is reported, and the workers' peak RSS while the eight ran (sampled from /proc
+every few milliseconds) against the budget: the RSS before plus PhotoLimits.max_decode_bytes.
+
 Memory: the direct pipeline and process_photo run once each in a fresh subprocess for the
 getrusage maxrss delta, then again under tracemalloc (which sees only Python allocations, not
 Pillow's pixel buffers); the server's figure is the growth of the workers' VmHWM over the runs.
@@ -25,6 +30,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import uuid
 from pathlib import Path
@@ -42,8 +48,18 @@ from bench.fixtures import (  # noqa: E402
     vary_jpeg,
 )
 from bench.harness import ROOT, report, serve  # noqa: E402
+from tests.media_samples import make_flat_jpeg, make_flat_png, make_flat_webp  # noqa: E402
 
 WARMUP_TAG = 9_000_000  # vary_jpeg numbers for untimed uploads, far from the timed ones
+PARALLEL = 8
+# name -> (builder, expected status). The first is issue 8's: 90 kB that decoded to 3 GB.
+HOSTILE = {
+    "16-bit grey PNG 6000x6600": (lambda: make_flat_png(6000, 6600, depth=16), 422),
+    "16-bit RGBA PNG 6000x6600": (lambda: make_flat_png(6000, 6600, depth=16, colour=6), 422),
+    "flat RGB PNG 6000x6600": (lambda: make_flat_png(6000, 6600, depth=8, colour=2), 422),
+    "flat WebP 6000x6600": (lambda: make_flat_webp(6000, 6600), 422),
+    "flat progressive JPEG 6000x6600": (lambda: make_flat_jpeg(6000, 6600, progressive=True), 201),
+}
 
 
 # --- memory ---------------------------------------------------------------------------------------
@@ -137,6 +153,84 @@ def worker_memory(pids: list[int]) -> dict[int, dict]:
     return {pid: {k: round(v / 1024, 1) for k, v in _proc_status(pid).items() if k != "PPid"} for pid in pids}
 
 
+class RssSampler:
+    """Peak VmRSS (MB) of each worker while a block runs, sampled from /proc in a thread."""
+
+    def __init__(self, pids: list[int], every_s: float = 0.003) -> None:
+        self.pids, self.every_s, self.peak = pids, every_s, {pid: 0.0 for pid in pids}
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            for pid in self.pids:
+                self.peak[pid] = max(self.peak[pid], _proc_status(pid)["VmRSS"] / 1024)
+            self._stop.wait(self.every_s)
+
+    def __enter__(self):
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._stop.set()
+        self._thread.join()
+
+
+def parallel_times(base_url: str, requests: list[tuple[str, bytes, dict]]) -> list[tuple[float, int]]:
+    """Send the requests all at once (one thread and connection each, released by a barrier):
+    (wall seconds, status) of each."""
+    barrier = threading.Barrier(len(requests))
+    results: list = [None] * len(requests)
+
+    def send(n: int, path: str, body: bytes, headers: dict) -> None:
+        call = http_caller(base_url)
+        barrier.wait()
+        start = time.perf_counter()
+        reply = call("POST", path, body, headers)
+        results[n] = (time.perf_counter() - start, reply.status)
+        call.close()
+
+    threads = [threading.Thread(target=send, args=(n, *r)) for n, r in enumerate(requests)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return results
+
+
+def hostile_round(target: str, echo_url: str, path: str, auth: dict, item_id: str, workers: list[int],
+                  name: str, data: bytes, status: int) -> dict:
+    """Eight parallel uploads of one hostile kind, then the same bodies to echo; one report row."""
+    # Distinct bytes per upload (zero padding after the image is allowed), so nothing is deduplicated.
+    bodies = [upload_request(data + b"\0" * n, item_id) for n in range(PARALLEL)]
+    rss_before = {pid: v["VmRSS"] for pid, v in worker_memory(workers).items()}
+    with RssSampler(workers) as rss:
+        results = parallel_times(target, [(path, body, {**auth, **headers}) for body, headers in bodies])
+    wrong = [s for _, s in results if s != status]
+    if wrong:
+        raise RuntimeError(f"{name}: expected {status} for every upload, got {[s for _, s in results]}")
+    echo_times = [t for t, _ in parallel_times(echo_url, [("/echo", body, headers) for body, headers in bodies])]
+    return build_hostile_row(name, len(data), status, [t for t, _ in results], echo_times, rss_before, rss.peak)
+
+
+def build_hostile_row(name: str, size: int, status: int, times: list[float], echo_times: list[float],
+                      rss_before: dict, rss_peak: dict) -> dict:
+    """Per-upload seconds, median ratio to echo, and the worker's RSS peak against the decode budget."""
+    from inspection.photos import PhotoLimits
+
+    budget_mb = PhotoLimits().max_decode_bytes / 2**20
+    growth = {pid: round(rss_peak[pid] - rss_before[pid], 1) for pid in rss_before}
+    worst = max(growth, key=growth.get)
+    med, echo_med = statistics.median(times), statistics.median(echo_times)
+    return {"name": name, "bytes": size, "status": status, "median_s": round(med, 3),
+            "max_s": round(max(times), 3), "ratio_vs_echo": round(med / echo_med, 2) if echo_med else None,
+            "worker_rss_mb": f"{rss_before[worst]:.0f}->{rss_peak[worst]:.0f}",
+            "within_budget": growth[worst] <= budget_mb,
+            "samples_s": sorted(round(t, 3) for t in times),
+            "echo_samples_s": sorted(round(t, 3) for t in echo_times),
+            "details": {"rss_growth_mb": {str(k): v for k, v in growth.items()}, "budget_mb": budget_mb}}
+
+
 # --- timing ---------------------------------------------------------------------------------------
 
 def timed(fn) -> float:
@@ -213,9 +307,12 @@ def main(argv=None) -> None:
                 body, headers = upload_request(data, item_id)
                 samples["upload only (echo)"].append(timed(lambda: upload_only(body, headers)))
             hwm_after = worker_memory(workers)
+            print(f"{PARALLEL} parallel hostile uploads per kind ...", flush=True)
+            hostile = [hostile_round(target, echo_url, path, auth, item_id, workers, name, build(), status)
+                       for name, (build, status) in HOSTILE.items()]
             photos = expect(call("GET", f"/api/v1/inspections/{inspection_id}", None, auth), 200, "detail").body["photos"]
             call.close(), echo.close()
-        expected = args.runs + 2 * args.workers
+        expected = args.runs + 2 * args.workers + PARALLEL * sum(row["status"] == 201 for row in hostile)
         if len(photos) != expected:
             raise RuntimeError(f"expected {expected} stored photos, found {len(photos)}")
 
@@ -229,6 +326,10 @@ def main(argv=None) -> None:
           f"(VmHWM +{memory['process_photo']['vmhwm_delta_mb']}), tracemalloc peak {memory['process_photo']['tracemalloc_peak_mb']} MB")
     report(f"Photo upload 4000x3000 ({len(base) / 1e6:.1f} MB JPEG): endpoint vs direct Pillow, "
            f"{args.runs} interleaved runs, gunicorn {args.workers} sync", rows, name="photos")
+    for row in hostile:
+        print(f"{row['name']}: each of {PARALLEL} took {row['samples_s']} s (echo {row['echo_samples_s']})")
+    report(f"{PARALLEL} parallel hostile uploads per kind vs the same bodies to echo, gunicorn {args.workers} sync; "
+           f"budget: worker RSS growth <= max_decode_bytes", hostile, name="photos_hostile")
 
 
 def build_rows(samples: dict, memory: dict, hwm_before: dict, hwm_after: dict, sample_bytes: int) -> list[dict]:

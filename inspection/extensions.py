@@ -1,5 +1,6 @@
 """Every Flask extension object, unbound, so no module needs to import the app."""
 from flask_babel import Babel
+from flask_compress import Compress
 from flask_login import LoginManager
 from flask_migrate import Migrate
 from flask_sqlalchemy import SQLAlchemy
@@ -20,6 +21,7 @@ migrate = Migrate(render_as_batch=True)
 login_manager = LoginManager()
 csrf = CSRFProtect()
 babel = Babel(configure_jinja=False)  # our templates keep their own `_` (inspection.i18n)
+compress = Compress()
 
 
 def configure_sqlite(engine) -> None:

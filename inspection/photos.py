@@ -14,11 +14,16 @@ small enough:
    Running out of bytes is ``truncated``; a broken structure is ``mismatched_content``.
 4. Pixel count from that header against ``max_pixels``: ``too_many_pixels``, or
    ``decompression_bomb`` when the file is also tiny for its pixel count (see ``BOMB_RATIO``).
+   Within the limit, the decode cost is bounded before any pixel is decoded: a 16-bit PNG is
+   ``high_bit_depth``; a PNG or WebP (decoded whole) above ``RATIO_FLOOR_PIXELS`` that expands
+   more than ``BOMB_RATIO`` is ``implausible_compression`` (a real photo never does);
    This is our own per-call limit; Pillow's global ``MAX_IMAGE_PIXELS`` is neither read nor
    changed, and stays a backstop (its ``DecompressionBombError`` maps to ``decompression_bomb``).
    Pillow only warns above 89.5 MP, far above any limit we accept, so its warning cannot fire for
    an image we decode and we need no process-wide warnings filter (``catch_warnings`` is not
    thread-safe).
+   and after ``draft`` (step 6) the estimated peak memory (``decode_cost``, per format and
+   mode) must fit ``max_decode_bytes``, else ``over_decode_budget``.
 5. Polyglot rule (``mismatched_content``), see ``find_foreign_content``.
 6. Pillow opens the bytes with the one decoder the magic bytes name (``formats=[...]``); if it
    refuses, or reads other dimensions than the header walk, the content does not match.
@@ -58,6 +63,18 @@ FORMAT_NAMES = {
 # Over the pixel limit, a file that would expand more than this (RGB bytes per stored byte) is
 # reported as a decompression bomb. Real photos expand 3-20x (JPEG) or 2-70x (flat PNG scans).
 BOMB_RATIO = 100
+# Below this many pixels a decode costs at most ~130 MB and a fraction of a second, so the
+# expansion ratio is not checked: small flat screenshots and drawings stay welcome.
+RATIO_FLOOR_PIXELS = 8_000_000
+# Peak bytes of memory per decoded pixel while a photo is decoded, converted to RGB and scaled
+# down, measured with Pillow 13 on 6000 × 6600 images (bench/photos.py) and rounded up.
+# PNG by IHDR colour type (0 grey, 2 RGB, 3 palette, 4 grey+alpha, 6 RGBA); WebP is decoded whole
+# into RGBA and copied; JPEG is counted at its drafted size (1/2-1/8 scale), plus two bytes per
+# DCT coefficient that libjpeg buffers for the whole image when the JPEG is progressive.
+PNG_BYTES_PER_PIXEL = {0: 7, 2: 6, 3: 10, 4: 13, 6: 13}
+WEBP_BYTES_PER_PIXEL = 16
+JPEG_BYTES_PER_PIXEL = 8
+COEFFICIENT_BYTES = 2
 ORIENTATION_TAG = 0x0112
 EXIF_IFD, GPS_IFD = 0x8769, 0x8825
 DATETIME_ORIGINAL, OFFSET_TIME_ORIGINAL = 0x9003, 0x9011
@@ -69,13 +86,14 @@ class PhotoLimits:
 
     max_bytes: int = 15 * MIB
     max_pixels: int = 40_000_000
+    max_decode_bytes: int = 256 * MIB
     display_px: int = 1600
     thumb_px: int = 320
     jpeg_quality: int = 82
 
     def __post_init__(self) -> None:
         """Refuse limits that make no sense rather than fail later on a photo."""
-        if min(self.max_bytes, self.max_pixels, self.thumb_px) < 1:
+        if min(self.max_bytes, self.max_pixels, self.max_decode_bytes, self.thumb_px) < 1:
             raise ValueError("photo limits must be positive")
         if self.thumb_px > self.display_px:
             raise ValueError("thumb_px must not exceed display_px")
@@ -146,6 +164,27 @@ _MESSAGES = {
         "The file claims {width} × {height} pixels ({pixels}) but weighs only {size_bytes}: "
         "it is not a real photo and was rejected without opening it. "
         "The maximum is {max_pixels}.",
+    ),
+    "high_bit_depth": (
+        "La foto {format} tiene {depth} bits por canal; solo se admiten fotos de 8 bits. "
+        "Envíela como JPEG o como {format} de 8 bits.",
+        "The {format} photo has {depth} bits per channel; only 8-bit photos are accepted. "
+        "Send it as JPEG or as an 8-bit {format}.",
+    ),
+    "implausible_compression": (
+        "El archivo declara {width} × {height} píxeles ({pixels}) pero pesa solo {size_bytes}: "
+        "no es una foto real y se rechazó sin abrirlo. Envíe la foto tal como la tomó la cámara.",
+        "The file claims {width} × {height} pixels ({pixels}) but weighs only {size_bytes}: "
+        "it is not a real photo and was rejected without opening it. "
+        "Send the photo as the camera took it.",
+    ),
+    "over_decode_budget": (
+        "Abrir esta foto {format} de {width} × {height} píxeles necesitaría {decode_bytes} de "
+        "memoria; el máximo es {max_decode_bytes} (en {format} caben unos {budget_pixels}). "
+        "Envíela como JPEG o con menos resolución.",
+        "Opening this {width} × {height} {format} photo would need {decode_bytes} of memory; "
+        "the maximum is {max_decode_bytes} (about {budget_pixels} as {format}). "
+        "Send it as JPEG or at a lower resolution.",
     ),
     "not_an_image": (
         "El archivo no es una imagen. Envíe una foto JPEG, PNG o WebP.",
@@ -267,21 +306,26 @@ class _Broken(Exception):
 
 @dataclass(frozen=True)
 class _Layout:
-    """What the container header says: stored size and the offset just past the image."""
+    """What the container header says: stored size, the offset just past the image, and what
+    decoding will cost (PNG bit depth and colour type, progressive JPEG coefficients)."""
 
     width: int
     height: int
     end: int
+    depth: int = 8
+    colour: int | None = None
+    coefficients: int = 0
 
 
 _JPEG_SOF = {0xC0, 0xC1, 0xC2, 0xC3, 0xC5, 0xC6, 0xC7, 0xC9, 0xCA, 0xCB, 0xCD, 0xCE, 0xCF}
+_JPEG_PROGRESSIVE = {0xC2, 0xC6, 0xCA, 0xCE}
 # In entropy-coded data 0xFF is followed by 0x00 (stuffing) or RSTn; anything else is a marker.
 _JPEG_MARKER_AFTER_SCAN = re.compile(rb"\xff[^\x00\xd0-\xd7]")
 
 
 def _jpeg_layout(data: bytes, start: int = 0) -> _Layout:
     """Walk JPEG markers from SOI at ``start`` to the first EOI; sizes come from SOFn."""
-    n, pos, size = len(data), start + 2, None
+    n, pos, size, coefficients = len(data), start + 2, None, 0
     while True:
         if pos + 2 > n:
             raise _Broken("truncated")
@@ -294,7 +338,7 @@ def _jpeg_layout(data: bytes, start: int = 0) -> _Layout:
         if marker == 0xD9:
             if size is None:
                 raise _Broken("malformed")
-            return _Layout(size[0], size[1], pos + 2)
+            return _Layout(size[0], size[1], pos + 2, coefficients=coefficients)
         if 0xD0 <= marker <= 0xD7 or marker == 0x01:
             pos += 2
             continue
@@ -308,6 +352,8 @@ def _jpeg_layout(data: bytes, start: int = 0) -> _Layout:
                     int.from_bytes(data[pos + 5:pos + 7], "big"))
             if 0 in size:
                 raise _Broken("malformed")
+            if marker in _JPEG_PROGRESSIVE:
+                coefficients = _jpeg_coefficients(data[pos + 4:seg_end], *size)
         pos = seg_end
         if marker == 0xDA:
             found = _JPEG_MARKER_AFTER_SCAN.search(data, pos)
@@ -316,9 +362,20 @@ def _jpeg_layout(data: bytes, start: int = 0) -> _Layout:
             pos = found.start()
 
 
+def _jpeg_coefficients(sof: bytes, width: int, height: int) -> int:
+    """DCT coefficients of all components, from SOFn's sampling factors (one per pixel at 1:1)."""
+    count = sof[5] if len(sof) > 5 else 0
+    sampling = [(b >> 4, b & 15) for b in sof[7:6 + 3 * count:3]]
+    h_max = max((h for h, _ in sampling), default=0)
+    v_max = max((v for _, v in sampling), default=0)
+    if not h_max or not v_max:
+        raise _Broken("malformed")
+    return sum(math.ceil(width * h / h_max) * math.ceil(height * v / v_max) for h, v in sampling)
+
+
 def _png_layout(data: bytes) -> _Layout:
     """Walk PNG chunks from IHDR to IEND."""
-    n, pos, size = len(data), 8, None
+    n, pos, size, depth, colour = len(data), 8, None, 8, None
     while True:
         if pos + 8 > n:
             raise _Broken("truncated")
@@ -333,9 +390,10 @@ def _png_layout(data: bytes) -> _Layout:
                     int.from_bytes(data[pos + 12:pos + 16], "big"))
             if length != 13 or 0 in size:
                 raise _Broken("malformed")
+            depth, colour = data[pos + 16], data[pos + 17]
         pos += 12 + length
         if kind == b"IEND":
-            return _Layout(size[0], size[1], pos)
+            return _Layout(size[0], size[1], pos, depth=depth, colour=colour)
 
 
 def _webp_layout(data: bytes) -> _Layout:
@@ -522,6 +580,7 @@ def process_photo(data: bytes, limits: PhotoLimits = PhotoLimits(), *,
     layout = _check_layout(data, mime, limits)
     im = _open_checked(data, mime, layout, limits)
     im.draft("RGB", _draft_box(layout.width, layout.height, limits.display_px))
+    _check_decode_cost(mime, layout, im.size, limits)
     _decode(im, data, mime, layout, limits)
     orientation, taken_at, lat, lon = _read_metadata(im, camera_tz)
     icc = im.info.get("icc_profile")
@@ -579,6 +638,12 @@ def _check_layout(data: bytes, mime: str, limits: PhotoLimits) -> _Layout:
         raise _reject(code, format=name) from None
     if layout.width * layout.height > limits.max_pixels:
         raise _bomb(data, layout, limits)
+    if layout.depth > 8:
+        raise _reject("high_bit_depth", format=name, depth=layout.depth)
+    pixels = layout.width * layout.height
+    if mime != "image/jpeg" and pixels > RATIO_FLOOR_PIXELS and pixels * 3 > BOMB_RATIO * len(data):
+        raise _reject("implausible_compression", width=layout.width, height=layout.height,
+                      pixels=pixels, size_bytes=len(data))
     found = find_foreign_content(data, mime, layout.end)
     if found:
         raise _reject("mismatched_content", format=name, found=found)
@@ -593,6 +658,31 @@ def _bomb(data: bytes, layout: _Layout, limits: PhotoLimits,
     code = "decompression_bomb" if tiny or pillow_refused else "too_many_pixels"
     return _reject(code, width=layout.width, height=layout.height, pixels=pixels,
                    max_pixels=limits.max_pixels, size_bytes=len(data))
+
+
+def decode_cost(mime: str, layout: _Layout, decoded_size: tuple[int, int]) -> int:
+    """Estimated peak bytes to decode and convert an image, so the cost is known before paying it.
+
+    ``decoded_size`` is the size the decoder will produce: the drafted size for a JPEG.
+    """
+    pixels = decoded_size[0] * decoded_size[1]
+    if mime == "image/png":
+        return pixels * PNG_BYTES_PER_PIXEL.get(layout.colour, max(PNG_BYTES_PER_PIXEL.values()))
+    if mime == "image/webp":
+        return pixels * WEBP_BYTES_PER_PIXEL
+    return pixels * JPEG_BYTES_PER_PIXEL + layout.coefficients * COEFFICIENT_BYTES
+
+
+def _check_decode_cost(mime: str, layout: _Layout, decoded_size: tuple[int, int],
+                       limits: PhotoLimits) -> None:
+    """Refuse an image whose decode would not fit the per-photo memory budget."""
+    cost = decode_cost(mime, layout, decoded_size)
+    if cost > limits.max_decode_bytes:
+        per_pixel = cost / (decoded_size[0] * decoded_size[1])
+        raise _reject("over_decode_budget", format=FORMAT_NAMES[mime], width=layout.width,
+                      height=layout.height, decode_bytes=cost,
+                      max_decode_bytes=limits.max_decode_bytes,
+                      budget_pixels=int(limits.max_decode_bytes / per_pixel))
 
 
 def _open_checked(data: bytes, mime: str, layout: _Layout, limits: PhotoLimits):
@@ -626,11 +716,9 @@ def _draft_box(width: int, height: int, longest: int) -> tuple[int, int]:
 
 
 def _to_rgb(im: Image.Image) -> Image.Image:
-    """RGB for JPEG: transparency flattened on white, 16-bit grey scaled, not clipped."""
+    """RGB for JPEG: transparency flattened on white (16-bit images never get this far)."""
     if im.mode == "RGB":
         return im
-    if im.mode.startswith("I") or im.mode == "F":
-        return im.convert("I").point(lambda v: v * (1 / 256)).convert("L").convert("RGB")
     if im.has_transparency_data:
         rgba = im.convert("RGBA")
         flat = Image.new("RGB", rgba.size, "white")

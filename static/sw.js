@@ -20,6 +20,7 @@ const PAGE = '/verificar';
 const LISTS = ['/api/v1/keys', '/api/v1/status-list'];
 const STATIC = [
   '/static/js/verificar.js',
+  '/static/js/lists.js',
   '/static/js/verifier.js',
   '/static/vendor/jsQR.js',
   '/static/css/baliza.css',

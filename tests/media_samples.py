@@ -96,12 +96,34 @@ def png_chunk(kind: bytes, body: bytes) -> bytes:
 
 def make_bomb_png(width: int = 20000, height: int = 20000) -> bytes:
     """A valid 1-bit single-colour PNG: gigapixels that compress to a few dozen kB."""
-    row = b"\x00" * (1 + (width + 7) // 8)  # filter byte + packed pixels
+    return make_flat_png(width, height, depth=1, colour=0)
+
+
+PNG_CHANNELS = {0: 1, 2: 3, 3: 1, 4: 2, 6: 4}  # by IHDR colour type
+
+
+def make_flat_png(width: int = 6000, height: int = 6600, depth: int = 16,
+                  colour: int = 0) -> bytes:
+    """A valid single-colour PNG written row by row, never held as pixels: the hostile upload
+    of issue 8 (6000 × 6600, 16-bit grey, ~80 kB) by default; any bit depth and colour type."""
+    row = b"\x00" * (1 + (width * PNG_CHANNELS[colour] * depth + 7) // 8)  # filter + pixels
     packer = zlib.compressobj(9)
     idat = b"".join(packer.compress(row) for _ in range(height)) + packer.flush()
-    header = struct.pack(">IIBBBBB", width, height, 1, 0, 0, 0, 0)
-    return (b"\x89PNG\r\n\x1a\n" + png_chunk(b"IHDR", header) + png_chunk(b"IDAT", idat)
-            + png_chunk(b"IEND", b""))
+    header = struct.pack(">IIBBBBB", width, height, depth, colour, 0, 0, 0)
+    palette = png_chunk(b"PLTE", b"\x80\x80\x80") if colour == 3 else b""
+    return (b"\x89PNG\r\n\x1a\n" + png_chunk(b"IHDR", header) + palette
+            + png_chunk(b"IDAT", idat) + png_chunk(b"IEND", b""))
+
+
+def make_flat_webp(width: int = 3000, height: int = 3000) -> bytes:
+    """A lossy single-colour WebP: megapixels in a few kB."""
+    return encode(Image.new("RGB", (width, height), (120, 130, 140)), "WEBP", quality=80)
+
+
+def make_flat_jpeg(width: int = 6000, height: int = 6600, progressive: bool = False) -> bytes:
+    """A single-colour JPEG, baseline or progressive (libjpeg buffers every coefficient)."""
+    return encode(Image.new("RGB", (width, height), (120, 130, 140)), "JPEG", quality=82,
+                  progressive=progressive)
 
 
 def make_zip(name: str = "payload.html", body: bytes = b"<script>alert(1)</script>") -> bytes:

@@ -96,8 +96,10 @@ def _issue_certificates(app) -> dict:
         first = create_vessel(_vessel_values("PY-ASU-0101", "Ñandutí Purahéi", owner.id))
         second = create_vessel(_vessel_values("PY-CON-0202", "Yacaré Guazú", owner.id))
         third = create_vessel(_vessel_values("PY-ENC-0303", "Río Tebicuary", owner.id))
+        fourth = create_vessel(_vessel_values("PY-PIL-0404", "Pirapó", owner.id))
         db.session.commit()
         inspector_id, first_id, second_id, third_id = inspector.id, first.id, second.id, third.id
+        fourth_id = fourth.id
 
     client = app.test_client()
 
@@ -110,16 +112,23 @@ def _issue_certificates(app) -> dict:
     valid = _issue(client, admin, inspector_h, inspector_id, first_id)
     revoked = _issue(client, admin, inspector_h, inspector_id, second_id)
     late = _issue(client, admin, inspector_h, inspector_id, third_id)
+    to_suspend = _issue(client, admin, inspector_h, inspector_id, fourth_id)
 
     def revoke(number):
         answer = client.post(f"/api/v1/certificates/{number}/revoke", headers=admin,
                              json={"reason": "Certificado emitido con datos de máquina erróneos."})
         assert answer.status_code == 200 and answer.json["status"] == "revoked", answer.json
 
+    def suspend(number):
+        answer = client.post(f"/api/v1/certificates/{number}/suspend", headers=admin,
+                             json={"reason": "Detenido en puerto por deficiencia grave (art. 5)."})
+        assert answer.status_code == 200 and answer.json["status"] == "suspended", answer.json
+
     revoke(revoked["number"])
     token = valid["token"]
     flipped = token[:-10] + B32[(B32.index(token[-10]) + 1) % 32] + token[-9:]
-    return {"valid": valid, "revoked": revoked, "late": late, "revoke": revoke,
+    return {"valid": valid, "revoked": revoked, "late": late, "to_suspend": to_suspend, "revoke": revoke,
+            "suspend": suspend,
             "flipped_url": valid["verify_url"].replace(token, flipped)}
 
 
@@ -278,6 +287,27 @@ def test_online_the_server_has_the_last_word(site, browser):
     assert "REVOCADO" in page.inner_text("#verdict-word")
     assert "sin conexión daba VÁLIDO" in page.inner_text("#confirm")
     assert page.inner_text("#f-registration") == "PY-ENC-0303"
+    context.close()
+
+
+def test_a_suspension_seen_online_on_the_qr_page_holds_offline(site, browser):
+    """Issue 8, defect 11: /v/<token> opened with signal refreshes the lists the verifier keeps, so
+    the same certificate checked offline a minute later is SUSPENDIDO, not VÁLIDO."""
+    cert = site.certificates["to_suspend"]
+    context = browser.new_context(viewport=PHONE, locale="es-PY")
+    page = context.new_page()
+    visit_online(page, f"{site.origin}/verificar")
+    assert verify(page, cert["verify_url"]) == "valid"
+    site.certificates["suspend"](cert["number"])
+
+    page.goto(cert["verify_url"], wait_until="networkidle")  # the QR's link, online: the server's page
+    assert "SUSPENDIDO" in page.inner_text("main")
+
+    context.set_offline(True)
+    page.goto(f"{site.origin}/verificar")
+    page.wait_for_selector("#offline", state="visible", timeout=10_000)
+    assert verify(page, cert["token"]) == "suspended"
+    assert "SUSPENDIDO" in page.inner_text("#verdict-word")
     context.close()
 
 

@@ -15,7 +15,7 @@ from inspection.models import (
     Photo,
     utcnow,
 )
-from tests.media_samples import encode, make_bomb_png, make_jpeg, make_zip, noisy_image
+from tests.media_samples import encode, make_bomb_png, make_flat_png, make_jpeg, make_zip, noisy_image
 
 
 def cid() -> str:
@@ -370,6 +370,8 @@ BAD_UPLOADS = {
     "zero-byte": (b"", 422),
     "truncated": (jpeg(3)[:300], 422),
     "bomb": (make_bomb_png(), 413),
+    "16-bit 40 MP": (make_flat_png(6000, 6600, depth=16), 422),
+    "flat 40 MP": (make_flat_png(6000, 6600, depth=8, colour=2), 422),
     "polyglot": (jpeg(4) + make_zip(), 422),
     "not-an-image": (b"%PDF-1.7\n" + b"x" * 500, 415),
     "html": (b"<html><script>alert(1)</script></html>", 415),

@@ -11,6 +11,8 @@ from media_samples import (
     gps_ifd,
     make_bomb_png,
     make_exif,
+    make_flat_png,
+    make_flat_webp,
     make_jpeg,
     make_other,
     make_png,
@@ -133,7 +135,6 @@ def test_jpeg_decoder_scales_down_with_an_aspect_ratio_box(monkeypatch):
     (make_png(mode="LA"), "image/png"),
     (make_png(mode="P"), "image/png"),
     (make_png(mode="L"), "image/png"),
-    (make_png(mode="I;16"), "image/png"),
     (make_png(mode="1"), "image/png"),
     (make_webp(), "image/webp"),
     (make_webp(lossless=True), "image/webp"),
@@ -313,6 +314,82 @@ def test_small_bomb_within_our_limit_but_over_pillows_is_still_refused(monkeypat
     assert rejected(make_bomb_png(100, 100)).code == "decompression_bomb"
 
 
+# --- decode cost: issue 8, defect 7 (8 parallel 90 kB 6000 x 6600 16-bit PNGs took 3 GB) ---------
+
+@pytest.mark.parametrize("data", [
+    make_flat_png(6000, 6600, depth=16, colour=0),  # the issue's upload: 40 MP of 16-bit grey
+    make_flat_png(6000, 6600, depth=16, colour=6),  # 16-bit RGBA
+    make_flat_png(640, 480, depth=16, colour=2),  # small 16-bit RGB
+    make_png(mode="I;16"),
+], ids=["grey16-40MP", "rgba16-40MP", "rgb16-small", "I;16-small"])
+def test_high_bit_depth_png_is_refused_from_the_header(monkeypatch, data):
+    monkeypatch.setattr(Image, "open", _fail)
+    error = rejected(data)
+    assert error.code == "high_bit_depth" and error.params == {"format": "PNG", "depth": 16}
+    assert error.messages() == ("La foto PNG tiene 16 bits por canal; solo se admiten fotos de "
+                                "8 bits. Envíela como JPEG o como PNG de 8 bits.")
+    assert error.messages("en").startswith("The PNG photo has 16 bits per channel")
+
+
+@pytest.mark.parametrize("data", [
+    make_flat_png(6000, 6600, depth=8, colour=0),
+    make_flat_png(6000, 6600, depth=8, colour=2),
+    make_flat_png(6000, 6600, depth=8, colour=3),
+    make_flat_png(6000, 6600, depth=8, colour=6),
+    make_flat_webp(3000, 3000),
+], ids=["grey", "rgb", "palette", "rgba", "webp"])
+def test_flat_image_inside_the_pixel_limit_is_refused_without_decoding(monkeypatch, data):
+    """Within 40 MP, a PNG or WebP that expands over BOMB_RATIO is no photo: no pixel is decoded."""
+    monkeypatch.setattr(Image, "open", _fail)
+    error = rejected(data)
+    assert error.code == "implausible_compression"
+    assert error.params["pixels"] <= LIMITS.max_pixels and error.params["size_bytes"] == len(data)
+    assert "pero pesa solo" in error.messages() and "megapíxeles" in error.messages()
+    assert "but weighs only" in error.messages("en")
+
+
+def test_small_flat_images_and_flat_jpegs_are_still_accepted():
+    """The ratio rule spares what is cheap anyway: small drawings, and JPEGs (drafted)."""
+    flat = Image.new("RGB", (2800, 2800), "white")  # 7.8 MP, under RATIO_FLOOR_PIXELS
+    assert process_photo(encode(flat, "PNG"), LIMITS).width == 2800
+    assert process_photo(encode(flat, "JPEG", progressive=True), LIMITS).width == 2800
+
+
+NOISE = noisy_image((400, 400))
+BUDGET = PhotoLimits(max_decode_bytes=int(1.5 * MIB))  # 160k px: 1.28 MB as a baseline JPEG
+
+
+@pytest.mark.parametrize("data, accepted", [
+    (encode(NOISE, "JPEG", quality=90), True),  # 8 B/px
+    (encode(NOISE, "PNG"), True),  # RGB, 6 B/px
+    (encode(NOISE.convert("RGBA"), "PNG"), False),  # 13 B/px
+    (encode(NOISE, "WEBP", quality=90), False),  # 16 B/px
+    (encode(NOISE, "JPEG", quality=90, progressive=True), False),  # 8 B/px + coefficients
+], ids=["jpeg", "png-rgb", "png-rgba", "webp", "jpeg-progressive"])
+def test_decode_budget_is_checked_per_format_before_decoding(monkeypatch, data, accepted):
+    monkeypatch.setattr(photos, "_decode", _fail)
+    if accepted:
+        with pytest.raises(AssertionError, match="must not be called"):
+            process_photo(data, BUDGET)
+        return
+    error = rejected(data, BUDGET)
+    assert error.code == "over_decode_budget"
+    assert error.params["decode_bytes"] > BUDGET.max_decode_bytes
+    assert error.params["budget_pixels"] < 160_000
+    assert "de memoria; el máximo es 1,5 MB" in error.messages()
+    assert "Send it as JPEG" in error.messages("en")
+
+
+def test_decode_cost_counts_a_jpeg_at_its_drafted_size():
+    """A 40 MP baseline JPEG decodes at 1/4 scale; a progressive one also buffers coefficients."""
+    layout = photos._Layout(6000, 6600, 0)
+    assert photos.decode_cost("image/jpeg", layout, (1500, 1650)) == 1500 * 1650 * 8
+    progressive = photos._jpeg_layout(encode(Image.new("RGB", (64, 48)), "JPEG", progressive=True))
+    assert progressive.coefficients == 64 * 48 + 2 * 32 * 24  # 4:2:0: chroma at half size
+    assert photos.decode_cost("image/png", photos._png_layout(make_png(mode="RGBA")),
+                              (640, 480)) == 640 * 480 * 13
+
+
 def test_truncated_jpeg_is_refused_even_if_pillow_is_told_to_accept_it(monkeypatch):
     monkeypatch.setattr(ImageFile, "LOAD_TRUNCATED_IMAGES", True)
     assert rejected(make_jpeg()[:-500]).code == "truncated"
@@ -393,9 +470,11 @@ def test_messages(code, params, lang, expected):
 
 def test_every_code_has_spanish_and_english_messages():
     codes = {"empty", "too_large", "too_many_pixels", "decompression_bomb", "not_an_image",
-             "unsupported_format", "truncated", "mismatched_content"}
+             "unsupported_format", "truncated", "mismatched_content", "high_bit_depth",
+             "implausible_compression", "over_decode_budget"}
     params = {"size_bytes": 1, "max_bytes": 2, "width": 3, "height": 4, "pixels": 12,
-              "max_pixels": 10, "format": "JPEG"}
+              "max_pixels": 10, "format": "JPEG", "depth": 16, "decode_bytes": 5,
+              "max_decode_bytes": 4, "budget_pixels": 3}
     for code in codes:
         es, en = render_message(code, params, "es"), render_message(code, params, "en")
         assert es != en and "{" not in es + en
@@ -403,7 +482,8 @@ def test_every_code_has_spanish_and_english_messages():
 
 def test_limits_are_published_and_validated():
     assert LIMITS.as_dict() == {
-        "max_bytes": 15 * MIB, "max_pixels": 40_000_000, "display_px": 1600, "thumb_px": 320,
+        "max_bytes": 15 * MIB, "max_pixels": 40_000_000, "max_decode_bytes": 256 * MIB,
+        "display_px": 1600, "thumb_px": 320,
         "jpeg_quality": 82, "mimes": ["image/jpeg", "image/png", "image/webp"],
     }
     with pytest.raises(ValueError):

@@ -15,18 +15,25 @@ from .forms import domain_errors
 bp = Blueprint("pages", __name__)
 
 
+def _landing() -> str:
+    """Where a signed-in user starts: river police at the verifier, everyone else at the fleet."""
+    if current_user.role == "police":
+        return url_for("pwa.verificar")
+    return url_for("registry.vessel_list")
+
+
 def _safe_next(target: str | None) -> str:
     """Only local redirects after login, never to another site."""
     if target and not urlsplit(target).netloc and target.startswith("/") and not target.startswith("//"):
         return target
-    return url_for("registry.vessel_list")
+    return _landing()
 
 
 @bp.route("/")
 def home():
-    """The start page: the fleet for signed-in users, the login otherwise."""
+    """The start page: where the signed-in user starts (see _landing), the login otherwise."""
     if current_user.is_authenticated:
-        return redirect(url_for("registry.vessel_list"))
+        return redirect(_landing())
     return redirect(url_for("pages.login"))
 
 

@@ -8,18 +8,14 @@
 // copy); when online they are refreshed first and the server is asked to confirm, but the
 // verdict computed here stands on its own. Only the signed claims are ever shown: nothing about
 // owners, inspectors, deficiencies, photos or fees exists in the token (certificates.md).
+import { ServerAnswerError, downloadLists, fetchJson, findKey, loadLists } from './lists.js';
 import { parseVerifyUrl, statusAt, verifyStatusList, verifyToken } from './verifier.js';
 
-const KEYS_URL = '/api/v1/keys';
-const STATUS_URL = '/api/v1/status-list';
 const VERIFY_URL = '/api/v1/verify/';
-const STORE_KEYS = 'baliza.verificador.keys.v1';
-const STORE_STATUS = 'baliza.verificador.status.v1';
 const MINUTE_MS = 60 * 1000;
 const DAY_MS = 24 * 60 * MINUTE_MS;
 const STALE_MS = 7 * DAY_MS; // certificates.md: an older status list turns the verdict amber
 const REFRESH_BEFORE_VERIFY_MS = 10 * MINUTE_MS;
-const NET_TIMEOUT_MS = 5000;
 const SCAN_INTERVAL_MS = 150;
 const SCAN_MAX_SIDE = 960; // px; a version-15 QR filling a third of the frame keeps ~4 px/module
 
@@ -183,81 +179,6 @@ function ago(ms, now = Date.now()) {
 // In memory first (localStorage may be full or blocked), persisted when possible.
 const state = { keys: null, status: null, online: null, refreshError: false };
 
-function loadStored(name) {
-  try {
-    const value = JSON.parse(localStorage.getItem(name));
-    return value && typeof value === 'object' ? value : null;
-  } catch {
-    return null;
-  }
-}
-
-function saveStored(name, value) {
-  try { localStorage.setItem(name, JSON.stringify(value)); } catch { /* memory copy still serves */ }
-}
-
-/** A JWK Set reduced to the usable EC P-256 keys; null when none is usable. */
-function cleanJwks(data) {
-  const keys = data && Array.isArray(data.keys) ? data.keys : [];
-  const usable = keys.filter((k) => k && k.kty === 'EC' && k.crv === 'P-256'
-    && typeof k.x === 'string' && typeof k.y === 'string' && typeof k.kid === 'string');
-  return usable.length ? { keys: usable } : null;
-}
-
-function findKey(jwks, kid) {
-  return (jwks && jwks.keys.find((k) => k.kid === kid)) || null;
-}
-
-/** The server answered, but not with what we need: online all the same, unlike a network error. */
-class ServerAnswerError extends Error {}
-
-/** GET JSON with a timeout; tells whether the service worker answered from its cache. */
-async function fetchJson(url) {
-  const controller = new AbortController();
-  const timer = setTimeout(() => controller.abort(), NET_TIMEOUT_MS);
-  try {
-    const response = await fetch(url, {
-      signal: controller.signal, cache: 'no-store', headers: { Accept: 'application/json' },
-    });
-    if (!response.ok) throw new ServerAnswerError(`HTTP ${response.status}`);
-    const stamped = response.headers.get('X-Baliza-Fetched-At') || response.headers.get('Date') || '';
-    return {
-      data: await response.json(),
-      fromCache: response.headers.get('X-Baliza-From-Cache') === '1',
-      fetchedAt: Date.parse(stamped) || null,
-    };
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
-/** Fetch keys, then the status list (verified with those keys); keep whatever is newer. */
-async function downloadLists() {
-  const keysAnswer = await fetchJson(KEYS_URL);
-  const jwks = cleanJwks(keysAnswer.data);
-  if (!jwks) throw new ServerAnswerError('the key set has no usable key');
-  const keysAt = keysAnswer.fromCache ? (keysAnswer.fetchedAt || 0) : Date.now();
-  if (!state.keys || keysAt > state.keys.fetched_at) {
-    state.keys = { fetched_at: keysAt || Date.now(), jwks };
-    saveStored(STORE_KEYS, state.keys);
-  }
-  const statusAnswer = await fetchJson(STATUS_URL);
-  const jws = statusAnswer.data && statusAnswer.data.jws;
-  let list;
-  try {
-    list = await verifyStatusList(jws, state.keys.jwks);
-  } catch (err) {
-    throw new ServerAnswerError(String(err.message || err)); // a bad or foreign list: keep ours
-  }
-  const listAt = statusAnswer.fromCache ? (statusAnswer.fetchedAt || 0) : Date.now();
-  const kept = state.status;
-  // Never step back to an older list (a replayed copy could hide a revocation).
-  if (!kept || list.iat > kept.iat || (list.iat === kept.iat && listAt > kept.fetched_at)) {
-    state.status = { fetched_at: listAt || Date.now(), jws, iat: list.iat, exp: list.exp };
-    saveStored(STORE_STATUS, state.status);
-  }
-  return !keysAnswer.fromCache && !statusAnswer.fromCache;
-}
 
 let refreshing = null;
 
@@ -265,7 +186,7 @@ let refreshing = null;
 function refreshLists() {
   if (!refreshing) {
     el.listsAge.textContent = t('refreshing');
-    refreshing = downloadLists()
+    refreshing = downloadLists(state)
       .then((live) => { state.online = live; state.refreshError = false; askPersistence(); })
       .catch((err) => { state.online = err instanceof ServerAnswerError; state.refreshError = true; })
       .finally(() => { refreshing = null; renderLists(); });
@@ -674,10 +595,7 @@ async function readPhoto(file) {
 // --- wiring ------------------------------------------------------------------------------------
 
 function start() {
-  state.keys = loadStored(STORE_KEYS);
-  state.status = loadStored(STORE_STATUS);
-  if (state.keys && !cleanJwks(state.keys.jwks)) state.keys = null;
-  if (state.status && typeof state.status.jws !== 'string') state.status = null;
+  Object.assign(state, loadLists());
   renderLists();
 
   el.form.addEventListener('submit', (event) => {

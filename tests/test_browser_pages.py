@@ -1,0 +1,231 @@
+"""Every page, as each role, in Debian's Chromium: axe-core finds no serious or critical violation.
+
+One live server for the whole module, with its state built through the real operations and API:
+three vessels, a certificate issued from a passed inspection, a suspended one, and an inspection
+started and half answered (the largest page). axe-core is the copy that the PyPI package
+axe-playwright-python ships (axe.min.js), injected with add_script_tag and run by us; nothing
+downloads a browser or a script. Screenshots of a few pages at tablet and phone size go to /tmp.
+"""
+import gzip
+import threading
+import urllib.request
+import uuid
+from pathlib import Path
+
+import pytest
+from werkzeug.serving import make_server
+
+from app import create_app
+from inspection.extensions import db
+from tests.test_browser_verify import ARGS, CHROMIUM, PASSWORD, _issue, _vessel_values
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.skipif(not CHROMIUM.exists(), reason="Debian Chromium is not installed at /usr/bin/chromium"),
+]
+sync_api = pytest.importorskip("playwright.sync_api", reason="Python Playwright is not installed")
+axe_package = pytest.importorskip("axe_playwright_python", reason="axe-playwright-python is not installed")
+AXE_JS = Path(axe_package.__file__).parent / "axe.min.js"
+
+TABLET = {"width": 800, "height": 1280}
+PHONE = {"width": 412, "height": 915}
+SHOTS = Path("/tmp")
+BLOCKING = ("serious", "critical")
+USERS = {"jefa": "admin", "inspectora": "inspector", "armador": "owner", "policia": "police"}
+
+
+def _build_state(app) -> dict:
+    """Owner, users of every role, three vessels; a certificate, a suspended one, a started inspection."""
+    from inspection.users import create_user
+    from inspection.vessels import create_owner, create_vessel
+
+    with app.app_context():
+        owner = create_owner({"name": "Naviera del Sur S.A.", "tax_id": "80012345-6", "email": "sur@example.com",
+                              "phone": None, "address": None})
+        db.session.flush()
+        users = {name: create_user(name, PASSWORD, role, owner_id=owner.id if role == "owner" else None)
+                 for name, role in USERS.items()}
+        vessels = [create_vessel(_vessel_values(reg, name, owner.id)) for reg, name in (
+            ("PY-ASU-0101", "Ñandutí Purahéi"), ("PY-CON-0202", "Yacaré Guazú"), ("PY-ENC-0303", "Río Tebicuary"))]
+        db.session.commit()
+        inspector_id, owner_id = users["inspectora"].id, owner.id
+        vessel_ids = [v.id for v in vessels]
+
+    client = app.test_client()
+
+    def token(username):
+        answer = client.post("/api/v1/auth/token", json={"username": username, "password": PASSWORD})
+        assert answer.status_code == 201, answer.json
+        return {"Authorization": f"Bearer {answer.json['token']}"}
+
+    admin, inspector = token("jefa"), token("inspectora")
+    issued = _issue(client, admin, inspector, inspector_id, vessel_ids[0])
+    suspended = _issue(client, admin, inspector, inspector_id, vessel_ids[1])
+    answer = client.post(f"/api/v1/certificates/{suspended['number']}/suspend", headers=admin,
+                         json={"reason": "Detenido en puerto por deficiencia grave."})
+    assert answer.status_code == 200, answer.json
+    submitted = client.get(f"/api/v1/certificates/{issued['number']}", headers=admin).json["inspection_id"]
+
+    body = {"vessel_id": vessel_ids[2], "kind": "seguridad", "inspector_id": inspector_id,
+            "scheduled_on": issued["issued_on"], "port": "Asunción"}
+    started = client.post("/api/v1/inspections", json=body, headers=admin).json["id"]
+    assert client.post(f"/api/v1/inspections/{started}/start", headers=inspector).status_code == 200
+    items = client.get(f"/api/v1/inspections/{started}", headers=inspector).json["items"]
+    for item in items[: len(items) // 2]:
+        answer = {"client_id": str(uuid.uuid4()), "result": "pass"}
+        if item["required"] is not None:
+            answer["observed"] = item["required"]
+        done = client.put(f"/api/v1/inspections/{started}/answers/{item['id']}", json=answer, headers=inspector)
+        assert done.status_code == 200, done.json
+    return {"issued": issued, "suspended": suspended, "submitted": submitted, "started": started,
+            "vessel": vessel_ids[0], "owner": owner_id, "user": inspector_id}
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory):
+    """The real app on a free port, its state, and every path the server was asked for."""
+    base = tmp_path_factory.mktemp("pages")
+    app = create_app({
+        "TESTING": True, "SECRET_KEY": "browser-pages", "DATABASE_URL": f"sqlite:///{base / 'baliza.sqlite'}",
+        "MEDIA_DIR": str(base / "media"), "KEYS_DIR": str(base / "keys"), "PASSWORD_METHOD": "pbkdf2:sha256:1000",
+        "AUTO_SIGNING_KEY": True,
+    })
+    with app.app_context():
+        db.create_all()
+    hits: list[str] = []
+    serve = app.wsgi_app
+
+    def recording(environ, start_response):
+        hits.append(environ.get("PATH_INFO", ""))
+        return serve(environ, start_response)
+
+    app.wsgi_app = recording
+    server = make_server("127.0.0.1", 0, app, threaded=True)
+    origin = f"http://127.0.0.1:{server.server_port}"
+    app.config["PUBLIC_URL"] = origin
+    thread = threading.Thread(target=server.serve_forever, name="baliza-pages", daemon=True)
+    thread.start()
+    try:
+        yield {"origin": origin, "hits": hits, **_build_state(app)}
+    finally:
+        server.shutdown()
+        thread.join(timeout=10)
+        with app.app_context():
+            db.session.remove()
+            db.drop_all()
+            db.engine.dispose()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with sync_api.sync_playwright() as pw:
+        launched = pw.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+        yield launched
+        launched.close()
+
+
+def pages_for(role: str, s: dict) -> list[str]:
+    """Every GET page the role may open, with real ids."""
+    token, number = s["issued"]["token"], s["issued"]["number"]
+    public = ["/verificar", f"/v/{token}", f"/v/{s['suspended']['token']}", "/v/AAAA"]
+    fleet = ["/buques", f"/buques/{s['vessel']}", f"/buques/{s['vessel']}/listas/seguridad",
+             f"/buques/{s['vessel']}/listas/navegabilidad", "/cuenta"]
+    staff = ["/armadores", "/inspecciones", f"/inspecciones/{s['started']}", f"/inspecciones/{s['submitted']}",
+             f"/inspecciones/{s['submitted']}/informe", "/certificados", f"/certificados/{number}"]
+    admin = ["/buques/nuevo", f"/buques/{s['vessel']}/editar", "/armadores/nuevo",
+             f"/armadores/{s['owner']}/editar", "/usuarios"]
+    return {
+        "anonymous": ["/login", *public],
+        "police": [*fleet, *public],
+        "owner": [*fleet, *staff],
+        "inspector": [*fleet, *staff],
+        "admin": [*fleet, *staff, *admin],
+    }[role]
+
+
+def sign_in(page, origin: str, role: str) -> None:
+    """Sign in through the login form as the user holding `role`."""
+    if role == "anonymous":
+        return
+    username = next(name for name, r in USERS.items() if r == role)
+    page.goto(f"{origin}/login")
+    page.fill("input[name=username]", username)
+    page.fill("input[name=password]", PASSWORD)
+    page.click("button[type=submit]")
+    page.wait_for_load_state()
+
+
+def axe_violations(page) -> list[str]:
+    """axe-core's serious and critical violations on the page, one line each."""
+    page.add_script_tag(path=str(AXE_JS))
+    found = page.evaluate("""async () => (await axe.run(document, {resultTypes: ['violations']})).violations
+        .map((v) => ({id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map((n) => n.target.join(' '))}))""")
+    return [f"{v['id']} ({v['impact']}): {v['help']} at {v['nodes'][:3]}" for v in found if v["impact"] in BLOCKING]
+
+
+@pytest.mark.parametrize("role", ["anonymous", "police", "owner", "inspector", "admin"])
+def test_every_page_passes_axe_and_has_one_h1(site, browser, role):
+    """No serious or critical axe-core violation, exactly one <h1>, no request for /favicon.ico."""
+    context = browser.new_context(viewport=PHONE, locale="es-PY")
+    page = context.new_page()
+    sign_in(page, site["origin"], role)
+    problems = {}
+    for path in pages_for(role, site):
+        start = len(site["hits"])
+        response = page.goto(site["origin"] + path, wait_until="networkidle")
+        assert response.status in (200, 400), f"{role} {path}: {response.status}"
+        found = axe_violations(page)
+        headings = page.locator("h1").count()
+        if headings != 1:
+            found.append(f"{headings} <h1> elements")
+        if "/favicon.ico" in site["hits"][start:]:
+            found.append("asked for the missing /favicon.ico")
+        if found:
+            problems[path] = found
+    context.close()
+    assert not problems, "\n".join(f"{role} {path}: {p}" for path, ps in problems.items() for p in ps)
+
+
+def test_police_land_on_the_verifier_and_find_it_in_the_navigation(site, browser):
+    """Issue 8, defect 11: river police start at /verificar, not at the vessel list."""
+    context = browser.new_context(viewport=PHONE, locale="es-PY")
+    page = context.new_page()
+    sign_in(page, site["origin"], "police")
+    assert page.url == f"{site['origin']}/verificar"
+    page.goto(f"{site['origin']}/buques")
+    page.click("header nav >> text=Verificar")
+    assert page.url == f"{site['origin']}/verificar"
+    page.goto(site["origin"] + "/")
+    assert page.url == f"{site['origin']}/verificar"
+    context.close()
+
+
+def test_text_is_compressed_and_images_are_not(site):
+    """HTML and JSON travel gzip-compressed to a client that accepts it; a PNG goes as it is."""
+    def fetch(path):
+        request = urllib.request.Request(site["origin"] + path, headers={"Accept-Encoding": "gzip"})
+        with urllib.request.urlopen(request) as response:
+            return response.headers.get("Content-Encoding"), response.read()
+
+    encoding, body = fetch("/verificar")
+    assert encoding == "gzip" and b"<h1>" in gzip.decompress(body)
+    assert fetch("/api/v1/openapi.json")[0] == "gzip"
+    assert fetch("/static/icons/icon-192.png")[0] is None
+
+
+@pytest.mark.parametrize("size_name, viewport", [("tablet", TABLET), ("phone", PHONE)])
+def test_screenshots(site, browser, size_name, viewport):
+    """Full-page screenshots of the pages people use most, for a human to look at."""
+    shots = {"inspector": [("inspeccion", f"/inspecciones/{site['started']}")],
+             "admin": [("certificados", "/certificados"), ("certificado", f"/certificados/{site['issued']['number']}"),
+                       ("buque", f"/buques/{site['vessel']}")],
+             "anonymous": [("v_valido", f"/v/{site['issued']['token']}"),
+                           ("v_suspendido", f"/v/{site['suspended']['token']}"), ("login", "/login")]}
+    for role, pages in shots.items():
+        context = browser.new_context(viewport=viewport, locale="es-PY")
+        page = context.new_page()
+        sign_in(page, site["origin"], role)
+        for name, path in pages:
+            page.goto(site["origin"] + path, wait_until="networkidle")
+            page.screenshot(path=str(SHOTS / f"baliza_{size_name}_{name}.png"), full_page=name != "inspeccion")
+        context.close()
