@@ -27,7 +27,7 @@ from ..schemas import CertificateQuery, CertificateSchema, NoteSchema, page_sche
 from ..signing import MalformedToken
 from ..status_list import sign_status_list
 from ..tonnage import round_tonnage
-from .common import BEARER, json_response, paginate
+from .common import json_response, paginate
 
 blp = Blueprint("api_certificates", __name__, description="Certificados y verificación")
 STATUS_LIST_TTL = 86400  # refresh daily when online
@@ -69,7 +69,6 @@ def get_certificate_for(user, number: str) -> Certificate:
 @blp.route("/certificates")
 @blp.arguments(CertificateQuery, location="query")
 @blp.response(200, page_schema(CertificateSchema, "CertificatePage"))
-@blp.doc(security=BEARER)
 @require("admin", "inspector", "owner")
 def list_certificates(args):
     """Certificates, newest first; owners see their fleet's."""
@@ -85,7 +84,6 @@ def list_certificates(args):
 
 @blp.route("/certificates/<number>")
 @blp.response(200, CertificateSchema)
-@blp.doc(security=BEARER)
 @require("admin", "inspector", "owner")
 def get_certificate(number):
     """One certificate with its status as police see it."""
@@ -93,7 +91,6 @@ def get_certificate(number):
 
 
 @blp.route("/certificates/<number>/qr.png")
-@blp.doc(security=BEARER)
 @require("admin", "inspector", "owner")
 def get_qr(number):
     """The QR made at issue (never regenerated per request)."""
@@ -133,7 +130,6 @@ def _signatories(certificate: Certificate) -> list[dict]:
 
 
 @blp.route("/certificates/<number>/pdf")
-@blp.doc(security=BEARER)
 @require("admin", "inspector", "owner")
 def get_pdf(number):
     """The printable A4 certificate."""
@@ -153,7 +149,6 @@ def _decide(number, data, decision):
 @blp.route("/certificates/<number>/revoke", methods=["POST"])
 @blp.arguments(NoteSchema)
 @blp.response(200, CertificateSchema)
-@blp.doc(security=BEARER)
 @require("admin")
 def post_revoke(data, number):
     """Revoke a certificate, with the reason (audited)."""
@@ -163,7 +158,6 @@ def post_revoke(data, number):
 @blp.route("/certificates/<number>/suspend", methods=["POST"])
 @blp.arguments(NoteSchema)
 @blp.response(200, CertificateSchema)
-@blp.doc(security=BEARER)
 @require("admin")
 def post_suspend(data, number):
     """Suspend a certificate by decision, with the reason (audited)."""
@@ -173,7 +167,6 @@ def post_suspend(data, number):
 @blp.route("/certificates/<number>/reinstate", methods=["POST"])
 @blp.arguments(NoteSchema)
 @blp.response(200, CertificateSchema)
-@blp.doc(security=BEARER)
 @require("admin")
 def post_reinstate(data, number):
     """Lift a suspension decided by the Prefectura, with the reason (audited)."""

@@ -10,9 +10,6 @@ from ..extensions import db
 from ..i18n import Msg
 from ..models import ClientRequest
 
-BEARER = [{"bearerAuth": []}]
-
-
 def paginate(query, args: dict) -> dict:
     """One page of a query as {items, page, per_page, total}; the count is one indexed query."""
     page, per_page = args["page"], args["per_page"]
