@@ -130,7 +130,8 @@ def require(*roles: str):
     """
 
     def decorate(view):
-        view = Blueprint.doc(security=BEARER, responses={"401": "UNAUTHORIZED", "403": "FORBIDDEN"})(view)
+        refusals = {"401": "UNAUTHORIZED", **({"403": "FORBIDDEN"} if roles else {})}
+        view = Blueprint.doc(security=BEARER, responses=refusals)(view)
         view.access = Access(roles, page=False)
         return view
 

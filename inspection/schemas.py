@@ -67,6 +67,12 @@ def _choice(values, description, **kw):
 class BaseSchema(Schema):
     """Unknown fields are refused (marshmallow's default), so a typo never silently drops data."""
 
+    @validates_schema
+    def _changes_something(self, data, partial=None, **kwargs):
+        """A partial load (a PATCH) with no field at all is a mistake, not a successful no-op."""
+        if partial is True and not data:
+            raise ValidationError(Msg("Indique al menos un campo que cambiar."))
+
 
 class OwnerSchema(BaseSchema):
     """An owner (armador)."""
