@@ -2,6 +2,7 @@
 from decimal import Decimal
 
 from marshmallow import (
+    INCLUDE,
     Schema,
     ValidationError,
     fields,
@@ -10,6 +11,7 @@ from marshmallow import (
     validates_schema,
 )
 
+from .certificates import VERDICTS
 from .i18n import Msg
 from .models import (
     ACTIONS,
@@ -548,6 +550,73 @@ class CertificateSchema(BaseSchema):
     qr_version = fields.Integer()
     conditions = fields.List(fields.String())
     inspection_id = fields.Integer()
+
+
+# --- public: what a verifier caches, and verification -----------------------------------------------
+
+class JwkSchema(BaseSchema):
+    """One public signing key as a JWK (RFC 7517), with its office and whether it still signs."""
+
+    kty = fields.String(validate=validate.Equal("EC"))
+    crv = fields.String(validate=validate.Equal("P-256"))
+    x = fields.String(metadata={"description": "Coordenada x, base64url"})
+    y = fields.String(metadata={"description": "Coordenada y, base64url"})
+    kid = fields.String()
+    alg = fields.String(validate=validate.Equal("ES256"))
+    use = fields.String(validate=validate.Equal("sig"))
+    office = fields.String(metadata={"description": "Oficina emisora"})
+    status = fields.String(validate=validate.OneOf(("current", "retired")))
+
+
+class KeySetSchema(BaseSchema):
+    """Every public key, current and retired (a JWK Set)."""
+
+    keys = fields.List(fields.Nested(JwkSchema))
+
+
+class StatusListSchema(BaseSchema):
+    """The signed 2-bit status list of every certificate, for offline verification."""
+
+    jws = fields.String(metadata={"description": "JWS compacto (ES256) con la lista de estados"})
+    issued_at = fields.AwareDateTime()
+    ttl = fields.Integer(metadata={"description": "Segundos hasta la próxima actualización en línea"})
+    count = fields.Integer()
+
+
+class PublicCertificateSchema(BaseSchema):
+    """What the police may see of a certificate: the signed claims and days left, nothing personal."""
+
+    number = fields.String()
+    kind = fields.String()
+    revision = fields.Integer()
+    registration = fields.String()
+    vessel_name = fields.String()
+    issued_on = fields.Date()
+    valid_until = fields.Date()
+    days_left = fields.Integer()
+    office_code = fields.String()
+    office_name = fields.String()
+
+
+class VerificationSchema(BaseSchema):
+    """The verdict on a QR token, with the particulars it carries (none when they cannot be read)."""
+
+    verdict = fields.String(validate=validate.OneOf(VERDICTS))
+    certificate = fields.Nested(PublicCertificateSchema, allow_none=True)
+
+
+class ProblemSchema(Schema):
+    """Every error response: an RFC 9457 problem (application/problem+json)."""
+
+    class Meta:
+        unknown = INCLUDE  # some refusals add members: `limits`, `missing`, `client_id`, `reason`
+
+    type = fields.String(required=True, metadata={"description": "URI que identifica el tipo de problema"})
+    title = fields.String(required=True)
+    status = fields.Integer(required=True)
+    detail = fields.String(required=True)
+    errors = fields.Dict(keys=fields.String(), values=fields.Raw(),
+                         metadata={"description": "Mensajes por campo ('body': el cuerpo entero)"})
 
 
 # --- checklists ------------------------------------------------------------------------------------

@@ -68,6 +68,7 @@ from ..schemas import (
 from ..vessel_checklists import localized_item
 from .certificates import certificates_json
 from .common import (
+    binary,
     body_hash,
     json_response,
     paginate,
@@ -301,6 +302,8 @@ VARIANTS = {"original": "original_key", "display": "display_key", "thumb": "thum
 
 
 @blp.route("/photos/<int:photo_id>/<variant>")
+@blp.doc(**binary("La foto: el original tal como llegó, o una copia JPEG (display, thumb)",
+                  "image/jpeg", "image/png", "image/webp"))
 @require(*READERS)
 def get_photo(photo_id, variant):
     """A photo's bytes, only for users who may see its inspection."""
