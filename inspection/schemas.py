@@ -506,7 +506,7 @@ class InspectionDetailSchema(InspectionSchema):
     answers = fields.List(fields.Nested(AnswerSchema))
     photos = fields.List(fields.Nested(PhotoSchema))
     deficiencies = fields.List(fields.Nested(DeficiencySchema))
-    evidence = fields.Dict()
+    evidence = fields.Dict(allow_none=True, metadata={"description": "null antes de comenzar"})
     audit = fields.List(fields.Nested(AuditSchema))
     photo_limits = fields.Nested(PhotoLimitsSchema)
 
