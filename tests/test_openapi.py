@@ -118,6 +118,12 @@ def test_security_is_documented_exactly_where_a_role_is_required(app, spec):
         assert ("401" in op["responses"]) == (access is not None), name
 
 
+def test_patch_bodies_are_documented_as_changing_something(spec):
+    patches = {name: schema for name, schema in spec["components"]["schemas"].items() if name.endswith("Patch")}
+    assert set(patches) == {"OwnerPatch", "VesselPatch"}
+    assert all(schema["minProperties"] == 1 for schema in patches.values())
+
+
 @pytest.mark.parametrize("resource", ["owners", "vessels"])
 def test_an_empty_patch_is_refused(client, as_role, make_vessel, resource):
     vessel = make_vessel()

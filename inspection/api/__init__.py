@@ -49,4 +49,7 @@ def register_api(app) -> Api:
     api.spec.components.security_scheme("bearerAuth", {"type": "http", "scheme": "bearer"})
     for module in BLUEPRINTS:
         api.register_blueprint(module.blp, url_prefix="/api/v1")
+    for name, schema in api.spec.components.schemas.items():
+        if name.endswith("Patch"):  # BaseSchema refuses an empty partial load: the document says so
+            schema["minProperties"] = 1
     return api
