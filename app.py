@@ -26,6 +26,7 @@ def create_app(test_config=None) -> Flask:
 def register_extensions(app: Flask) -> None:
     """Bind every extension object to this app."""
     from inspection import models  # noqa: F401  (the tables must be known to Alembic)
+    from inspection.auth import authorize_request
     from inspection.extensions import babel, compress, configure_sqlite, csrf, db, login_manager, migrate
     from inspection.i18n import CATALOG_DIR, locale_code
     from inspection.sessions import LazyCookieSessionInterface
@@ -38,6 +39,7 @@ def register_extensions(app: Flask) -> None:
     login_manager.init_app(app)
     login_manager.login_view = "pages.login"
     login_manager.login_message = None
+    app.before_request(authorize_request)  # before CSRF and argument parsing: a refused caller's form is never read
     csrf.init_app(app)
     # The locale of each request, for Babel's number and date formats.
     babel.init_app(app, default_locale="es_PY", locale_selector=locale_code,

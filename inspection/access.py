@@ -1,7 +1,7 @@
 """What each role may see: owners only their own fleet; a stranger's record is simply not found."""
 from .errors import NotFound
 from .extensions import db
-from .models import Owner, User, Vessel
+from .models import Certificate, Deficiency, Detention, Inspection, Owner, User, Vessel
 
 
 def vessel_scope(query, user: User):
@@ -32,3 +32,32 @@ def get_owner_for(user: User, owner_id: int) -> Owner:
     if owner is None:
         raise NotFound()
     return owner
+
+
+def _fleet_owner(model, key=None):
+    """A query for the owner (armador) of the vessel that a `model` record, found by `key`, belongs to."""
+    key = key if key is not None else model.id
+    return lambda value: db.select(Vessel.owner_id).join(model, model.vessel_id == Vessel.id).where(key == value)
+
+
+# Path arguments that name a record of some fleet, and how to find whose fleet it is.
+_FLEET_RECORDS = {
+    "owner_id": lambda value: db.select(Owner.id).where(Owner.id == value),
+    "vessel_id": lambda value: db.select(Vessel.owner_id).where(Vessel.id == value),
+    "inspection_id": _fleet_owner(Inspection),
+    "deficiency_id": _fleet_owner(Deficiency),
+    "detention_id": _fleet_owner(Detention),
+    "number": lambda value: _fleet_owner(Certificate, Certificate.number)(value.strip().upper()),
+}
+
+
+def refuse_unseen_records(user: User, path_args: dict) -> None:
+    """404 when an owner's request path names a record outside its fleet, before the request is read."""
+    if user.role != "owner":
+        return
+    for name, value in path_args.items():
+        query = _FLEET_RECORDS.get(name)
+        if query is not None:
+            found = db.session.scalar(query(value))
+            if found is None or found != user.owner_id:
+                raise NotFound()

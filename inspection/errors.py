@@ -99,7 +99,9 @@ def _messages_in(value, lang: str):
 
 
 def _summary(errors: dict) -> Msg:
-    """A one-line Spanish summary naming the fields at fault."""
+    """A one-line Spanish summary: the one whole-body error itself, else the fields at fault."""
+    if list(errors) == ["body"] and len(errors["body"]) == 1:
+        return errors["body"][0]
     return Msg("Revise estos campos: {fields}.", fields=", ".join(sorted(map(str, errors))))
 
 
@@ -123,6 +125,8 @@ def handle_http_error(error: HTTPException):
                 merged.update(location)
             else:  # a whole-body error, such as JSON that does not parse
                 merged.setdefault("body" if where == "json" else where, []).extend(location)
+        if "_schema" in merged:  # a schema-level error is about the whole body
+            merged.setdefault("body", []).extend(merged.pop("_schema"))
         errors = merged
     title = _HTTP_TITLES.get(status, Msg("Error"))
     code = {422: "validation", 413: "too-large"}.get(status, error.name.lower().replace(" ", "-"))

@@ -2,6 +2,7 @@
 from decimal import Decimal
 
 from marshmallow import (
+    INCLUDE,
     Schema,
     ValidationError,
     fields,
@@ -10,6 +11,7 @@ from marshmallow import (
     validates_schema,
 )
 
+from .certificates import VERDICTS
 from .i18n import Msg
 from .models import (
     ACTIONS,
@@ -66,6 +68,12 @@ def _choice(values, description, **kw):
 
 class BaseSchema(Schema):
     """Unknown fields are refused (marshmallow's default), so a typo never silently drops data."""
+
+    @validates_schema
+    def _changes_something(self, data, partial=None, **kwargs):
+        """A partial load (a PATCH) with no field at all is a mistake, not a successful no-op."""
+        if partial is True and not data:
+            raise ValidationError(Msg("Indique al menos un campo que cambiar."))
 
 
 class OwnerSchema(BaseSchema):
@@ -373,6 +381,7 @@ class PhotoLimitsSchema(BaseSchema):
 
     max_bytes = fields.Integer()
     max_pixels = fields.Integer()
+    max_decode_bytes = fields.Integer(metadata={"description": "Memoria máxima que puede costar decodificar una foto"})
     display_px = fields.Integer()
     thumb_px = fields.Integer()
     jpeg_quality = fields.Integer()
@@ -500,7 +509,7 @@ class InspectionDetailSchema(InspectionSchema):
     answers = fields.List(fields.Nested(AnswerSchema))
     photos = fields.List(fields.Nested(PhotoSchema))
     deficiencies = fields.List(fields.Nested(DeficiencySchema))
-    evidence = fields.Dict()
+    evidence = fields.Dict(allow_none=True, metadata={"description": "null antes de comenzar"})
     audit = fields.List(fields.Nested(AuditSchema))
     photo_limits = fields.Nested(PhotoLimitsSchema)
 
@@ -546,6 +555,73 @@ class CertificateSchema(BaseSchema):
     inspection_id = fields.Integer()
 
 
+# --- public: what a verifier caches, and verification -----------------------------------------------
+
+class JwkSchema(BaseSchema):
+    """One public signing key as a JWK (RFC 7517), with its office and whether it still signs."""
+
+    kty = fields.String(validate=validate.Equal("EC"))
+    crv = fields.String(validate=validate.Equal("P-256"))
+    x = fields.String(metadata={"description": "Coordenada x, base64url"})
+    y = fields.String(metadata={"description": "Coordenada y, base64url"})
+    kid = fields.String()
+    alg = fields.String(validate=validate.Equal("ES256"))
+    use = fields.String(validate=validate.Equal("sig"))
+    office = fields.String(metadata={"description": "Oficina emisora"})
+    status = fields.String(validate=validate.OneOf(("current", "retired")))
+
+
+class KeySetSchema(BaseSchema):
+    """Every public key, current and retired (a JWK Set)."""
+
+    keys = fields.List(fields.Nested(JwkSchema))
+
+
+class StatusListSchema(BaseSchema):
+    """The signed 2-bit status list of every certificate, for offline verification."""
+
+    jws = fields.String(metadata={"description": "JWS compacto (ES256) con la lista de estados"})
+    issued_at = fields.AwareDateTime()
+    ttl = fields.Integer(metadata={"description": "Segundos hasta la próxima actualización en línea"})
+    count = fields.Integer()
+
+
+class PublicCertificateSchema(BaseSchema):
+    """What the police may see of a certificate: the signed claims and days left, nothing personal."""
+
+    number = fields.String()
+    kind = fields.String()
+    revision = fields.Integer()
+    registration = fields.String()
+    vessel_name = fields.String()
+    issued_on = fields.Date()
+    valid_until = fields.Date()
+    days_left = fields.Integer()
+    office_code = fields.String()
+    office_name = fields.String()
+
+
+class VerificationSchema(BaseSchema):
+    """The verdict on a QR token, with the particulars it carries (none when they cannot be read)."""
+
+    verdict = fields.String(validate=validate.OneOf(VERDICTS))
+    certificate = fields.Nested(PublicCertificateSchema, allow_none=True)
+
+
+class ProblemSchema(Schema):
+    """Every error response: an RFC 9457 problem (application/problem+json)."""
+
+    class Meta:
+        unknown = INCLUDE  # some refusals add members: `limits`, `missing`, `client_id`, `reason`
+
+    type = fields.String(required=True, metadata={"description": "URI que identifica el tipo de problema"})
+    title = fields.String(required=True)
+    status = fields.Integer(required=True)
+    detail = fields.String(required=True)
+    errors = fields.Dict(keys=fields.String(), values=fields.Raw(),
+                         metadata={"description": "Mensajes por campo ('body': el cuerpo entero)"})
+
+
 # --- checklists ------------------------------------------------------------------------------------
 
 class ChecklistItemSchema(BaseSchema):
@@ -579,6 +655,12 @@ class ChecklistSchema(BaseSchema):
 
 # --- fees ------------------------------------------------------------------------------------------
 
+def _money(description: str | None = None):
+    """An exact amount, sent as a decimal string so no client rounds it through a float."""
+    return fields.Decimal(as_string=True, metadata={"type": "string", "format": "decimal",
+                                                    **({"description": description} if description else {})})
+
+
 class FeeLineSchema(BaseSchema):
     """One row of the law's fee scale charged for an inspection, with both printed figures."""
 
@@ -586,14 +668,14 @@ class FeeLineSchema(BaseSchema):
     article = fields.String(metadata={"description": "Artículo de la escala (209, 233)"})
     description = fields.String(metadata={"description": "La fila de la escala, textual"})
     quantity = fields.Integer()
-    amount = fields.Decimal(as_string=True, metadata={"description": "Importe cobrado (la cifra que fija `charged`)"})
-    amount_first = fields.Decimal(as_string=True, metadata={"description": "Primera cifra impresa («$ 150.-»)"})
-    amount_cl = fields.Decimal(as_string=True, metadata={"description": "Cifra «c/l.» (curso legal)"})
+    amount = _money("Importe cobrado (la cifra que fija `charged`)")
+    amount_first = _money("Primera cifra impresa («$ 150.-»)")
+    amount_cl = _money("Cifra «c/l.» (curso legal)")
 
 
 class FeeStatementSchema(BaseSchema):
     """The fees of one inspection: the lines of arts. 209 and 233 and their total."""
 
     lines = fields.List(fields.Nested(FeeLineSchema))
-    total = fields.Decimal(as_string=True)
+    total = _money()
     charged = fields.String(metadata={"description": "Qué cifra se cobra: amount_cl (curso legal) o amount"})

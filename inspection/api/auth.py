@@ -8,7 +8,6 @@ from ..extensions import db
 from ..i18n import Msg
 from ..models import utcnow
 from ..schemas import MeSchema, TokenRequest, TokenResponse
-from .common import BEARER
 
 blp = Blueprint("api_auth", __name__, description="Autenticación")
 
@@ -29,7 +28,6 @@ def create_token(credentials):
 
 @blp.route("/auth/token", methods=["DELETE"])
 @blp.response(204)
-@blp.doc(security=BEARER)
 @require()
 def delete_token():
     """Revoke the bearer token sent with this request (logout of a tablet)."""
@@ -42,7 +40,6 @@ def delete_token():
 
 @blp.route("/auth/me")
 @blp.response(200, MeSchema)
-@blp.doc(security=BEARER)
 @require()
 def me():
     """Who the token belongs to."""

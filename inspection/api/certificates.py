@@ -23,11 +23,19 @@ from ..i18n import Msg
 from ..keys import current_signing_key, published_keys
 from ..models import Certificate, utcnow
 from ..qrcodes import verify_url
-from ..schemas import CertificateQuery, CertificateSchema, NoteSchema, page_schema
+from ..schemas import (
+    CertificateQuery,
+    CertificateSchema,
+    KeySetSchema,
+    NoteSchema,
+    StatusListSchema,
+    VerificationSchema,
+    page_schema,
+)
 from ..signing import MalformedToken
 from ..status_list import sign_status_list
 from ..tonnage import round_tonnage
-from .common import BEARER, json_response, paginate
+from .common import binary, json_response, paginate
 
 blp = Blueprint("api_certificates", __name__, description="Certificados y verificación")
 STATUS_LIST_TTL = 86400  # refresh daily when online
@@ -69,7 +77,6 @@ def get_certificate_for(user, number: str) -> Certificate:
 @blp.route("/certificates")
 @blp.arguments(CertificateQuery, location="query")
 @blp.response(200, page_schema(CertificateSchema, "CertificatePage"))
-@blp.doc(security=BEARER)
 @require("admin", "inspector", "owner")
 def list_certificates(args):
     """Certificates, newest first; owners see their fleet's."""
@@ -85,7 +92,6 @@ def list_certificates(args):
 
 @blp.route("/certificates/<number>")
 @blp.response(200, CertificateSchema)
-@blp.doc(security=BEARER)
 @require("admin", "inspector", "owner")
 def get_certificate(number):
     """One certificate with its status as police see it."""
@@ -93,7 +99,7 @@ def get_certificate(number):
 
 
 @blp.route("/certificates/<number>/qr.png")
-@blp.doc(security=BEARER)
+@blp.doc(**binary("El código QR del certificado", "image/png"))
 @require("admin", "inspector", "owner")
 def get_qr(number):
     """The QR made at issue (never regenerated per request)."""
@@ -133,7 +139,7 @@ def _signatories(certificate: Certificate) -> list[dict]:
 
 
 @blp.route("/certificates/<number>/pdf")
-@blp.doc(security=BEARER)
+@blp.doc(**binary("El certificado imprimible (A4)", "application/pdf"))
 @require("admin", "inspector", "owner")
 def get_pdf(number):
     """The printable A4 certificate."""
@@ -153,7 +159,6 @@ def _decide(number, data, decision):
 @blp.route("/certificates/<number>/revoke", methods=["POST"])
 @blp.arguments(NoteSchema)
 @blp.response(200, CertificateSchema)
-@blp.doc(security=BEARER)
 @require("admin")
 def post_revoke(data, number):
     """Revoke a certificate, with the reason (audited)."""
@@ -163,7 +168,6 @@ def post_revoke(data, number):
 @blp.route("/certificates/<number>/suspend", methods=["POST"])
 @blp.arguments(NoteSchema)
 @blp.response(200, CertificateSchema)
-@blp.doc(security=BEARER)
 @require("admin")
 def post_suspend(data, number):
     """Suspend a certificate by decision, with the reason (audited)."""
@@ -173,7 +177,6 @@ def post_suspend(data, number):
 @blp.route("/certificates/<number>/reinstate", methods=["POST"])
 @blp.arguments(NoteSchema)
 @blp.response(200, CertificateSchema)
-@blp.doc(security=BEARER)
 @require("admin")
 def post_reinstate(data, number):
     """Lift a suspension decided by the Prefectura, with the reason (audited)."""
@@ -183,6 +186,7 @@ def post_reinstate(data, number):
 # --- public: what a verifier caches, and verification --------------------------------------------
 
 @blp.route("/keys")
+@blp.response(200, KeySetSchema)
 def get_keys():
     """Every public key, current and retired, as a JWK Set (no login)."""
     keys = [{**k.public_jwk, "kid": k.kid, "office": k.office_code,
@@ -193,6 +197,7 @@ def get_keys():
 
 
 @blp.route("/status-list")
+@blp.response(200, StatusListSchema)
 def get_status_list():
     """The signed 2-bit status list of every certificate (no login), for offline verification."""
     now = utcnow()
@@ -212,6 +217,7 @@ def get_status_list():
 
 
 @blp.route("/verify/<token>")
+@blp.response(200, VerificationSchema)
 def get_verify(token):
     """Public verification of a QR token: the verdict and the signed particulars, nothing personal."""
     try:

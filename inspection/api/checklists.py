@@ -6,14 +6,13 @@ from ..auth import api_user, require
 from ..i18n import current_language
 from ..schemas import ChecklistSchema
 from ..vessel_checklists import vessel_checklist
-from .common import BEARER, json_response
+from .common import json_response
 
 blp = Blueprint("api_checklists", __name__, description="Listas de verificación de la ley")
 
 
 @blp.route("/vessels/<int:vessel_id>/checklists/<kind>")
 @blp.response(200, ChecklistSchema)
-@blp.doc(security=BEARER)
 @require("admin", "inspector", "owner", "police")
 def get_checklist(vessel_id, kind):
     """The checklist of `kind` (navegabilidad, seguridad, documentacion) for this vessel, with required quantities."""

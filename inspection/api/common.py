@@ -10,7 +10,10 @@ from ..extensions import db
 from ..i18n import Msg
 from ..models import ClientRequest
 
-BEARER = [{"bearerAuth": []}]
+def binary(description: str, *media_types: str) -> dict:
+    """The OpenAPI doc (for blp.doc) of a view whose 200 response is bytes, not JSON."""
+    content = {media_type: {"schema": {"type": "string", "format": "binary"}} for media_type in media_types}
+    return {"responses": {"200": {"description": description, "content": content}}}
 
 
 def paginate(query, args: dict) -> dict:

@@ -5,14 +5,12 @@ from ..auth import api_user, require
 from ..billing import fee_statement_of
 from ..inspections import get_inspection_for
 from ..schemas import FeeStatementSchema
-from .common import BEARER
 
 blp = Blueprint("api_fees", __name__, description="Aranceles de inspección")
 
 
 @blp.route("/inspections/<int:inspection_id>/fees")
 @blp.response(200, FeeStatementSchema)
-@blp.doc(security=BEARER)
 @require("admin", "inspector", "owner")
 def get_fees(inspection_id):
     """The inspection's fee lines (source, article, the scale's row, both printed figures) and total."""

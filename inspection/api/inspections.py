@@ -72,7 +72,7 @@ from ..schemas import (
 from ..vessel_checklists import localized_item
 from .certificates import certificates_json
 from .common import (
-    BEARER,
+    binary,
     body_hash,
     json_response,
     paginate,
@@ -96,7 +96,6 @@ def today():
 @blp.route("/inspections")
 @blp.arguments(InspectionQuery, location="query")
 @blp.response(200, page_schema(InspectionSchema, "InspectionPage"))
-@blp.doc(security=BEARER)
 @require(*READERS)
 def list_inspections(args):
     """Inspections by date, filtered by vessel, inspector, status, kind and date range."""
@@ -118,7 +117,6 @@ def filter_inspections(query, args: dict):
 @blp.route("/inspections", methods=["POST"])
 @blp.arguments(InspectionCreateSchema)
 @blp.response(201, InspectionSchema)
-@blp.doc(security=BEARER)
 @require(*STAFF)
 def post_inspection(data):
     """Schedule an inspection (admins for anyone, inspectors for themselves)."""
@@ -161,7 +159,6 @@ def _audit(event: AuditEvent) -> dict:
 
 @blp.route("/inspections/<int:inspection_id>")
 @blp.response(200, InspectionDetailSchema)
-@blp.doc(security=BEARER)
 @require(*READERS)
 def get_inspection(inspection_id):
     """One inspection with items, answers (all revisions), photos, deficiencies, evidence and audit trail."""
@@ -170,7 +167,6 @@ def get_inspection(inspection_id):
 
 @blp.route("/inspections/<int:inspection_id>/start", methods=["POST"])
 @blp.response(200, InspectionSchema)
-@blp.doc(security=BEARER)
 @require("inspector")
 def post_start(inspection_id):
     """Pin the checklist version and the vessel's particulars; answers come after this."""
@@ -188,7 +184,6 @@ def _answer_scope(inspection_id: int, item_id: str) -> str:
 @blp.route("/inspections/<int:inspection_id>/answers/<item_id>", methods=["PUT"])
 @blp.arguments(AnswerInSchema)
 @blp.response(200, AnswerSchema)
-@blp.doc(security=BEARER)
 @require("inspector")
 def put_answer(data, inspection_id, item_id):
     """One answer; the same client_id again returns the first result, another body under it is 409."""
@@ -205,7 +200,6 @@ def put_answer(data, inspection_id, item_id):
 @blp.route("/inspections/<int:inspection_id>/sync", methods=["POST"])
 @blp.arguments(SyncInSchema)
 @blp.response(200, SyncOutSchema)
-@blp.doc(security=BEARER)
 @require("inspector")
 def post_sync(data, inspection_id):
     """A batch of offline answers: each entry is applied on its own; none is ever half-applied.
@@ -289,7 +283,6 @@ def get_photo_limits():
 @blp.arguments(PhotoFormSchema, location="form")
 @blp.arguments(PhotoFileSchema, location="files")
 @blp.response(201, PhotoSchema)
-@blp.doc(security=BEARER)
 @require("inspector")
 def post_photo(form, files, inspection_id):
     """One photo of one item (multipart), idempotent by client_id; the same bytes twice for one item are one photo."""
@@ -333,7 +326,8 @@ VARIANTS = {"original": "original_key", "display": "display_key", "thumb": "thum
 
 
 @blp.route("/photos/<int:photo_id>/<variant>")
-@blp.doc(security=BEARER)
+@blp.doc(**binary("La foto: el original tal como llegó, o una copia JPEG (display, thumb)",
+                  "image/jpeg", "image/png", "image/webp"))
 @require(*READERS)
 def get_photo(photo_id, variant):
     """A photo's bytes, only for users who may see its inspection."""
@@ -353,7 +347,6 @@ def get_photo(photo_id, variant):
 @blp.route("/inspections/<int:inspection_id>/submit", methods=["POST"])
 @blp.arguments(SubmitInSchema)
 @blp.response(200, SubmitOutSchema)
-@blp.doc(security=BEARER)
 @require("inspector")
 def post_submit(data, inspection_id):
     """Close the inspection: 409 with the unanswered items, then with the missing photos; outcome computed."""
@@ -374,7 +367,6 @@ def post_submit(data, inspection_id):
 @blp.route("/inspections/<int:inspection_id>/interrupt", methods=["POST"])
 @blp.arguments(NoteSchema)
 @blp.response(200, InspectionSchema)
-@blp.doc(security=BEARER)
 @require(*STAFF)
 def post_interrupt(data, inspection_id):
     """Stop an inspection that cannot be finished, with the reason: no outcome, certificate or deficiencies."""
@@ -397,7 +389,6 @@ def _deficiency_for(user, deficiency_id: int) -> Deficiency:
 @blp.route("/deficiencies")
 @blp.arguments(DeficiencyQuery, location="query")
 @blp.response(200, page_schema(DeficiencySchema, "DeficiencyPage"))
-@blp.doc(security=BEARER)
 @require(*READERS)
 def list_deficiencies(args):
     """Deficiencies by due date; owners see their fleet's."""
@@ -416,7 +407,6 @@ def list_deficiencies(args):
 @blp.arguments(EvidenceFormSchema, location="form")
 @blp.arguments(PhotoFileSchema, location="files")
 @blp.response(201, PhotoSchema)
-@blp.doc(security=BEARER)
 @require("owner")
 def post_repair_evidence(form, files, deficiency_id):
     """The owner's photo of a repair (multipart, idempotent by client_id); cite it in report-fixed."""
@@ -434,7 +424,6 @@ def post_repair_evidence(form, files, deficiency_id):
 @blp.route("/deficiencies/<int:deficiency_id>/report-fixed", methods=["POST"])
 @blp.arguments(ReportFixedSchema)
 @blp.response(200, DeficiencySchema)
-@blp.doc(security=BEARER)
 @require("owner")
 def post_report_fixed(data, deficiency_id):
     """The owner reports a deficiency put right, with the evidence photo (an inspector must still close it)."""
@@ -450,7 +439,6 @@ def post_report_fixed(data, deficiency_id):
 @blp.route("/deficiencies/<int:deficiency_id>/close", methods=["POST"])
 @blp.arguments(NoteSchema)
 @blp.response(200, DeficiencySchema)
-@blp.doc(security=BEARER)
 @require("inspector")
 def post_close(data, deficiency_id):
     """An inspector closes a deficiency after verifying the repair."""
@@ -462,7 +450,6 @@ def post_close(data, deficiency_id):
 @blp.route("/vessels/<int:vessel_id>/detentions", methods=["POST"])
 @blp.arguments(DetentionInSchema)
 @blp.response(201, DetentionSchema)
-@blp.doc(security=BEARER)
 @require(*STAFF)
 def post_detention(data, vessel_id):
     """Detain a vessel (art. 208), with the reason; a separate decision from deficiency actions."""
@@ -477,7 +464,6 @@ def post_detention(data, vessel_id):
 @blp.route("/detentions/<int:detention_id>/lift", methods=["POST"])
 @blp.arguments(NoteSchema)
 @blp.response(200, DetentionSchema)
-@blp.doc(security=BEARER)
 @require(*STAFF)
 def post_lift(data, detention_id):
     """Lift a detention, with the reason."""

@@ -7,7 +7,7 @@ from ..extensions import db
 from ..models import ConflictOfInterest, User, utcnow
 from ..schemas import ConflictSchema, PageArgs, UserSchema, page_schema
 from ..users import create_user, declare_conflict
-from .common import BEARER, paginate
+from .common import paginate
 
 blp = Blueprint("api_users", __name__, description="Usuarios")
 
@@ -15,7 +15,6 @@ blp = Blueprint("api_users", __name__, description="Usuarios")
 @blp.route("/users")
 @blp.arguments(PageArgs, location="query")
 @blp.response(200, page_schema(UserSchema, "UserPage"))
-@blp.doc(security=BEARER)
 @require("admin")
 def list_users(args):
     """All accounts, by username."""
@@ -25,7 +24,6 @@ def list_users(args):
 @blp.route("/users", methods=["POST"])
 @blp.arguments(UserSchema)
 @blp.response(201, UserSchema)
-@blp.doc(security=BEARER)
 @require("admin")
 def post_user(values):
     """Create an account; inspectors, owners and police cannot."""
@@ -36,7 +34,6 @@ def post_user(values):
 
 @blp.route("/users/<int:user_id>/conflicts")
 @blp.response(200, ConflictSchema(many=True))
-@blp.doc(security=BEARER)
 @require("admin")
 def list_conflicts(user_id):
     """An inspector's declared links to owners (art. 214)."""
@@ -46,7 +43,6 @@ def list_conflicts(user_id):
 @blp.route("/users/<int:user_id>/conflicts", methods=["POST"])
 @blp.arguments(ConflictSchema)
 @blp.response(201, ConflictSchema)
-@blp.doc(security=BEARER)
 @require("admin")
 def post_conflict(data, user_id):
     """Declare that an inspector is linked to an owner: they may not inspect its vessels (art. 214)."""

@@ -4,7 +4,7 @@ from urllib.parse import urlsplit
 from flask import Blueprint, redirect, render_template, request, url_for
 from flask_login import current_user
 
-from ..auth import authenticate, sign_in, sign_out
+from ..auth import authenticate, require_page, sign_in, sign_out
 from ..errors import DomainError
 from ..extensions import db
 from ..i18n import gettext
@@ -63,10 +63,9 @@ def logout():
 
 
 @bp.route("/cuenta", methods=["GET", "POST"])
+@require_page()
 def account():
     """Change one's own password."""
-    if not current_user.is_authenticated:
-        return redirect(url_for("pages.login", next=request.path))
     errors, done, status = {}, False, 200
     if request.method == "POST":
         try:

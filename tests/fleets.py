@@ -1,0 +1,84 @@
+"""Two fleets built with the operations (not HTTP), so every path of the OpenAPI document names a real record.
+
+`seed_fleets` makes one user per role and, for the owner user's fleet ("own") and a stranger's
+("other"), a vessel with a scheduled inspection, a started one, a submitted one that passed with an
+observation (its deficiency and its certificate) and a detention.
+"""
+import uuid
+from datetime import date, datetime, timezone
+from decimal import Decimal
+
+from inspection.closing import close_inspection
+from inspection.extensions import db
+from inspection.inspections import (
+    add_photo,
+    detain_vessel,
+    record_answer,
+    schedule_inspection,
+    start_inspection,
+)
+from inspection.media import media_storage, photo_limits
+from inspection.models import Deficiency, Photo
+from inspection.photos import process_photo
+from inspection.users import create_user
+from inspection.vessels import create_owner, create_vessel
+from tests.media_samples import encode, noisy_image
+
+PASSWORD = "correct-horse-battery"
+NOW = datetime(2026, 11, 30, 15, 0, tzinfo=timezone.utc)
+TODAY = date(2026, 11, 30)
+FAILED_ITEM = "seg.hoses.weekly"  # not detainable: the inspection passes with an observation
+
+PARTICULARS = {
+    "flag": "national", "cabotage_permit": None, "home_port": "Asunción", "propulsion": "motor",
+    "service": "cargo", "hull_material": "iron", "length_m": Decimal("30"), "beam_m": Decimal("7"),
+    "girth_m": Decimal("11"), "crew": 6, "max_passengers": 0, "cabins": 0, "fire_hydrants": 3, "holds": 1,
+    "boilers": 0, "steam_launch": False, "boats": 1, "cooking": "galley", "hot_climate": False,
+}
+
+
+def _submitted(admin, inspector, vessel):
+    """A seguridad inspection answered in full, one item failed, closed: (inspection, deficiency, certificate)."""
+    inspection = schedule_inspection(admin, vessel, "seguridad", inspector, TODAY, "Asunción", TODAY)
+    start_inspection(inspector, inspection, NOW)
+    for n, item in enumerate(inspection.items):
+        failed = item["id"] == FAILED_ITEM
+        observed = (0 if failed else item["required"]) if item["required"] is not None else None
+        record_answer(inspector, inspection, item["id"], {
+            "client_id": str(uuid.uuid4()), "result": "fail" if failed else "pass", "observed": observed,
+            "note": "", "recorded_at": NOW, "photos": [], "action": None}, NOW)
+        if item["evidence_required"]:
+            jpeg = encode(noisy_image((32, 24), seed=vessel.id * 100 + n), "JPEG", quality=70)
+            add_photo(inspector, inspection, item["id"], str(uuid.uuid4()), process_photo(jpeg, photo_limits()),
+                      media_storage(), NOW, None, None, NOW)
+    result = close_inspection(inspector, inspection, {"client_id": str(uuid.uuid4()), "signature": "Inspector",
+                                                      "master_name": "Cap. Giménez"}, TODAY, NOW)
+    deficiency = db.session.scalar(db.select(Deficiency).filter_by(inspection_id=inspection.id))
+    return inspection, deficiency, result["certificate"]
+
+
+def seed_fleets() -> dict:
+    """Users by role and, per fleet ("own" is the owner user's, "other" a stranger's), the ids of its records."""
+    owners = {name: create_owner({"name": f"Armador {name}", "tax_id": f"8000{n}-1", "email": None, "phone": None,
+                                  "address": None}) for n, name in enumerate(("own", "other"))}
+    users = {role: create_user(role, PASSWORD, role, owner_id=owners["own"].id if role == "owner" else None)
+             for role in ("admin", "inspector", "owner", "police")}
+    admin, inspector = users["admin"], users["inspector"]
+    fleets = {}
+    for n, (name, owner) in enumerate(owners.items()):
+        vessel = create_vessel({**PARTICULARS, "registration": f"PY-900{n}", "name": f"Buque {name}",
+                                "owner_id": owner.id})
+        scheduled = schedule_inspection(admin, vessel, "seguridad", inspector, TODAY, "Asunción", TODAY)
+        started = schedule_inspection(admin, vessel, "seguridad", inspector, TODAY, "Asunción", TODAY)
+        start_inspection(inspector, started, NOW)
+        submitted, deficiency, certificate = _submitted(admin, inspector, vessel)
+        detention = detain_vessel(admin, vessel, "Prueba de detención", NOW)
+        db.session.flush()
+        fleets[name] = {
+            "owner_id": owner.id, "vessel_id": vessel.id, "scheduled_id": scheduled.id, "inspection_id": started.id,
+            "item_id": started.items[0]["id"], "submitted_id": submitted.id, "deficiency_id": deficiency.id,
+            "detention_id": detention.id, "number": certificate.number, "token": certificate.token,
+            "photo_id": db.session.scalar(db.select(Photo.id).filter_by(inspection_id=submitted.id).limit(1)),
+        }
+    db.session.commit()
+    return {"users": users, "fleets": fleets}
