@@ -3,6 +3,8 @@ import os
 import secrets
 from pathlib import Path
 
+from .clock import DEFAULT_ZONE, zone_named
+
 DEFAULTS = {
     "DATABASE_URL": None,  # None: SQLite file under the instance folder
     "MEDIA_DIR": None,  # None: instance/media
@@ -10,6 +12,7 @@ DEFAULTS = {
     "PUBLIC_URL": "http://127.0.0.1:5000",
     "OFFICE_CODE": "PGP-ASU",
     "OFFICE_NAME": "Prefectura General de Puertos — Asunción",
+    "OFFICE_TZ": DEFAULT_ZONE,  # the law's "today" is the office's date, not the UTC one
     "AUTO_SIGNING_KEY": True,
     "VERIFY_CACHE_SIZE": 10_000,  # recent signature checks kept per process; 0 checks every scan  # make the office's first key on first issue (demo); production: `keys new`
     "TOKEN_TTL_HOURS": 12,
@@ -49,6 +52,7 @@ def load_config(app, test_config=None):
     app.config["MEDIA_DIR"] = app.config["MEDIA_DIR"] or str(instance / "media")
     app.config["KEYS_DIR"] = app.config["KEYS_DIR"] or str(instance / "keys")
     app.config["PUBLIC_URL"] = app.config["PUBLIC_URL"].rstrip("/")
+    zone_named(app.config["OFFICE_TZ"])  # an unknown zone stops the app here, not on the first request
     if not app.config.get("SECRET_KEY"):
         app.config["SECRET_KEY"] = _instance_secret(instance)
 

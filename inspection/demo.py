@@ -4,9 +4,10 @@ from decimal import Decimal
 from flask import current_app
 from flask_migrate import upgrade
 
+from .clock import office_date, office_now
 from .extensions import db
 from .keys import create_signing_key, current_signing_key
-from .models import Owner, User, utcnow
+from .models import Owner, User
 from .users import create_user
 from .vessels import create_owner, create_vessel
 
@@ -74,6 +75,8 @@ def seed_demo() -> bool:
     """Add the demo records to an empty database; returns False (and touches nothing) otherwise."""
     if not database_is_empty():
         return False
+    now = office_now()  # the command's one clock read: the demo's inspections happen "today" in the office
+    today = office_date(now)
     owners = [create_owner(values) for values in OWNERS]
     for index, values in VESSELS:
         particulars = {"flag": "national", "cabotage_permit": None, "home_port": "Asunción",
@@ -86,8 +89,8 @@ def seed_demo() -> bool:
         owner_id = owners[owner_index].id if owner_index is not None else None
         create_user(username, DEMO_PASSWORD, role, owner_id=owner_id, full_name=full_name)
     if current_signing_key(current_app.config["OFFICE_CODE"]) is None:
-        create_signing_key(current_app.config["OFFICE_CODE"], utcnow())  # the demo makes its own key
-    seed_activity()
+        create_signing_key(current_app.config["OFFICE_CODE"], now)  # the demo makes its own key
+    seed_activity(now, today)
     return True
 
 
@@ -104,7 +107,7 @@ def _demo_photo(seed: int) -> bytes:
     return out.getvalue()
 
 
-def _inspect(admin, inspector, vessel, kind, fail: tuple = (), today=None):
+def _inspect(admin, inspector, vessel, kind, now, today, fail: tuple = ()):
     """Run a whole inspection through the real operations, photos included."""
     from uuid import uuid4
 
@@ -118,8 +121,6 @@ def _inspect(admin, inspector, vessel, kind, fail: tuple = (), today=None):
     from .media import media_storage, photo_limits
     from .photos import process_photo
 
-    now = utcnow()
-    today = today or now.date()
     inspection = schedule_inspection(admin, vessel, kind, inspector, today, "Asunción", today)
     start_inspection(inspector, inspection, now)
     for n, item in enumerate(inspection.items):
@@ -135,7 +136,7 @@ def _inspect(admin, inspector, vessel, kind, fail: tuple = (), today=None):
     return inspection
 
 
-def seed_activity() -> None:
+def seed_activity(now, today) -> None:
     """A certificate, one with an observation, and an upcoming inspection, so every portal has something."""
     from datetime import timedelta
 
@@ -145,9 +146,8 @@ def seed_activity() -> None:
     admin = db.session.scalar(db.select(User).filter_by(username="admin"))
     inspector = db.session.scalar(db.select(User).filter_by(username="inspector"))
     vessels = {v.registration: v for v in db.session.scalars(db.select(Vessel))}
-    _inspect(admin, inspector, vessels["PY-1002"], "seguridad")
-    _inspect(admin, inspector, vessels["PY-1003"], "seguridad", fail=("seg.hoses.weekly",))
-    today = utcnow().date()
+    _inspect(admin, inspector, vessels["PY-1002"], "seguridad", now, today)
+    _inspect(admin, inspector, vessels["PY-1003"], "seguridad", now, today, fail=("seg.hoses.weekly",))
     schedule_inspection(admin, vessels["PY-1001"], "seguridad", inspector, today + timedelta(days=5),
                         "Asunción", today)
 

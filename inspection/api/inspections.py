@@ -8,6 +8,7 @@ from marshmallow import Schema, ValidationError
 
 from ..access import get_vessel_for
 from ..auth import api_user, require
+from ..clock import office_date, office_now, office_today
 from ..closing import close_inspection
 from ..errors import Conflict, DomainError, Invalid, NotFound, TooLarge
 from ..extensions import db
@@ -82,11 +83,6 @@ STAFF = ("admin", "inspector")
 READERS = ("admin", "inspector", "owner")
 
 
-def today():
-    """The inspection day (UTC date of the server clock)."""
-    return utcnow().date()
-
-
 # --- list, create, read ----------------------------------------------------------------------------
 
 @blp.route("/inspections")
@@ -124,7 +120,7 @@ def post_inspection(data):
     if inspector is None:
         raise Invalid(errors={"inspector_id": [Msg("No existe ese inspector.")]})
     inspection = schedule_inspection(actor, vessel, data["kind"], inspector, data["scheduled_on"], data["port"],
-                                     today())
+                                     office_today())
     db.session.commit()
     return inspection
 
@@ -337,12 +333,14 @@ def post_submit(data, inspection_id):
     inspection = get_inspection_for(actor, inspection_id)
 
     def action():
-        result = close_inspection(actor, inspection, data, today(), utcnow())
+        now = office_now()
+        today = office_date(now)
+        result = close_inspection(actor, inspection, data, today, now)
         certificate = result["certificate"]
         return {"outcome": result["outcome"], "deficiencies": DeficiencySchema(many=True).dump(result["deficiencies"]),
                 "missing_answers": result["missing_answers"],
                 "reinspection_id": result["reinspection"].id if result["reinspection"] else None,
-                "certificate": certificates_json([certificate], today())[0] if certificate else None}
+                "certificate": certificates_json([certificate], today)[0] if certificate else None}
 
     return run_once(actor, f"submit:{inspection.id}", str(data["client_id"]), request.get_json(), action)
 
