@@ -53,9 +53,14 @@ def office_now() -> datetime:
     return system_now()
 
 
+def local_date_at(moment: datetime, zone: ZoneInfo) -> date:
+    """The calendar date on the zone's wall clock at `moment` (22:30 in Asunción is still that day)."""
+    return moment.astimezone(zone).date()
+
+
 def office_date(moment: datetime) -> date:
     """The office's calendar date at `moment`: the `today` of the law for that instant."""
-    return moment.astimezone(office_zone()).date()
+    return local_date_at(moment, office_zone())
 
 
 def office_today() -> date:
