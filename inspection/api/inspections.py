@@ -39,7 +39,6 @@ from ..models import (
     Photo,
     User,
     Vessel,
-    utcnow,
 )
 from ..photos import PhotoRejected, process_photo
 from ..schemas import (
@@ -166,7 +165,7 @@ def get_inspection(inspection_id):
 @require("inspector")
 def post_start(inspection_id):
     """Pin the checklist version and the vessel's particulars; answers come after this."""
-    inspection = start_inspection(api_user(), get_inspection_for(api_user(), inspection_id), utcnow())
+    inspection = start_inspection(api_user(), get_inspection_for(api_user(), inspection_id), office_now())
     db.session.commit()
     return inspection
 
@@ -189,7 +188,7 @@ def put_answer(data, inspection_id, item_id):
     raw = request.get_json()
 
     def action():
-        return AnswerSchema().dump(record_answer(actor, inspection, item_id, data, utcnow()))
+        return AnswerSchema().dump(record_answer(actor, inspection, item_id, data, office_now()))
 
     return run_once(actor, _answer_scope(inspection.id, item_id), str(data["client_id"]), raw, action)
 
@@ -222,7 +221,7 @@ def _sync_one(actor, inspection, raw: dict) -> dict:
             prior = prior_result(str(entry["client_id"]), actor, scope, digest)
             if prior is not None:
                 return {**outcome, "status": "duplicate", "answer": prior.response}
-            answer = AnswerSchema().dump(record_answer(actor, inspection, entry["item_id"], entry, utcnow()))
+            answer = AnswerSchema().dump(record_answer(actor, inspection, entry["item_id"], entry, office_now()))
             remember_result(str(entry["client_id"]), actor, scope, digest, 200, answer)
         return {**outcome, "status": "applied", "answer": answer}
     except Conflict as error:
@@ -272,7 +271,7 @@ def post_photo(form, files, inspection_id):
 
     def store(processed):
         return add_photo(actor, inspection, form["item_id"], str(form["client_id"]), processed, media_storage(),
-                         form.get("taken_at"), form.get("latitude"), form.get("longitude"), utcnow())
+                         form.get("taken_at"), form.get("latitude"), form.get("longitude"), office_now())
 
     return upload_once(actor, f"photo:{inspection.id}", str(form["client_id"]), files["file"], extra, store)
 
@@ -386,7 +385,7 @@ def post_repair_evidence(form, files, deficiency_id):
     client_id = str(form["client_id"])
 
     def store(processed):
-        return add_repair_evidence(actor, deficiency, client_id, processed, media_storage(), utcnow())
+        return add_repair_evidence(actor, deficiency, client_id, processed, media_storage(), office_now())
 
     return upload_once(actor, f"evidence:{deficiency.id}", client_id, files["file"], {"deficiency_id": deficiency.id},
                        store)
@@ -403,7 +402,7 @@ def post_report_fixed(data, deficiency_id):
     photo = db.session.get(Photo, data["photo_id"]) if data.get("photo_id") else None
     if data.get("photo_id") and photo is None:
         raise Invalid(errors={"photo_id": [Msg("No existe esa foto.")]})
-    report_fixed(api_user(), deficiency, data["reason"], utcnow(), photo)
+    report_fixed(api_user(), deficiency, data["reason"], office_now(), photo)
     db.session.commit()
     return deficiency
 
@@ -415,7 +414,7 @@ def post_report_fixed(data, deficiency_id):
 @require("inspector")
 def post_close(data, deficiency_id):
     """An inspector closes a deficiency after verifying the repair."""
-    deficiency = close_deficiency(api_user(), _deficiency_for(api_user(), deficiency_id), data["reason"], utcnow())
+    deficiency = close_deficiency(api_user(), _deficiency_for(api_user(), deficiency_id), data["reason"], office_now())
     db.session.commit()
     return deficiency
 
@@ -430,7 +429,7 @@ def post_detention(data, vessel_id):
     actor = api_user()
     vessel = get_vessel_for(actor, vessel_id)
     inspection = get_inspection_for(actor, data["inspection_id"]) if data.get("inspection_id") else None
-    detention = detain_vessel(actor, vessel, data["reason"], utcnow(), inspection)
+    detention = detain_vessel(actor, vessel, data["reason"], office_now(), inspection)
     db.session.commit()
     return detention
 
@@ -445,6 +444,6 @@ def post_lift(data, detention_id):
     detention = db.session.get(Detention, detention_id)
     if detention is None:
         raise NotFound()
-    lift_detention(api_user(), detention, data["reason"], utcnow())
+    lift_detention(api_user(), detention, data["reason"], office_now())
     db.session.commit()
     return detention
