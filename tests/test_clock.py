@@ -64,6 +64,18 @@ def test_the_office_zone_comes_from_the_environment(monkeypatch, tmp_path):
 
 # --- dates with legal meaning, late in the evening --------------------------------------------------
 
+@pytest.fixture
+def signed_in(app):
+    """A browser signed in as `user`."""
+
+    def login(user):
+        browser = app.test_client()
+        assert browser.post("/login", data={"username": user.username, "password": PASSWORD}).status_code == 302
+        return browser
+
+    return login
+
+
 def schedule_on(client, crew, day: date):
     body = {"vessel_id": crew["vessel"].id, "kind": "seguridad", "inspector_id": crew["inspector"].id,
             "scheduled_on": day.isoformat(), "port": "Asunción"}
@@ -134,16 +146,19 @@ def issued_on_30_nov(client, crew, set_clock):
     return certificate
 
 
-@pytest.mark.parametrize("hour, minute, verdict", [(22, 30, "valid"), (23, 59, "valid")])
+@pytest.mark.parametrize("hour, minute", [(22, 30), (23, 59)])
 def test_certificate_is_valid_to_the_end_of_its_last_day_in_asuncion(client, crew, set_clock, issued_on_30_nov,
-                                                                      hour, minute, verdict):
+                                                                      signed_in, hour, minute):
     set_clock(at(date(2027, 5, 30), hour, minute))  # already 31 May in UTC
     token, number = issued_on_30_nov["token"], issued_on_30_nov["number"]
     answer = client.get(f"/api/v1/verify/{token}").json
-    assert answer["verdict"] == verdict and answer["certificate"]["days_left"] == 0
+    assert answer["verdict"] == "valid" and answer["certificate"]["days_left"] == 0
     assert "VÁLIDO" in client.get(f"/v/{token}").get_data(as_text=True)
-    assert client.get(f"/api/v1/certificates/{number}", headers=crew["oh"]).json["status"] == verdict
-    assert client.get("/api/v1/certificates", headers=crew["oh"]).json["items"][0]["status"] == verdict
+    assert client.get(f"/api/v1/certificates/{number}", headers=crew["oh"]).json["status"] == "valid"
+    assert client.get("/api/v1/certificates", headers=crew["oh"]).json["items"][0]["status"] == "valid"
+    owner = signed_in(crew["owner"])
+    for page in ("/certificados", f"/certificados/{number}"):
+        assert 'class="badge ok">Válido<' in owner.get(page).get_data(as_text=True)
 
 
 def test_certificate_expires_at_asuncions_midnight(client, crew, set_clock, issued_on_30_nov):
@@ -154,18 +169,6 @@ def test_certificate_expires_at_asuncions_midnight(client, crew, set_clock, issu
 
 
 # --- pages and commands ------------------------------------------------------------------------------
-
-@pytest.fixture
-def signed_in(app):
-    """A browser signed in as `user`."""
-
-    def login(user):
-        browser = app.test_client()
-        assert browser.post("/login", data={"username": user.username, "password": PASSWORD}).status_code == 302
-        return browser
-
-    return login
-
 
 def test_the_schedule_form_offers_asuncions_today_at_2230(crew, signed_in, set_clock):
     set_clock(LATE_ON_30_NOV)

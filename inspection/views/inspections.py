@@ -99,7 +99,8 @@ def local_time(value) -> str:
         return ""
     moment = datetime.fromisoformat(value) if isinstance(value, str) else value
     zone = office_zone()
-    return f"{wall_clock(moment, zone)} ({gettext('hora de {city}', city=zone_city(zone))})"
+    place = gettext("hora de {city}", city=zone_city(zone))
+    return f"{wall_clock(moment, zone)} ({place})"
 
 
 def _attempt(operation):
