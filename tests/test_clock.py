@@ -103,7 +103,7 @@ def test_certificate_issued_at_2230_carries_asuncions_date(client, crew, set_clo
     assert certificate["apply_by"] == "2027-04-30"             # a month before expiry (art. 222)
     assert certificate["number"].startswith("SEG-2026-")
     assert body["deficiencies"][0]["due_on"] == "2026-12-14"   # fourteen days from the inspection day
-    _, claims = client.get(f"/api/v1/verify/{certificate['token']}").json.values()
+    claims = client.get(f"/api/v1/verify/{certificate['token']}").json["certificate"]
     assert claims["issued_on"] == "2026-11-30"                # the signed token says the same
     pdf = client.get(certificate["pdf_url"], headers=crew["oh"]).data
     assert b"/CreationDate (D:20261130000000-03'00')" in pdf
