@@ -157,6 +157,13 @@ def token(call: Caller, username: str, password: str) -> dict:
     return {"Authorization": f"Bearer {reply.body['token']}"}
 
 
+def office_today() -> date:
+    """The server's "today": the date in the office's zone (the bench apps keep the default OFFICE_TZ)."""
+    from inspection.clock import DEFAULT_ZONE, zone_named
+
+    return datetime.now(zone_named(DEFAULT_ZONE)).date()
+
+
 def start_inspection(call: Caller, ids: dict, kind: str = "seguridad", port: str = "Asunción") -> tuple[int, list, dict]:
     """Schedule (as admin) and start (as inspector) an inspection through the API.
 
@@ -164,7 +171,7 @@ def start_inspection(call: Caller, ids: dict, kind: str = "seguridad", port: str
     """
     admin, inspector = token(call, *ADMIN), token(call, *INSPECTOR)
     body = {"vessel_id": ids["vessel_id"], "kind": kind, "inspector_id": ids["inspector_id"],
-            "scheduled_on": date.today().isoformat(), "port": port}
+            "scheduled_on": office_today().isoformat(), "port": port}
     inspection_id = expect(call("POST", "/api/v1/inspections", body, admin), 201, "schedule").body["id"]
     expect(call("POST", f"/api/v1/inspections/{inspection_id}/start", None, inspector), 200, "start")
     detail = expect(call("GET", f"/api/v1/inspections/{inspection_id}", None, inspector), 200, "detail").body

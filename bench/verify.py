@@ -20,7 +20,8 @@ def issue_demo_certificate(config: dict) -> dict:
     from app import create_app
     from inspection.certificates import issue_certificate
     from inspection.extensions import db
-    from inspection.models import Inspection, User, Vessel, utcnow
+    from inspection.clock import office_date, office_now
+    from inspection.models import Inspection, User, Vessel
     from inspection.qrcodes import make_qr
 
     app = create_app(config)
@@ -28,13 +29,14 @@ def issue_demo_certificate(config: dict) -> dict:
         admin = db.session.scalar(db.select(User).filter_by(username="admin"))
         inspector = db.session.scalar(db.select(User).filter_by(username="inspector"))
         vessel = db.session.scalar(db.select(Vessel).filter_by(registration="PY-1001"))
-        now = utcnow()
-        inspection = Inspection(vessel=vessel, kind="seguridad", inspector_id=inspector.id, scheduled_on=now.date(),
+        now = office_now()
+        today = office_date(now)
+        inspection = Inspection(vessel=vessel, kind="seguridad", inspector_id=inspector.id, scheduled_on=today,
                                 port="Asunción", status="submitted", outcome="passed", created_by_id=admin.id,
                                 submitted_at=now)
         db.session.add(inspection)
         db.session.flush()
-        certificate = issue_certificate(inspector, inspection, now.date(), now)
+        certificate = issue_certificate(inspector, inspection, today, now)
         db.session.commit()
         qr = make_qr(config["PUBLIC_URL"], certificate.token)
         facts = {"token": certificate.token, "number": certificate.number, "qr_version": qr.version,

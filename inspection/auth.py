@@ -14,10 +14,11 @@ from sqlalchemy.orm import joinedload
 from werkzeug.security import check_password_hash, generate_password_hash
 
 from .access import refuse_unseen_records
+from .clock import office_now
 from .errors import DomainError, Forbidden, Unauthorized
 from .extensions import db, login_manager
 from .i18n import Msg
-from .models import ApiToken, LoginThrottle, User, utcnow
+from .models import ApiToken, LoginThrottle, User
 from .sessions import revoke_session, standing_session, start_session, touch_session
 
 # A constant hash to compare against when the user does not exist, so timing does not tell.
@@ -105,7 +106,7 @@ def _bearer_user() -> User | None:
     raw = header[7:].strip()
     record = db.session.scalar(db.select(ApiToken).options(joinedload(ApiToken.user))  # one query, not two
                                .filter_by(token_hash=_digest(raw)))
-    if record is None or record.revoked_at is not None or record.expires_at <= utcnow():
+    if record is None or record.revoked_at is not None or record.expires_at <= office_now():
         raise Unauthorized(Msg("El token no es válido o ha vencido. Inicie sesión de nuevo."))
     if not record.user.active:
         raise Unauthorized(Msg("La cuenta está desactivada."))
@@ -212,7 +213,7 @@ def authorize_request():
 @login_manager.user_loader
 def _load_user(session_id: str) -> User | None:
     """The user of a standing session, for requests that brought a cookie (none do a query otherwise)."""
-    config, now = current_app.config, utcnow()
+    config, now = current_app.config, office_now()
     record = standing_session(session_id, now, idle=timedelta(minutes=config["SESSION_IDLE_MINUTES"]),
                               lifetime=timedelta(hours=config["SESSION_LIFETIME_HOURS"]))
     if record is None:

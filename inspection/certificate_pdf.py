@@ -14,6 +14,7 @@ office and the signatures art. 221 requires.
     valid_until         date
     next_inspection_on  date or None
     office_name         issuing office, e.g. "Prefectura de Puerto de Asunción"
+    office_zone         the office's tzinfo (optional, UTC): the document date is its midnight
     vessel              {registration, name, flag, propulsion, service, hull_material,
                          length_m, beam_m, girth_m, gross_tonnage, crew, max_passengers,
                          boilers, home_port} (api.md names and enum values; None prints "—")
@@ -241,8 +242,10 @@ def render_certificate_pdf(cert: dict, lang: str = "es") -> bytes:
     pdf.set_author("Prefectura General de Puertos")
     pdf.set_creator("Baliza")
     issued = _date(cert.get("issued_on")) or dt.date(1970, 1, 1)
-    # Deterministic output: the document date is the issue date, not the rendering time.
-    pdf.set_creation_date(dt.datetime(issued.year, issued.month, issued.day, tzinfo=dt.timezone.utc))
+    # Deterministic output: the document date is the issue date, at midnight on the office's clock,
+    # not the rendering time (a reader's viewer would otherwise show the day before).
+    zone = cert.get("office_zone") or dt.timezone.utc
+    pdf.set_creation_date(dt.datetime(issued.year, issued.month, issued.day, tzinfo=zone))
     pdf.add_page()
     pdf.frame()
 

@@ -3,9 +3,9 @@ import click
 from flask import current_app
 from flask.cli import AppGroup
 
+from .clock import office_now
 from .extensions import db
 from .keys import create_signing_key, published_keys
-from .models import utcnow
 
 keys_cli = AppGroup("keys", help="Claves de firma de certificados.")
 
@@ -15,7 +15,7 @@ keys_cli = AppGroup("keys", help="Claves de firma de certificados.")
 def new_key(office):
     """Make a new signing key for an office; its previous key is retired but stays published."""
     office = office or current_app.config["OFFICE_CODE"]
-    record = create_signing_key(office, utcnow())
+    record = create_signing_key(office, office_now())
     db.session.commit()
     click.echo(f"Clave nueva {record.kid} para {office}; la privada quedó en {current_app.config['KEYS_DIR']} (0600).")
 

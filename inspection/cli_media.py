@@ -4,9 +4,10 @@ from datetime import timedelta
 import click
 from flask.cli import AppGroup
 
+from .clock import office_now
 from .extensions import db
 from .media import media_storage
-from .models import Photo, utcnow
+from .models import Photo
 from .storage import sweep_orphans
 
 media_cli = AppGroup("media", help="Archivos de fotos.")
@@ -16,7 +17,7 @@ media_cli = AppGroup("media", help="Archivos de fotos.")
 @click.option("--grace-minutes", default=60, show_default=True, help="No tocar archivos más nuevos que esto.")
 def sweep(grace_minutes):
     """Delete files written before the grace period that no photo row records (run from cron)."""
-    cutoff = utcnow() - timedelta(minutes=grace_minutes)  # read before the keys: an upload in flight is newer
+    cutoff = office_now() - timedelta(minutes=grace_minutes)  # read before the keys: an upload in flight is newer
     known = set()
     for row in db.session.execute(db.select(Photo.original_key, Photo.display_key, Photo.thumb_key)):
         known.update(row)

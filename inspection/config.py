@@ -4,6 +4,8 @@ import secrets
 from datetime import timedelta
 from pathlib import Path
 
+from .clock import DEFAULT_ZONE, zone_named
+
 DEFAULTS = {
     "DATABASE_URL": None,  # None: SQLite file under the instance folder
     "MEDIA_DIR": None,  # None: instance/media
@@ -11,6 +13,7 @@ DEFAULTS = {
     "PUBLIC_URL": "http://127.0.0.1:5000",
     "OFFICE_CODE": "PGP-ASU",
     "OFFICE_NAME": "Prefectura General de Puertos — Asunción",
+    "OFFICE_TZ": DEFAULT_ZONE,  # the law's "today" is the office's date, not the UTC one
     "AUTO_SIGNING_KEY": False,  # make the office's first key on first issue: the demo only (`python app.py`)
     "VERIFY_CACHE_SIZE": 10_000,  # recent signature checks kept per process; 0 checks every scan
     "TOKEN_TTL_HOURS": 12,
@@ -57,6 +60,7 @@ def load_config(app, test_config=None):
     app.config["PUBLIC_URL"] = app.config["PUBLIC_URL"].rstrip("/")
     # The signed cookie itself stops being accepted when the longest session would have ended.
     app.config["PERMANENT_SESSION_LIFETIME"] = timedelta(hours=app.config["SESSION_LIFETIME_HOURS"])
+    zone_named(app.config["OFFICE_TZ"])  # an unknown zone stops the app here, not on the first request
     if not app.config.get("SECRET_KEY"):
         app.config["SECRET_KEY"] = _instance_secret(instance)
 

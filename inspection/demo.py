@@ -4,9 +4,10 @@ from decimal import Decimal
 from flask import current_app
 from flask_migrate import upgrade
 
+from .clock import office_date, office_now
 from .extensions import db
 from .keys import create_first_signing_key
-from .models import Owner, User, utcnow
+from .models import Owner, User
 from .users import create_user
 from .vessels import create_owner, create_vessel
 
@@ -74,6 +75,8 @@ def seed_demo() -> bool:
     """Add the demo records to an empty database; returns False (and touches nothing) otherwise."""
     if not database_is_empty():
         return False
+    now = office_now()  # the command's one clock read: the demo's inspections happen "today" in the office
+    today = office_date(now)
     owners = [create_owner(values) for values in OWNERS]
     for index, values in VESSELS:
         particulars = {"flag": "national", "cabotage_permit": None, "home_port": "Asunción",
@@ -85,8 +88,8 @@ def seed_demo() -> bool:
     for username, role, owner_index, full_name in USERS:
         owner_id = owners[owner_index].id if owner_index is not None else None
         create_user(username, DEMO_PASSWORD, role, owner_id=owner_id, full_name=full_name)
-    create_first_signing_key(current_app.config["OFFICE_CODE"], utcnow())  # the demo's own key, never replacing one
-    seed_activity()
+    create_first_signing_key(current_app.config["OFFICE_CODE"], now)  # the demo's own key, never replacing one
+    seed_activity(now, today)
     return True
 
 
@@ -122,15 +125,13 @@ def _answer_items(inspector, inspection, items, fail: tuple, now) -> None:
             add_photo(inspector, inspection, item["id"], str(uuid4()), processed, media_storage(), now, -25.28, -57.63, now)
 
 
-def _inspect(admin, inspector, vessel, kind, fail: tuple = (), today=None):
+def _inspect(admin, inspector, vessel, kind, now, today, fail: tuple = ()):
     """Run a whole inspection through the real operations, photos included."""
     from uuid import uuid4
 
     from .closing import close_inspection
     from .inspections import schedule_inspection, start_inspection
 
-    now = utcnow()
-    today = today or now.date()
     inspection = schedule_inspection(admin, vessel, kind, inspector, today, "Asunción", today)
     start_inspection(inspector, inspection, now)
     _answer_items(inspector, inspection, inspection.items, fail, now)
@@ -139,18 +140,17 @@ def _inspect(admin, inspector, vessel, kind, fail: tuple = (), today=None):
     return inspection
 
 
-def _interrupt(admin, inspector, vessel, kind, answered: int, reason: str):
+def _interrupt(admin, inspector, vessel, kind, now, today, answered: int, reason: str):
     """Start an inspection, answer its first items and interrupt it: no outcome, no certificate."""
     from .inspections import interrupt_inspection, schedule_inspection, start_inspection
 
-    now = utcnow()
-    inspection = schedule_inspection(admin, vessel, kind, inspector, now.date(), "Asunción", now.date())
+    inspection = schedule_inspection(admin, vessel, kind, inspector, today, "Asunción", today)
     start_inspection(inspector, inspection, now)
     _answer_items(inspector, inspection, inspection.items[:answered], (), now)
     return interrupt_inspection(inspector, inspection, reason, now)
 
 
-def seed_activity() -> None:
+def seed_activity(now, today) -> None:
     """Two certificates (one with an observation), an interrupted inspection and an upcoming one, for every portal."""
     from datetime import timedelta
 
@@ -160,11 +160,10 @@ def seed_activity() -> None:
     admin = db.session.scalar(db.select(User).filter_by(username="admin"))
     inspector = db.session.scalar(db.select(User).filter_by(username="inspector"))
     vessels = {v.registration: v for v in db.session.scalars(db.select(Vessel))}
-    _inspect(admin, inspector, vessels["PY-1002"], "seguridad")
-    _inspect(admin, inspector, vessels["PY-1003"], "seguridad", fail=("seg.hoses.weekly",))
-    _interrupt(admin, inspector, vessels["PY-2001"], "seguridad", 5,
+    _inspect(admin, inspector, vessels["PY-1002"], "seguridad", now, today)
+    _inspect(admin, inspector, vessels["PY-1003"], "seguridad", now, today, fail=("seg.hoses.weekly",))
+    _interrupt(admin, inspector, vessels["PY-2001"], "seguridad", now, today, 5,
                "Tormenta en el puerto: el buque volvió a amarrar antes de terminar la inspección.")
-    today = utcnow().date()
     schedule_inspection(admin, vessels["PY-1001"], "seguridad", inspector, today + timedelta(days=5),
                         "Asunción", today)
 

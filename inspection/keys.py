@@ -89,8 +89,10 @@ class KeySet:
     verified: dict = field(default_factory=dict)  # {token: Verification}, valid for this key set only
 
 
-# Keys are only ever added, and retired when one is added: these three numbers change with any change.
-_VERSION_SQL = "SELECT count(kid), count(retired_at), max(created_at) FROM signing_keys"
+# Keys are only ever added, and retired when one is added: these numbers change with any change. The
+# key ids (hashes of the keys) also tell a replaced set from the old one with the same counts and
+# times, as after a restore or when tests empty the table.
+_VERSION_SQL = "SELECT count(kid), count(retired_at), max(created_at), min(kid), max(kid) FROM signing_keys"
 
 
 def _key_set_version() -> tuple:

@@ -88,6 +88,19 @@ def app(_app):
 
 
 @pytest.fixture
+def set_clock(monkeypatch):
+    """set_clock(moment): from now on in this test the app's one clock (inspection.clock) reads `moment`."""
+    from datetime import timezone
+
+    from inspection import clock
+
+    def set_(moment):
+        monkeypatch.setattr(clock, "system_now", lambda: moment.astimezone(timezone.utc))
+
+    return set_
+
+
+@pytest.fixture
 def client(app):
     return app.test_client()
 

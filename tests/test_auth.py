@@ -155,14 +155,12 @@ def test_parallel_guesses_check_at_most_max_failures_passwords(app, make_user, d
     assert sorted(results) == [401] * auth.MAX_FAILURES + [429] * (40 - auth.MAX_FAILURES)
 
 
-def test_the_lockout_window_ends(client, make_user, monkeypatch):
-    import inspection.api.auth as api
-
+def test_the_lockout_window_ends(client, make_user, set_clock):
     user = make_user("admin")
     for _ in range(10):
         client.post("/api/v1/auth/token", json={"username": user.username, "password": "guess"})
     body = {"username": user.username, "password": "correct-horse-battery"}
     assert client.post("/api/v1/auth/token", json=body).status_code == 429
     later = utcnow() + timedelta(minutes=15, seconds=1)
-    monkeypatch.setattr(api, "utcnow", lambda: later)
+    set_clock(later)
     assert client.post("/api/v1/auth/token", json=body).status_code == 201

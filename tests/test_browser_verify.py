@@ -17,6 +17,7 @@ import pytest
 from werkzeug.serving import make_server
 
 from app import create_app
+from inspection.clock import office_today
 from inspection.extensions import db
 from tests.media_samples import encode, noisy_image
 
@@ -56,8 +57,10 @@ def _vessel_values(registration: str, name: str, owner_id: int) -> dict:
 
 def _issue(client, admin, inspector, inspector_id: int, vessel_id: int) -> dict:
     """A passed seguridad inspection through the tablet API; returns the issued certificate."""
+    with client.application.app_context():
+        today = office_today()  # the server's "today", whatever the machine's zone
     body = {"vessel_id": vessel_id, "kind": "seguridad", "inspector_id": inspector_id,
-            "scheduled_on": dt.date.today().isoformat(), "port": "Asunción"}
+            "scheduled_on": today.isoformat(), "port": "Asunción"}
     created = client.post("/api/v1/inspections", json=body, headers=admin)
     assert created.status_code == 201, created.json
     inspection_id = created.json["id"]

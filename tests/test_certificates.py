@@ -157,13 +157,12 @@ def test_later_date_is_expired(app, issued):
     assert verdict == "expired" and view["days_left"] == -1
 
 
-def test_expired_page_says_vencido(client, issued, monkeypatch):
+def test_expired_page_says_vencido(client, issued, set_clock):
     from datetime import datetime, timezone
 
-    import inspection.views.certificates as pages
     later = datetime.combine(date.fromisoformat(issued["valid_until"]) + timedelta(days=3), datetime.min.time(),
                              timezone.utc)
-    monkeypatch.setattr(pages, "utcnow", lambda: later)
+    set_clock(later)
     assert "VENCIDO" in client.get(f"/v/{issued['token']}").get_data(as_text=True)
 
 

@@ -1,10 +1,11 @@
 """Inspections on the tablet's terms: the server side of an offline, retrying, photo-taking client."""
 import io
 import uuid
-from datetime import date, timedelta
+from datetime import timedelta
 
 import pytest
 
+from inspection.clock import office_today
 from inspection.models import (
     Answer,
     AuditEvent,
@@ -30,18 +31,18 @@ def jpeg(seed: int = 1) -> bytes:
 @pytest.fixture
 def crew(as_role, make_vessel):
     """An admin, an inspector, the vessel's owner user and a motor cargo vessel."""
-    _, admin = as_role("admin")
+    admin_user, admin = as_role("admin")
     inspector, inspector_h = as_role("inspector")
     owner, owner_h = as_role("owner")
     vessel = make_vessel(owner_id=owner.owner_id, propulsion="motor", service="cargo", crew=6, fire_hydrants=3,
                          holds=1, boilers=0, cooking="galley")
-    return {"admin": admin, "inspector": inspector, "ih": inspector_h, "owner": owner, "oh": owner_h,
+    return {"admin": admin, "admin_user": admin_user, "inspector": inspector, "ih": inspector_h, "owner": owner, "oh": owner_h,
             "vessel": vessel}
 
 
 def schedule(client, crew, kind="seguridad", on=None):
     body = {"vessel_id": crew["vessel"].id, "kind": kind, "inspector_id": crew["inspector"].id,
-            "scheduled_on": (on or date.today()).isoformat(), "port": "Asunción"}
+            "scheduled_on": (on or office_today()).isoformat(), "port": "Asunción"}
     response = client.post("/api/v1/inspections", json=body, headers=crew["admin"])
     assert response.status_code == 201, response.json
     return response.json["id"]
@@ -90,7 +91,7 @@ def submit(client, crew, inspection_id, client_id=None):
 # --- scheduling and conflict of interest -----------------------------------------------------------
 
 def test_owner_sees_the_scheduled_inspection_beforehand(client, crew):
-    inspection_id = schedule(client, crew, on=date.today() + timedelta(days=3))
+    inspection_id = schedule(client, crew, on=office_today() + timedelta(days=3))
     items = client.get("/api/v1/inspections", headers=crew["oh"]).json["items"]
     assert [i["id"] for i in items] == [inspection_id]
     assert items[0]["status"] == "scheduled" and items[0]["port"] == "Asunción"
@@ -99,7 +100,7 @@ def test_owner_sees_the_scheduled_inspection_beforehand(client, crew):
 def test_inspector_schedules_only_for_themselves(client, crew, make_user):
     other = make_user("inspector")
     body = {"vessel_id": crew["vessel"].id, "kind": "seguridad", "inspector_id": other.id,
-            "scheduled_on": date.today().isoformat(), "port": "Pilar"}
+            "scheduled_on": office_today().isoformat(), "port": "Pilar"}
     assert client.post("/api/v1/inspections", json=body, headers=crew["ih"]).status_code == 403
     body["inspector_id"] = crew["inspector"].id
     assert client.post("/api/v1/inspections", json=body, headers=crew["ih"]).status_code == 201
@@ -110,7 +111,7 @@ def test_conflict_of_interest_refuses_assignment(client, crew, db):
                                       reason="Maquinista de la compañía"))
     db.session.commit()
     body = {"vessel_id": crew["vessel"].id, "kind": "seguridad", "inspector_id": crew["inspector"].id,
-            "scheduled_on": date.today().isoformat(), "port": "Asunción"}
+            "scheduled_on": office_today().isoformat(), "port": "Asunción"}
     response = client.post("/api/v1/inspections", json=body, headers=crew["admin"])
     assert response.status_code == 403
     assert "art. 214" in response.json["detail"]
@@ -129,7 +130,7 @@ def test_exempt_vessel_cannot_be_scheduled(client, crew, make_vessel):
     canoe = make_vessel(owner_id=crew["vessel"].owner_id, propulsion="rowing", service="work", crew=1,
                         fire_hydrants=0, holds=0, boats=0, cooking="none", length_m=5, beam_m=1.2, girth_m=2)
     body = {"vessel_id": canoe.id, "kind": "navegabilidad", "inspector_id": crew["inspector"].id,
-            "scheduled_on": date.today().isoformat(), "port": "Asunción"}
+            "scheduled_on": office_today().isoformat(), "port": "Asunción"}
     response = client.post("/api/v1/inspections", json=body, headers=crew["admin"])
     assert response.status_code == 422 and "210" in response.json["detail"]
 
@@ -490,7 +491,7 @@ def test_non_detainable_failure_passes_with_observations(client, crew, started, 
     [deficiency] = body["deficiencies"]
     assert deficiency["item_id"] == minor["id"] and deficiency["article"] == minor["article"]
     assert deficiency["action"] == "within_14_days" and deficiency["status"] == "open"
-    assert deficiency["due_on"] == (date.today() + timedelta(days=14)).isoformat()
+    assert deficiency["due_on"] == (office_today() + timedelta(days=14)).isoformat()
 
 
 def test_detainable_failure_fails_and_schedules_reinspection(client, crew, started, db):
@@ -610,10 +611,10 @@ def test_owner_isolation_for_inspections(client, crew, started, as_role):
 
 
 def test_list_filters(client, crew):
-    early = schedule(client, crew, on=date.today() + timedelta(days=1))
-    late = schedule(client, crew, kind="navegabilidad", on=date.today() + timedelta(days=20))
+    early = schedule(client, crew, on=office_today() + timedelta(days=1))
+    late = schedule(client, crew, kind="navegabilidad", on=office_today() + timedelta(days=20))
     get = lambda q: [i["id"] for i in client.get(f"/api/v1/inspections?{q}", headers=crew["admin"]).json["items"]]
-    assert get(f"date_to={(date.today() + timedelta(days=5)).isoformat()}") == [early]
+    assert get(f"date_to={(office_today() + timedelta(days=5)).isoformat()}") == [early]
     assert get("kind=navegabilidad") == [late]
     assert get(f"vessel_id={crew['vessel'].id}&status=scheduled") == [late, early]
     assert get(f"inspector_id={crew['inspector'].id}&per_page=1") == [late]
@@ -626,7 +627,7 @@ def test_admin_declares_a_conflict_through_the_api(client, crew):
     assert client.post(url, json=body, headers=crew["admin"]).status_code == 201
     assert [c["owner_id"] for c in client.get(url, headers=crew["admin"]).json] == [crew["vessel"].owner_id]
     schedule_body = {"vessel_id": crew["vessel"].id, "kind": "seguridad", "inspector_id": crew["inspector"].id,
-                     "scheduled_on": date.today().isoformat(), "port": "Asunción"}
+                     "scheduled_on": office_today().isoformat(), "port": "Asunción"}
     assert client.post("/api/v1/inspections", json=schedule_body, headers=crew["admin"]).status_code == 403
 
 

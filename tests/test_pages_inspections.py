@@ -3,10 +3,11 @@ import html
 import io
 import re
 import uuid
-from datetime import date, timedelta
+from datetime import timedelta
 
 import pytest
 
+from inspection.clock import office_today
 from inspection.models import Answer, Deficiency, Detention, Inspection, Photo
 from tests.conftest import PASSWORD
 from tests.media_samples import encode, noisy_image
@@ -48,7 +49,7 @@ def crew(make_user, make_vessel, login_as):
 def schedule(crew, kind="seguridad", on=None, who="admin"):
     """Schedule through the page's form; returns the new inspection's id."""
     form = {"vessel_id": crew["vessel"].id, "kind": kind, "inspector_id": crew["inspector_user"].id,
-            "scheduled_on": (on or date.today()).isoformat(), "port": "Asunción"}
+            "scheduled_on": (on or office_today()).isoformat(), "port": "Asunción"}
     response = crew[who].post("/inspecciones", data=form)
     assert response.status_code == 302, text(response)
     return int(response.headers["Location"].rsplit("/", 1)[-1])
@@ -211,7 +212,7 @@ def test_refused_actions_are_shown_atop_the_page(crew, db, make_user, login_as):
     response = crew["inspector"].post(f"/inspecciones/{inspection_id}/items/no.such.item",
                                      data={"client_id": str(uuid.uuid4()), "result": "pass"})
     assert response.status_code == 404 and "no.such.item" in text(response)
-    later = schedule(crew, on=date.today() + timedelta(days=1))
+    later = schedule(crew, on=office_today() + timedelta(days=1))
     response = answer(crew["inspector"], later, items[0])
     assert response.status_code == 409 and "esta acción no corresponde" in text(response)
     assert db.session.scalar(db.select(db.func.count(Answer.id))) == 0
@@ -228,7 +229,7 @@ def test_answer_error_in_english(crew, db):
 
 def test_schedule_errors_are_shown_in_the_form(crew):
     form = {"vessel_id": crew["vessel"].id, "kind": "seguridad", "inspector_id": crew["inspector_user"].id,
-            "scheduled_on": (date.today() - timedelta(days=1)).isoformat(), "port": ""}
+            "scheduled_on": (office_today() - timedelta(days=1)).isoformat(), "port": ""}
     response = crew["admin"].post("/inspecciones", data=form)
     assert response.status_code == 422 and "Este campo es obligatorio." in text(response)
     response = crew["admin"].post("/inspecciones", data={**form, "port": "Pilar"})
@@ -239,7 +240,7 @@ def test_schedule_errors_are_shown_in_the_form(crew):
 def test_inspector_cannot_schedule_for_another(crew, make_user):
     other = make_user("inspector")
     form = {"vessel_id": crew["vessel"].id, "kind": "seguridad", "inspector_id": other.id,
-            "scheduled_on": date.today().isoformat(), "port": "Pilar"}
+            "scheduled_on": office_today().isoformat(), "port": "Pilar"}
     response = crew["inspector"].post("/inspecciones", data=form)
     assert response.status_code == 403
     assert "Un inspector solo puede programar inspecciones para sí mismo." in text(response)
@@ -249,7 +250,7 @@ def test_exempt_vessel_cannot_be_scheduled_from_the_page(crew, make_vessel):
     canoe = make_vessel(owner_id=crew["vessel"].owner_id, propulsion="rowing", service="work", crew=1,
                         fire_hydrants=0, holds=0, boats=0, cooking="none", length_m=5, beam_m=1.2, girth_m=2)
     form = {"vessel_id": canoe.id, "kind": "navegabilidad", "inspector_id": crew["inspector_user"].id,
-            "scheduled_on": date.today().isoformat(), "port": "Pilar"}
+            "scheduled_on": office_today().isoformat(), "port": "Pilar"}
     response = crew["admin"].post("/inspecciones", data=form)
     assert response.status_code == 422 and "art. 210" in text(response)
 
@@ -393,14 +394,14 @@ def test_deficiency_follow_up_and_detention_from_the_report(crew, db):
 # --- list ------------------------------------------------------------------------------------------
 
 def test_list_filters_and_pages(crew, db):
-    first = schedule(crew, "seguridad", date.today() + timedelta(days=1))
-    schedule(crew, "navegabilidad", date.today() + timedelta(days=2))
+    first = schedule(crew, "seguridad", office_today() + timedelta(days=1))
+    schedule(crew, "navegabilidad", office_today() + timedelta(days=2))
     start(crew, first, db)
     client = crew["admin"]
     in_progress = client.get("/inspecciones?status=in_progress").get_data(as_text=True)
     assert f'href="/inspecciones/{first}"' in in_progress and in_progress.count('href="/inspecciones/') == 1
     assert "Navegabilidad" in text(client.get("/inspecciones?kind=navegabilidad&status=scheduled"))
-    later = (date.today() + timedelta(days=2)).isoformat()
+    later = (office_today() + timedelta(days=2)).isoformat()
     assert text(client.get(f"/inspecciones?date_from={later}")).count(later) == 1
     paged = text(client.get("/inspecciones?per_page=1"))
     assert "Página 1 de 2" in paged
@@ -415,7 +416,7 @@ def test_list_query_count_does_not_grow_with_rows(crew, db, app, count_queries):
     schedule(crew)
     one = count_queries(load)
     for n in range(4):
-        schedule(crew, on=date.today() + timedelta(days=n + 1))
+        schedule(crew, on=office_today() + timedelta(days=n + 1))
     assert count_queries(load) == one
 
 
@@ -433,7 +434,7 @@ def test_navegabilidad_certificate_can_run_shorter(crew, db):
     inspection_id = schedule(crew, kind="navegabilidad")
     items = start(crew, inspection_id, db)
     answer_all(crew["inspector"], inspection_id, items)
-    shorter = date.today() + timedelta(days=90)
+    shorter = office_today() + timedelta(days=90)
     assert submit(crew["inspector"], inspection_id, valid_until=shorter.isoformat()).status_code == 302
     certificate = db.session.scalar(db.select(Certificate).filter_by(inspection_id=inspection_id))
     assert certificate.kind == "navegabilidad" and certificate.valid_until == shorter

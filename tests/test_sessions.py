@@ -28,12 +28,12 @@ def reads(client) -> bool:
 
 
 @pytest.fixture
-def clock(monkeypatch):
-    """Move the time the session check reads: clock(hours=9) is nine hours from now."""
+def clock(set_clock):
+    """Move the app's one clock: clock(hours=9) is nine hours from now."""
     start = utcnow()
 
     def move(**delta):
-        monkeypatch.setattr(inspection.auth, "utcnow", lambda: start + timedelta(**delta))
+        set_clock(start + timedelta(**delta))
 
     return move
 

@@ -3,10 +3,10 @@ from flask import request
 from flask_smorest import Blueprint
 
 from ..auth import api_user, authenticate, issue_token, require, revoke_token
+from ..clock import office_now
 from ..errors import Unauthorized
 from ..extensions import db
 from ..i18n import Msg
-from ..models import utcnow
 from ..schemas import MeSchema, TokenRequest, TokenResponse
 
 blp = Blueprint("api_auth", __name__, description="Autenticación")
@@ -17,11 +17,11 @@ blp = Blueprint("api_auth", __name__, description="Autenticación")
 @blp.response(201, TokenResponse)
 def create_token(credentials):
     """Exchange a username and password for an expiring bearer token."""
-    user = authenticate(credentials["username"], credentials["password"], utcnow())
+    user = authenticate(credentials["username"], credentials["password"], office_now())
     if user is None:
         db.session.commit()  # keep the failure: it counts toward the lockout
         raise Unauthorized(Msg("Usuario o contraseña incorrectos."))
-    raw, record = issue_token(user, utcnow())
+    raw, record = issue_token(user, office_now())
     db.session.commit()
     return {"token": raw, "role": user.role, "user_id": user.id, "expires_at": record.expires_at}
 
@@ -33,7 +33,7 @@ def delete_token():
     """Revoke the bearer token sent with this request (logout of a tablet)."""
     header = request.headers.get("Authorization", "")
     if header.lower().startswith("bearer "):
-        revoke_token(header[7:].strip(), utcnow())
+        revoke_token(header[7:].strip(), office_now())
         db.session.commit()
     return None
 

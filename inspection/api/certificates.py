@@ -17,11 +17,12 @@ from ..certificates import (
     suspend_certificate,
     verify_certificate_token,
 )
+from ..clock import office_date, office_now, office_today, office_zone
 from ..errors import NotFound
 from ..extensions import db
 from ..i18n import Msg
 from ..keys import current_signing_key, published_keys
-from ..models import Certificate, utcnow
+from ..models import Certificate
 from ..qrcodes import verify_url
 from ..schemas import (
     CertificateQuery,
@@ -86,8 +87,7 @@ def list_certificates(args):
     if args.get("kind"):
         query = query.where(Certificate.kind == args["kind"])
     page = paginate(query.order_by(Certificate.id.desc()), args)
-    today = utcnow().date()
-    return json_response({**page, "items": certificates_json(page["items"], today)}, 200)
+    return json_response({**page, "items": certificates_json(page["items"], office_today())}, 200)
 
 
 @blp.route("/certificates/<number>")
@@ -95,7 +95,7 @@ def list_certificates(args):
 @require("admin", "inspector", "owner")
 def get_certificate(number):
     """One certificate with its status as police see it."""
-    return json_response(certificates_json([get_certificate_for(api_user(), number)], utcnow().date())[0], 200)
+    return json_response(certificates_json([get_certificate_for(api_user(), number)], office_today())[0], 200)
 
 
 @blp.route("/certificates/<number>/qr.png")
@@ -117,6 +117,7 @@ def certificate_document(certificate: Certificate) -> dict:
         "number": certificate.number, "kind": certificate.kind, "revision": certificate.revision,
         "issued_on": certificate.issued_on, "valid_until": certificate.valid_until,
         "next_inspection_on": certificate.next_inspection_on, "office_name": current_app.config["OFFICE_NAME"],
+        "office_zone": office_zone(),
         "vessel": {"registration": v.registration, "name": v.name, "flag": v.flag, "home_port": v.home_port,
                    **{k: vessel.get(k, getattr(v, k)) for k in (
                        "propulsion", "service", "hull_material", "length_m", "beam_m", "girth_m", "gross_tonnage",
@@ -151,9 +152,10 @@ def get_pdf(number):
 
 def _decide(number, data, decision):
     certificate = get_certificate_for(api_user(), number)
-    decision(api_user(), certificate, data["reason"], utcnow())
+    now = office_now()
+    decision(api_user(), certificate, data["reason"], now)
     db.session.commit()
-    return json_response(certificates_json([certificate], utcnow().date())[0], 200)
+    return json_response(certificates_json([certificate], office_date(now))[0], 200)
 
 
 @blp.route("/certificates/<number>/revoke", methods=["POST"])
@@ -200,9 +202,9 @@ def get_keys():
 @blp.response(200, StatusListSchema)
 def get_status_list():
     """The signed 2-bit status list of every certificate (no login), for offline verification."""
-    now = utcnow()
+    now = office_now()
     found = current_signing_key(current_app.config["OFFICE_CODE"])
-    statuses = all_statuses(now.date())
+    statuses = all_statuses(office_date(now))
     if found is None:
         raise NotFound(Msg("Todavía no hay claves de firma."))
     kid, private = found
@@ -221,7 +223,7 @@ def get_status_list():
 def get_verify(token):
     """Public verification of a QR token: the verdict and the signed particulars, nothing personal."""
     try:
-        verdict, view = verify_certificate_token(token, utcnow().date())
+        verdict, view = verify_certificate_token(token, office_today())
     except MalformedToken:
         from ..errors import DomainError
 

@@ -9,6 +9,7 @@ from sqlalchemy.exc import IntegrityError
 
 from ..access import get_vessel_for
 from ..auth import api_user, require
+from ..clock import office_date, office_now, office_today
 from ..closing import close_inspection
 from ..errors import Conflict, DomainError, Invalid, NotFound, TooLarge
 from ..extensions import db
@@ -42,7 +43,6 @@ from ..models import (
     Photo,
     User,
     Vessel,
-    utcnow,
 )
 from ..photos import PhotoRejected, process_photo
 from ..schemas import (
@@ -86,11 +86,6 @@ STAFF = ("admin", "inspector")
 READERS = ("admin", "inspector", "owner")
 
 
-def today():
-    """The inspection day (UTC date of the server clock)."""
-    return utcnow().date()
-
-
 # --- list, create, read ----------------------------------------------------------------------------
 
 @blp.route("/inspections")
@@ -126,7 +121,7 @@ def post_inspection(data):
     if inspector is None:
         raise Invalid(errors={"inspector_id": [Msg("No existe ese inspector.")]})
     inspection = schedule_inspection(actor, vessel, data["kind"], inspector, data["scheduled_on"], data["port"],
-                                     today())
+                                     office_today())
     db.session.commit()
     return inspection
 
@@ -170,7 +165,7 @@ def get_inspection(inspection_id):
 @require("inspector")
 def post_start(inspection_id):
     """Pin the checklist version and the vessel's particulars; answers come after this."""
-    inspection = start_inspection(api_user(), get_inspection_for(api_user(), inspection_id), utcnow())
+    inspection = start_inspection(api_user(), get_inspection_for(api_user(), inspection_id), office_now())
     db.session.commit()
     return inspection
 
@@ -192,7 +187,7 @@ def put_answer(data, inspection_id, item_id):
     raw = request.get_json()
 
     def action():
-        return AnswerSchema().dump(record_answer(actor, inspection, item_id, data, utcnow()))
+        return AnswerSchema().dump(record_answer(actor, inspection, item_id, data, office_now()))
 
     return run_once(actor, _answer_scope(inspection.id, item_id), str(data["client_id"]), raw, action)
 
@@ -249,7 +244,7 @@ def _apply_entry(actor, inspection, entry: dict, scope: str, digest: str) -> dic
         if prior is not None:
             return {"status": "duplicate", "answer": prior.response}
         stored = recorded_answer(actor, inspection, entry["item_id"], entry)  # a page form or the demo sent it
-        answer = AnswerSchema().dump(stored or record_answer(actor, inspection, entry["item_id"], entry, utcnow()))
+        answer = AnswerSchema().dump(stored or record_answer(actor, inspection, entry["item_id"], entry, office_now()))
         remember_result(client_id, actor, scope, digest, 200, answer)
     return {"status": "duplicate" if stored else "applied", "answer": answer}
 
@@ -293,7 +288,7 @@ def post_photo(form, files, inspection_id):
 
     def store(processed):
         return add_photo(actor, inspection, form["item_id"], str(form["client_id"]), processed, media_storage(),
-                         form.get("taken_at"), form.get("latitude"), form.get("longitude"), utcnow())
+                         form.get("taken_at"), form.get("latitude"), form.get("longitude"), office_now())
 
     return upload_once(actor, f"photo:{inspection.id}", str(form["client_id"]), files["file"], extra, store)
 
@@ -354,12 +349,14 @@ def post_submit(data, inspection_id):
     inspection = get_inspection_for(actor, inspection_id)
 
     def action():
-        result = close_inspection(actor, inspection, data, today(), utcnow())
+        now = office_now()
+        today = office_date(now)
+        result = close_inspection(actor, inspection, data, today, now)
         certificate = result["certificate"]
         return {"outcome": result["outcome"], "deficiencies": DeficiencySchema(many=True).dump(result["deficiencies"]),
                 "missing_answers": result["missing_answers"],
                 "reinspection_id": result["reinspection"].id if result["reinspection"] else None,
-                "certificate": certificates_json([certificate], today())[0] if certificate else None}
+                "certificate": certificates_json([certificate], today)[0] if certificate else None}
 
     return run_once(actor, f"submit:{inspection.id}", str(data["client_id"]), request.get_json(), action)
 
@@ -371,7 +368,7 @@ def post_submit(data, inspection_id):
 def post_interrupt(data, inspection_id):
     """Stop an inspection that cannot be finished, with the reason: no outcome, certificate or deficiencies."""
     actor = api_user()
-    inspection = interrupt_inspection(actor, get_inspection_for(actor, inspection_id), data["reason"], utcnow())
+    inspection = interrupt_inspection(actor, get_inspection_for(actor, inspection_id), data["reason"], office_now())
     db.session.commit()
     return inspection
 
@@ -415,7 +412,7 @@ def post_repair_evidence(form, files, deficiency_id):
     client_id = str(form["client_id"])
 
     def store(processed):
-        return add_repair_evidence(actor, deficiency, client_id, processed, media_storage(), utcnow())
+        return add_repair_evidence(actor, deficiency, client_id, processed, media_storage(), office_now())
 
     return upload_once(actor, f"evidence:{deficiency.id}", client_id, files["file"], {"deficiency_id": deficiency.id},
                        store)
@@ -431,7 +428,7 @@ def post_report_fixed(data, deficiency_id):
     photo = db.session.get(Photo, data["photo_id"]) if data.get("photo_id") else None
     if data.get("photo_id") and photo is None:
         raise Invalid(errors={"photo_id": [Msg("No existe esa foto.")]})
-    report_fixed(api_user(), deficiency, data["reason"], utcnow(), photo)
+    report_fixed(api_user(), deficiency, data["reason"], office_now(), photo)
     db.session.commit()
     return deficiency
 
@@ -442,7 +439,7 @@ def post_report_fixed(data, deficiency_id):
 @require("inspector")
 def post_close(data, deficiency_id):
     """An inspector closes a deficiency after verifying the repair."""
-    deficiency = close_deficiency(api_user(), _deficiency_for(api_user(), deficiency_id), data["reason"], utcnow())
+    deficiency = close_deficiency(api_user(), _deficiency_for(api_user(), deficiency_id), data["reason"], office_now())
     db.session.commit()
     return deficiency
 
@@ -456,7 +453,7 @@ def post_detention(data, vessel_id):
     actor = api_user()
     vessel = get_vessel_for(actor, vessel_id)
     inspection = get_inspection_for(actor, data["inspection_id"]) if data.get("inspection_id") else None
-    detention = detain_vessel(actor, vessel, data["reason"], utcnow(), inspection)
+    detention = detain_vessel(actor, vessel, data["reason"], office_now(), inspection)
     db.session.commit()
     return detention
 
@@ -470,6 +467,6 @@ def post_lift(data, detention_id):
     detention = db.session.get(Detention, detention_id)
     if detention is None:
         raise NotFound()
-    lift_detention(api_user(), detention, data["reason"], utcnow())
+    lift_detention(api_user(), detention, data["reason"], office_now())
     db.session.commit()
     return detention

@@ -2,9 +2,10 @@
 from flask_smorest import Blueprint
 
 from ..auth import api_user, require
+from ..clock import office_now
 from ..errors import NotFound
 from ..extensions import db
-from ..models import ConflictOfInterest, User, utcnow
+from ..models import ConflictOfInterest, User
 from ..schemas import ConflictSchema, PageArgs, UserSchema, page_schema
 from ..users import create_user, declare_conflict
 from .common import paginate
@@ -46,7 +47,7 @@ def list_conflicts(user_id):
 @require("admin")
 def post_conflict(data, user_id):
     """Declare that an inspector is linked to an owner: they may not inspect its vessels (art. 214)."""
-    conflict = declare_conflict(api_user(), _user(user_id), data["owner_id"], data["reason"], utcnow())
+    conflict = declare_conflict(api_user(), _user(user_id), data["owner_id"], data["reason"], office_now())
     db.session.commit()
     return conflict
 

@@ -5,10 +5,10 @@ from flask import Blueprint, redirect, render_template, request, url_for
 from flask_login import current_user
 
 from ..auth import authenticate, require_page, sign_in, sign_out
+from ..clock import office_now
 from ..errors import DomainError
 from ..extensions import db
 from ..i18n import gettext
-from ..models import utcnow
 from ..users import change_password
 from .forms import domain_errors
 
@@ -42,7 +42,7 @@ def login():
     """The login form (CSRF-protected)."""
     error = None
     if request.method == "POST":
-        now = utcnow()
+        now = office_now()
         user = authenticate(request.form.get("username", ""), request.form.get("password", ""), now)
         if user is not None:
             sign_in(user, now)
@@ -57,7 +57,7 @@ def login():
 @bp.route("/logout", methods=["POST"])
 def logout():
     """Sign out (POST, so a link cannot sign anyone out); the session ends server-side too."""
-    sign_out(utcnow())
+    sign_out(office_now())
     db.session.commit()
     return redirect(url_for("pages.login"))
 
@@ -69,7 +69,7 @@ def account():
     errors, done, status = {}, False, 200
     if request.method == "POST":
         try:
-            now, user = utcnow(), current_user._get_current_object()
+            now, user = office_now(), current_user._get_current_object()
             change_password(user, request.form.get("current", ""), request.form.get("new", ""), now)
             sign_in(user, now)  # every session ended with the old password; this browser gets a new one
             db.session.commit()

@@ -16,10 +16,11 @@ from ..certificates import (
     suspend_certificate,
     verify_certificate_token,
 )
+from ..clock import office_now, office_today
 from ..errors import Invalid
 from ..extensions import db
 from ..i18n import Msg
-from ..models import Certificate, utcnow
+from ..models import Certificate
 from ..signing import MalformedToken
 
 bp = Blueprint("certificates", __name__)
@@ -37,7 +38,7 @@ DECISIONS = {"revocar": revoke_certificate, "suspender": suspend_certificate, "r
 def verify_page(token):
     """The police page inside the QR: a big verdict and what to compare with the hull (art. 66)."""
     try:
-        verdict, view = verify_certificate_token(token, utcnow().date())
+        verdict, view = verify_certificate_token(token, office_today())
         status = 200
     except MalformedToken:
         verdict, view, status = "malformed", None, 400
@@ -53,7 +54,7 @@ def certificate_list():
     query = certificates_scope(db.select(Certificate), current_user).options(joinedload(Certificate.vessel))
     page = db.paginate(query.order_by(Certificate.id.desc()), page=request.args.get("page", 1, type=int), per_page=50,
                        error_out=False)
-    return render_template("certificates/list.html", page=page, rows=certificates_json(page.items, utcnow().date()))
+    return render_template("certificates/list.html", page=page, rows=certificates_json(page.items, office_today()))
 
 
 @bp.route("/certificados/<number>")
@@ -61,7 +62,7 @@ def certificate_list():
 def certificate_page(number):
     """The certificate as a page (same content as the PDF) with its live status."""
     certificate = get_certificate_for(current_user, number)
-    return render_template("certificates/detail.html", cert=certificates_json([certificate], utcnow().date())[0],
+    return render_template("certificates/detail.html", cert=certificates_json([certificate], office_today())[0],
                            doc=certificate_document(certificate), record=certificate)
 
 
@@ -75,6 +76,6 @@ def certificate_decision(number, decision):
     reason = request.form.get("reason", "").strip()
     if len(reason) < 3:
         raise Invalid(errors={"reason": [Msg("Indique el motivo de la decisión.")]})
-    DECISIONS[decision](current_user, certificate, reason, utcnow())
+    DECISIONS[decision](current_user, certificate, reason, office_now())
     db.session.commit()
     return redirect(url_for("certificates.certificate_page", number=certificate.number))

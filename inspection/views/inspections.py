@@ -17,10 +17,11 @@ from ..access import get_vessel_for, vessel_scope
 from ..api.inspections import filter_inspections, inspection_detail, process_upload
 from ..auth import require_page
 from ..billing import fee_statement_of
+from ..clock import office_date, office_now, office_today, office_zone, wall_clock, zone_city
 from ..closing import close_inspection
 from ..errors import DomainError, Invalid, NotFound
 from ..extensions import db
-from ..i18n import Msg, current_language, localize
+from ..i18n import Msg, current_language, gettext, localize
 from ..inspections import (
     add_photo,
     add_repair_evidence,
@@ -46,7 +47,6 @@ from ..models import (
     Inspection,
     User,
     Vessel,
-    utcnow,
 )
 from ..schemas import (
     AnswerInSchema,
@@ -104,17 +104,14 @@ def new_client_id() -> str:
 
 
 @bp.app_template_filter()
-def utc_time(value) -> str:
-    """A UTC timestamp (datetime or ISO text) as 'YYYY-MM-DD HH:MM UTC'."""
+def local_time(value) -> str:
+    """A UTC timestamp (datetime or ISO text) on the office's clock: '2026-11-30 22:30 (hora de Asunción)'."""
     if not value:
         return ""
     moment = datetime.fromisoformat(value) if isinstance(value, str) else value
-    return moment.strftime("%Y-%m-%d %H:%M UTC")
-
-
-def _now() -> datetime:
-    """The request's moment (UTC); operations receive it as a value and never read the clock."""
-    return utcnow()
+    zone = office_zone()
+    place = gettext("hora de {city}", city=zone_city(zone))
+    return f"{wall_clock(moment, zone)} ({place})"
 
 
 def _attempt(operation):
@@ -159,7 +156,7 @@ def _list_page(values: dict, errors: dict, status: int = 200):
     elif current_user.role == "admin":
         inspectors = db.session.scalars(db.select(User).filter_by(role="inspector", active=True)
                                         .order_by(User.full_name, User.username)).all()
-    defaults = {"scheduled_on": _now().date().isoformat(), "inspector_id": str(current_user.id),
+    defaults = {"scheduled_on": office_today().isoformat(), "inspector_id": str(current_user.id),
                 "vessel_id": request.args.get("vessel_id", ""), "kind": request.args.get("kind", "")}
     return render_template("inspections/list.html", page=page, args=args, filter_errors=filter_errors,
                            vessels=vessels, inspectors=inspectors, choices=CHOICES,
@@ -187,7 +184,7 @@ def inspection_schedule():
         if inspector is None:
             raise Invalid(errors={"inspector_id": [Msg("No existe ese inspector.")]})
         return schedule_inspection(current_user, vessel, data["kind"], inspector, data["scheduled_on"],
-                                   data["port"], _now().date())
+                                   data["port"], office_today())
 
     inspection, error = _attempt(schedule)
     if error:
@@ -261,7 +258,7 @@ def _back(inspection: Inspection, anchor: str | None = None):
 def inspection_start(inspection_id):
     """Start: pin the checklist versions and the vessel's particulars."""
     inspection = get_inspection_for(current_user, inspection_id)
-    _, error = _attempt(lambda: start_inspection(current_user, inspection, _now()))
+    _, error = _attempt(lambda: start_inspection(current_user, inspection, office_now()))
     if error:
         return _inspection_page(inspection, error.status, errors=_placed(error, "_page"))
     return _back(inspection)
@@ -276,7 +273,7 @@ def inspection_answer(inspection_id, item_id):
     data, errors = load_form(form, AnswerInSchema())
     if errors:
         return _inspection_page(inspection, 422, errors={item_id: errors}, values={item_id: form})
-    _, error = _attempt(lambda: record_answer(current_user, inspection, item_id, data, _now()))
+    _, error = _attempt(lambda: record_answer(current_user, inspection, item_id, data, office_now()))
     if error:
         return _inspection_page(inspection, error.status, errors=_placed(error, item_id), values={item_id: form})
     return _back(inspection, f"item-{item_id}")
@@ -300,7 +297,7 @@ def inspection_photo(inspection_id):
     def add():
         processed = process_upload(data, limits)
         return add_photo(current_user, inspection, item_id, str(form["client_id"]), processed, media_storage(),
-                         None, None, None, _now())
+                         None, None, None, office_now())
 
     _, error = _attempt(add)
     if error:
@@ -317,7 +314,8 @@ def inspection_submit(inspection_id):
     data, errors = load_form(form, SubmitInSchema())
     status = 422
     if not errors:
-        _, error = _attempt(lambda: close_inspection(current_user, inspection, data, _now().date(), _now()))
+        now = office_now()
+        _, error = _attempt(lambda: close_inspection(current_user, inspection, data, office_date(now), now))
         if error is None:
             return _back(inspection)
         errors, status = domain_errors(error), error.status
@@ -332,7 +330,7 @@ def inspection_interrupt(inspection_id):
     data, errors = load_form(request.form, NoteSchema())
     status = 422
     if not errors:
-        _, error = _attempt(lambda: interrupt_inspection(current_user, inspection, data["reason"], _now()))
+        _, error = _attempt(lambda: interrupt_inspection(current_user, inspection, data["reason"], office_now()))
         if error is None:
             return _back(inspection)
         errors, status = domain_errors(error), error.status
@@ -355,7 +353,7 @@ def _deficiency_decision(deficiency_id: int, operation):
     data, errors = load_form(request.form, NoteSchema())
     status = 422
     if not errors:
-        _, error = _attempt(lambda: operation(current_user, deficiency, data["reason"], _now()))
+        _, error = _attempt(lambda: operation(current_user, deficiency, data["reason"], office_now()))
         if error is None:
             return redirect(url_for(".inspection_report", inspection_id=inspection.id, _anchor=f"def-{deficiency.id}"))
         errors, status = domain_errors(error), error.status
@@ -395,7 +393,8 @@ def inspection_detain(inspection_id):
     data, errors = load_form(request.form, DetentionInSchema())
     status = 422
     if not errors:
-        _, error = _attempt(lambda: detain_vessel(current_user, inspection.vessel, data["reason"], _now(), inspection))
+        _, error = _attempt(lambda: detain_vessel(current_user, inspection.vessel, data["reason"], office_now(),
+                                                  inspection))
         if error is None:
             return redirect(url_for(".inspection_report", inspection_id=inspection.id, _anchor="detencion"))
         errors, status = domain_errors(error), error.status

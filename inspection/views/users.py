@@ -3,9 +3,10 @@ from flask import Blueprint, redirect, render_template, request, url_for
 from flask_login import current_user
 
 from ..auth import require_page
+from ..clock import office_now
 from ..errors import DomainError, NotFound
 from ..extensions import db
-from ..models import ROLES, ConflictOfInterest, Owner, User, utcnow
+from ..models import ROLES, ConflictOfInterest, Owner, User
 from ..schemas import ConflictSchema, UserSchema
 from ..users import create_user, declare_conflict, set_active
 from .forms import domain_errors, load_form
@@ -59,7 +60,7 @@ def conflict_create(user_id):
     data, errors = load_form(request.form, ConflictSchema())
     if not errors:
         try:
-            declare_conflict(current_user, user, data["owner_id"], data["reason"], utcnow())
+            declare_conflict(current_user, user, data["owner_id"], data["reason"], office_now())
             db.session.commit()
             return redirect(url_for("users.user_list") + f"#user-{user.id}")
         except DomainError as error:
@@ -76,7 +77,7 @@ def user_active(user_id):
     if user is None:
         raise NotFound()
     try:
-        set_active(current_user, user, request.form.get("active") == "1", utcnow())
+        set_active(current_user, user, request.form.get("active") == "1", office_now())
         db.session.commit()
     except DomainError as error:
         db.session.rollback()
