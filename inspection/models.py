@@ -228,7 +228,6 @@ class Inspection(db.Model):
     interruption_reason: Mapped[str | None] = mapped_column(sa.Text)
     outcome: Mapped[str | None] = mapped_column(_enum("outcome", OUTCOMES))
     inspector_signature: Mapped[str | None] = mapped_column(sa.String(200))
-    signature_image_key: Mapped[str | None] = mapped_column(sa.String(200))
     master_name: Mapped[str | None] = mapped_column(sa.String(200))
     created_by_id: Mapped[int] = mapped_column(sa.ForeignKey("users.id"))
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)

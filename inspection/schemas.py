@@ -394,8 +394,6 @@ class SubmitInSchema(BaseSchema):
     client_id = fields.UUID(required=True)
     signature = fields.String(required=True, validate=validate.Length(min=2, max=200),
                               metadata={"description": "Nombre del inspector, escrito como firma"})
-    signature_image = fields.String(load_default=None, allow_none=True, validate=validate.Length(max=400_000),
-                                    metadata={"description": "Firma dibujada: data URL PNG (opcional)"})
     master_name = fields.String(required=True, validate=validate.Length(min=2, max=200),
                                 metadata={"description": "Capitán o patrón que toma conocimiento"})
     valid_until = fields.Date(load_default=None, allow_none=True,
