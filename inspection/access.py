@@ -1,5 +1,5 @@
 """What each role may see: owners only their own fleet; a stranger's record is simply not found."""
-from .errors import NotFound
+from .exceptions import NotFound
 from .extensions import db
 from .models import Certificate, Deficiency, Detention, Inspection, Owner, User, Vessel
 

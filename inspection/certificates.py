@@ -15,11 +15,11 @@ from sqlalchemy import and_, bindparam, exists, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 
 from .audit import record_event
-from .errors import Conflict, Forbidden, Invalid
+from .exceptions import Conflict, Forbidden, Invalid
 from .extensions import db
-from .i18n import Msg
 from .keys import create_first_signing_key, current_signing_key
 from .legal_terms import application_months, certificate_months
+from .messages import Msg
 from .models import (
     Certificate,
     CertificateSerial,

@@ -6,11 +6,11 @@ the request boundary commits once, so an action and its audit event land togethe
 from datetime import date, datetime, timedelta
 
 from .audit import record_event
-from .errors import Conflict, Forbidden, Invalid, NotFound
 from .evidence import evidence_status
+from .exceptions import Conflict, Forbidden, Invalid, NotFound
 from .extensions import db
-from .i18n import Localized, Msg
 from .legal_terms import reinspection_days
+from .messages import Localized, Msg
 from .models import (
     Answer,
     ConflictOfInterest,

@@ -1,5 +1,6 @@
 """Spanish labels for the registry's coded values (translated like any other string)."""
-from .i18n import N_, gettext
+from .i18n import gettext
+from .messages import N_
 
 LABELS = {
     "flag": {"national": N_("Nacional"), "foreign": N_("Extranjera")},

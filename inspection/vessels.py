@@ -2,9 +2,9 @@
 import re
 from decimal import Decimal
 
-from .errors import Conflict, Invalid
+from .exceptions import Conflict, Invalid
 from .extensions import db
-from .i18n import Msg
+from .messages import Msg
 from .models import Owner, Vessel
 from .tonnage import gross_tonnage
 

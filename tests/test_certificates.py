@@ -53,7 +53,7 @@ def test_terms_by_kind():
 
 @pytest.mark.parametrize("shorter", [date(2028, 1, 1), TODAY])
 def test_navegabilidad_term_cannot_exceed_a_year_or_be_empty(shorter):
-    from inspection.errors import Invalid
+    from inspection.exceptions import Invalid
     with pytest.raises(Invalid):
         validity("navegabilidad", TODAY, shorter)
 

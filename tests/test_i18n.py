@@ -6,7 +6,8 @@ from babel.messages.extract import extract_from_dir
 from babel.messages.frontend import parse_mapping_cfg
 from babel.messages.pofile import read_po
 
-from inspection.i18n import CATALOG_DIR, Msg, localize, translate
+from inspection.i18n import localize
+from inspection.messages import CATALOG_DIR, Msg, translate
 
 ROOT = Path(__file__).resolve().parent.parent
 KEYWORDS = {"_": None, "gettext": None, "Msg": None, "N_": None}  # as `pybabel extract -k Msg -k N_`

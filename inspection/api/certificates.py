@@ -18,10 +18,10 @@ from ..certificates import (
     verify_certificate_token,
 )
 from ..clock import office_date, office_now, office_today, office_zone
-from ..errors import NotFound
+from ..exceptions import NotFound
 from ..extensions import db
-from ..i18n import Msg
 from ..keys import current_signing_key, published_keys
+from ..messages import Msg
 from ..models import Certificate
 from ..qrcodes import verify_url
 from ..schemas import (
@@ -225,7 +225,7 @@ def get_verify(token):
     try:
         verdict, view = verify_certificate_token(token, office_today())
     except MalformedToken:
-        from ..errors import DomainError
+        from ..exceptions import DomainError
 
         raise DomainError(Msg("El código no es un certificado de Baliza legible."))
     return json_response({"verdict": verdict, "certificate": view}, 200)

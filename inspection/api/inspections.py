@@ -11,9 +11,9 @@ from ..access import get_vessel_for
 from ..auth import api_user, require
 from ..clock import office_date, office_now, office_today
 from ..closing import close_inspection
-from ..errors import Conflict, DomainError, Invalid, NotFound, TooLarge
+from ..exceptions import Conflict, DomainError, Invalid, NotFound, TooLarge
 from ..extensions import db
-from ..i18n import Localized, Msg, current_language, localize
+from ..i18n import current_language, localize
 from ..inspections import (
     add_photo,
     add_repair_evidence,
@@ -34,6 +34,7 @@ from ..inspections import (
     start_inspection,
 )
 from ..media import media_storage, photo_limits
+from ..messages import Localized, Msg
 from ..models import (
     Answer,
     AuditEvent,

@@ -17,9 +17,9 @@ from ..certificates import (
     verify_certificate_token,
 )
 from ..clock import office_now, office_today
-from ..errors import Invalid
+from ..exceptions import Invalid
 from ..extensions import db
-from ..i18n import Msg
+from ..messages import Msg
 from ..models import Certificate
 from ..signing import MalformedToken
 

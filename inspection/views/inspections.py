@@ -19,9 +19,9 @@ from ..auth import require_page
 from ..billing import fee_statement_of
 from ..clock import office_date, office_now, office_today, office_zone, wall_clock, zone_city
 from ..closing import close_inspection
-from ..errors import DomainError, Invalid, NotFound
+from ..exceptions import DomainError, Invalid, NotFound
 from ..extensions import db
-from ..i18n import Msg, current_language, gettext, localize
+from ..i18n import current_language, gettext, localize
 from ..inspections import (
     add_photo,
     add_repair_evidence,
@@ -36,6 +36,7 @@ from ..inspections import (
     start_inspection,
 )
 from ..media import media_storage, photo_limits
+from ..messages import Msg
 from ..models import (
     ACTIONS,
     INSPECTION_STATUSES,

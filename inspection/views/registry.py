@@ -6,7 +6,7 @@ from marshmallow import ValidationError
 from ..access import get_owner_for, get_vessel_for, owner_scope, vessel_scope
 from ..api.registry import filter_vessels
 from ..auth import require_page
-from ..errors import DomainError
+from ..exceptions import DomainError
 from ..extensions import db
 from ..i18n import current_language
 from ..models import (
