@@ -61,3 +61,35 @@ def refuse_unseen_records(user: User, path_args: dict) -> None:
             found = db.session.scalar(query(value))
             if found is None or found != user.owner_id:
                 raise NotFound()
+
+
+def certificates_scope(query, user: User):
+    """Certificates a user may list: staff all, owners their fleet's."""
+    if user.role == "owner":
+        return query.join(Vessel, Vessel.id == Certificate.vessel_id).where(Vessel.owner_id == (user.owner_id or -1))
+    return query
+
+
+def get_certificate_for(user, number: str) -> Certificate:
+    """The certificate if `user` may see it, else 404."""
+    found = db.session.scalar(certificates_scope(db.select(Certificate), user)
+                              .where(Certificate.number == number.strip().upper()))
+    if found is None:
+        raise NotFound()
+    return found
+
+
+def deficiency_scope(query, user: User):
+    """Deficiencies a user may list: staff all, owners their fleet's."""
+    if user.role == "owner":
+        return query.join(Vessel, Vessel.id == Deficiency.vessel_id).where(Vessel.owner_id == (user.owner_id or -1))
+    return query
+
+
+def get_deficiency_for(user: User, deficiency_id: int) -> Deficiency:
+    """The deficiency if `user` may see its vessel, else 404 (an owner's for another fleet included)."""
+    deficiency = db.session.get(Deficiency, deficiency_id)
+    if deficiency is None:
+        raise NotFound()
+    get_vessel_for(user, deficiency.vessel_id)
+    return deficiency

@@ -61,6 +61,18 @@ def inspection_scope(query, user: User):
     return query
 
 
+def filter_inspections(query, args: dict):
+    """InspectionQuery filters and the list order (newest date first) (API and pages)."""
+    for field in ("vessel_id", "inspector_id", "status", "kind"):
+        if args.get(field) is not None:
+            query = query.where(getattr(Inspection, field) == args[field])
+    if args.get("date_from"):
+        query = query.where(Inspection.scheduled_on >= args["date_from"])
+    if args.get("date_to"):
+        query = query.where(Inspection.scheduled_on <= args["date_to"])
+    return query.order_by(Inspection.scheduled_on.desc(), Inspection.id.desc())
+
+
 def lock_inspection(inspection: Inspection) -> Inspection:
     """Re-read the inspection and hold its row until the request commits (SELECT ... FOR UPDATE).
 

@@ -8,6 +8,7 @@ set is the database's, and a process's cache of it is checked against the table 
 """
 import os
 from dataclasses import dataclass, field, replace
+from functools import partial
 from datetime import datetime
 from pathlib import Path
 
@@ -15,8 +16,11 @@ from cryptography.hazmat.primitives.asymmetric import ec
 
 from flask import current_app
 
+from .exceptions import Conflict
 from .extensions import db
+from .messages import Msg
 from .models import SigningKey
+from .office import Office
 from .signing import (
     generate_key,
     key_id,
@@ -96,6 +100,21 @@ def current_signing_key(office_code: str):
         return None
     private = _private_key(record.kid)
     return (record.kid, private) if private is not None else None
+
+
+def office_signing_key(office: Office, now: datetime):
+    """(kid, private key) the office signs with; its first key is made here only when the office allows (the demo)."""
+    found = current_signing_key(office.code)
+    if found is None and office.auto_signing_key and create_first_signing_key(office.code, now):
+        found = current_signing_key(office.code)
+    if found is None:
+        raise Conflict(Msg("No hay clave de firma para esta oficina: ejecute «flask --app app keys new»."))
+    return found
+
+
+def signer(office: Office, now: datetime):
+    """The office's signing key as issue_certificate asks for it: read from KEYS_DIR only when a certificate is issued."""
+    return partial(office_signing_key, office, now)
 
 
 def _private_key(kid: str):

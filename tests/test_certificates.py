@@ -153,7 +153,7 @@ def test_unknown_key_is_unknown_issuer(client, issued):
 
 def test_later_date_is_expired(app, issued):
     later = date.fromisoformat(issued["valid_until"]) + timedelta(days=1)
-    verdict, view = verify_certificate_token(issued["token"], later)
+    verdict, view = verify_certificate_token(issued["token"], later, app.config["OFFICE_NAME"])
     assert verdict == "expired" and view["days_left"] == -1
 
 
