@@ -28,7 +28,6 @@ from .models import (
     Detention,
     Inspection,
     User,
-    Vessel,
 )
 from .numbering import format_number
 from .office import Office

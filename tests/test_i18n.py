@@ -54,7 +54,8 @@ def test_marked_strings_are_translated_where_shown():
     assert translate("Abierta", "es") == "Abierta"
     assert translate("texto que nadie tradujo", "en") == "texto que nadie tradujo"
     assert localize({"flag": ["Este campo es obligatorio."]}, "en") == {"flag": ["This field is required."]}
-    assert label("propulsion", "steam") == "Vapor"
+    assert label("propulsion", "steam", "es") == "Vapor"
+    assert label("propulsion", "steam", "en") == translate("Vapor", "en") != "Vapor"
 
 
 def test_msg_translates_with_parameters():
