@@ -63,11 +63,16 @@ def refuse_unseen_records(user: User, path_args: dict) -> None:
                 raise NotFound()
 
 
+def _fleet_scope(query, user: User, vessel_id_column):
+    """Restrict a query of some vessel's records to the owner's fleet; staff see all."""
+    if user.role == "owner":
+        return query.join(Vessel, Vessel.id == vessel_id_column).where(Vessel.owner_id == (user.owner_id or -1))
+    return query
+
+
 def certificates_scope(query, user: User):
     """Certificates a user may list: staff all, owners their fleet's."""
-    if user.role == "owner":
-        return query.join(Vessel, Vessel.id == Certificate.vessel_id).where(Vessel.owner_id == (user.owner_id or -1))
-    return query
+    return _fleet_scope(query, user, Certificate.vessel_id)
 
 
 def get_certificate_for(user, number: str) -> Certificate:
@@ -81,9 +86,7 @@ def get_certificate_for(user, number: str) -> Certificate:
 
 def deficiency_scope(query, user: User):
     """Deficiencies a user may list: staff all, owners their fleet's."""
-    if user.role == "owner":
-        return query.join(Vessel, Vessel.id == Deficiency.vessel_id).where(Vessel.owner_id == (user.owner_id or -1))
-    return query
+    return _fleet_scope(query, user, Deficiency.vessel_id)
 
 
 def get_deficiency_for(user: User, deficiency_id: int) -> Deficiency:
