@@ -28,7 +28,8 @@ def register_extensions(app: Flask) -> None:
     from inspection import models  # noqa: F401  (the tables must be known to Alembic)
     from inspection.auth import authorize_request
     from inspection.extensions import babel, compress, configure_sqlite, csrf, db, login_manager, migrate
-    from inspection.i18n import CATALOG_DIR, locale_code
+    from inspection.i18n import locale_code
+    from inspection.messages import CATALOG_DIR
     from inspection.sessions import LazyCookieSessionInterface
 
     app.session_interface = LazyCookieSessionInterface()

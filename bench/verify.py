@@ -21,7 +21,9 @@ def issue_demo_certificate(config: dict) -> dict:
     from inspection.certificates import issue_certificate
     from inspection.extensions import db
     from inspection.clock import office_date, office_now
+    from inspection.keys import signer
     from inspection.models import Inspection, User, Vessel
+    from inspection.office import current_office
     from inspection.qrcodes import make_qr
 
     app = create_app(config)
@@ -36,7 +38,8 @@ def issue_demo_certificate(config: dict) -> dict:
                                 submitted_at=now)
         db.session.add(inspection)
         db.session.flush()
-        certificate = issue_certificate(inspector, inspection, today, now)
+        certificate = issue_certificate(inspector, inspection, current_office(), signer(current_office(), now),
+                                        today, now)
         db.session.commit()
         qr = make_qr(config["PUBLIC_URL"], certificate.token)
         facts = {"token": certificate.token, "number": certificate.number, "qr_version": qr.version,

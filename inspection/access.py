@@ -1,5 +1,5 @@
 """What each role may see: owners only their own fleet; a stranger's record is simply not found."""
-from .errors import NotFound
+from .exceptions import NotFound
 from .extensions import db
 from .models import Certificate, Deficiency, Detention, Inspection, Owner, User, Vessel
 
@@ -61,3 +61,38 @@ def refuse_unseen_records(user: User, path_args: dict) -> None:
             found = db.session.scalar(query(value))
             if found is None or found != user.owner_id:
                 raise NotFound()
+
+
+def _fleet_scope(query, user: User, vessel_id_column):
+    """Restrict a query of some vessel's records to the owner's fleet; staff see all."""
+    if user.role == "owner":
+        return query.join(Vessel, Vessel.id == vessel_id_column).where(Vessel.owner_id == (user.owner_id or -1))
+    return query
+
+
+def certificates_scope(query, user: User):
+    """Certificates a user may list: staff all, owners their fleet's."""
+    return _fleet_scope(query, user, Certificate.vessel_id)
+
+
+def get_certificate_for(user, number: str) -> Certificate:
+    """The certificate if `user` may see it, else 404."""
+    found = db.session.scalar(certificates_scope(db.select(Certificate), user)
+                              .where(Certificate.number == number.strip().upper()))
+    if found is None:
+        raise NotFound()
+    return found
+
+
+def deficiency_scope(query, user: User):
+    """Deficiencies a user may list: staff all, owners their fleet's."""
+    return _fleet_scope(query, user, Deficiency.vessel_id)
+
+
+def get_deficiency_for(user: User, deficiency_id: int) -> Deficiency:
+    """The deficiency if `user` may see its vessel, else 404 (an owner's for another fleet included)."""
+    deficiency = db.session.get(Deficiency, deficiency_id)
+    if deficiency is None:
+        raise NotFound()
+    get_vessel_for(user, deficiency.vessel_id)
+    return deficiency

@@ -15,9 +15,9 @@ from werkzeug.security import check_password_hash, generate_password_hash
 
 from .access import refuse_unseen_records
 from .clock import office_now
-from .errors import DomainError, Forbidden, Unauthorized
+from .exceptions import DomainError, Forbidden, Unauthorized
 from .extensions import db, login_manager
-from .i18n import Msg
+from .messages import Msg
 from .models import ApiToken, LoginThrottle, User
 from .sessions import revoke_session, standing_session, start_session, touch_session
 

@@ -38,6 +38,7 @@ from fpdf import FPDF
 from fpdf.enums import XPos, YPos
 
 from .formats import format_day, format_number
+from .labels import label
 
 __all__ = ["DEFAULT_ARTICLES", "DEFAULT_SIGNATORIES", "render_certificate_pdf"]
 
@@ -95,20 +96,6 @@ FOOTER = {
     "principal del buque (Ley N.º 928/1927, art. 224).",
 }
 
-LABELS = {
-    "flag": {"national": "Nacional", "foreign": "Extranjera"},
-    "propulsion": {
-        "steam": "Vapor", "motor": "Motor", "sail": "Vela", "rowing": "Remo",
-        "towed": "Sin propulsión (remolcada)",
-    },
-    "service": {
-        "passenger": "Pasajeros", "cargo": "Carga", "mixed": "Mixto (pasajeros y carga)",
-        "tug": "Remolcador", "livestock": "Transporte de ganado", "tanker": "Buque tanque",
-        "raft": "Balsa", "work": "Trabajo",
-    },
-    "hull_material": {"iron": "Hierro", "wood": "Madera", "mixed": "Mixto"},
-}
-
 NAVY = (18, 42, 84)
 GOLD = (150, 120, 50)
 INK = (25, 25, 25)
@@ -151,7 +138,7 @@ def _plain(value) -> str:
 
 def _label(field: str, value) -> str:
     """Translate an api.md enum value to Spanish, leaving unknown values as they are."""
-    return LABELS[field].get(value, _plain(value)) if value is not None else DASH
+    return label(field, value, "es") if value not in (None, "") else DASH
 
 
 def _particulars(vessel: dict) -> list[tuple[str, str]]:

@@ -6,20 +6,21 @@ expiry (art. 222). Status precedence, for the police verdict: revoked > supersed
 suspended > valid (a certificate replaced or past its date says so even while a detention stands).
 """
 import calendar
+from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import date, datetime
+from datetime import date, datetime, tzinfo
+from decimal import Decimal
 from functools import cache
 
-from flask import current_app
 from sqlalchemy import and_, bindparam, exists, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 
 from .audit import record_event
-from .errors import Conflict, Forbidden, Invalid
+from .certificate_pdf import DEFAULT_ARTICLES
+from .exceptions import Conflict, Forbidden, Invalid
 from .extensions import db
-from .i18n import Msg
-from .keys import create_first_signing_key, current_signing_key
 from .legal_terms import application_months, certificate_months
+from .messages import Msg
 from .models import (
     Certificate,
     CertificateSerial,
@@ -27,11 +28,12 @@ from .models import (
     Detention,
     Inspection,
     User,
-    Vessel,
 )
 from .numbering import format_number
-from .qrcodes import make_qr
+from .office import Office
+from .qrcodes import make_qr, verify_url
 from .signing import CertificateClaims, sign_certificate
+from .tonnage import round_tonnage
 
 STATUS_CODES = {"valid": 0, "expired": 0, "revoked": 1, "suspended": 2, "superseded": 3}
 STATUS_INDEX_COUNTER = ("status-index", 0)
@@ -170,20 +172,12 @@ def _next_counter(kind: str, year: int) -> int:
     ).scalar_one()
 
 
-def _signing_key(now: datetime):
-    """The office's current private key; the first one made on first use when AUTO_SIGNING_KEY (the demo) allows."""
-    office = current_app.config["OFFICE_CODE"]
-    found = current_signing_key(office)
-    if found is None and current_app.config["AUTO_SIGNING_KEY"] and create_first_signing_key(office, now):
-        found = current_signing_key(office)
-    if found is None:
-        raise Conflict(Msg("No hay clave de firma para esta oficina: ejecute «flask --app app keys new»."))
-    return found
+def issue_certificate(actor: User, inspection: Inspection, office: Office, signer: Callable[[], tuple],
+                      today: date, now: datetime, shorter_until: date | None = None) -> Certificate:
+    """Issue the certificate of a passed inspection; it supersedes the vessel's previous one of its kind.
 
-
-def issue_certificate(actor: User, inspection: Inspection, today: date, now: datetime,
-                      shorter_until: date | None = None) -> Certificate:
-    """Issue the certificate of a passed inspection; it supersedes the vessel's previous one of its kind."""
+    `signer()` gives the office's (kid, private key): the boundary's (keys.signer), asked only here.
+    """
     if inspection.status != "submitted" or inspection.outcome not in ("passed", "passed_with_observations"):
         raise Conflict(Msg("Solo una inspección aprobada emite certificado."))
     kind, vessel = inspection.kind, inspection.vessel
@@ -198,12 +192,12 @@ def issue_certificate(actor: User, inspection: Inspection, today: date, now: dat
     serial = _next_counter(kind, today.year)
     number = format_number(kind, today.year, serial)
     status_index = _next_counter(*STATUS_INDEX_COUNTER) - 1
-    kid, private = _signing_key(now)
-    claims = CertificateClaims(issuer=current_app.config["OFFICE_CODE"], number=number, kind=kind, revision=revision,
+    kid, private = signer()
+    claims = CertificateClaims(issuer=office.code, number=number, kind=kind, revision=revision,
                                registration=vessel.registration, vessel_name=vessel.name, issued_on=today,
                                valid_until=valid_until, status_index=status_index)
     token = sign_certificate(claims, private, kid)
-    qr = make_qr(current_app.config["PUBLIC_URL"], token)
+    qr = make_qr(office.public_url, token)
     certificate = Certificate(number=number, kind=kind, vessel_id=vessel.id, inspection_id=inspection.id,
                               revision=revision, issued_on=today, valid_until=valid_until,
                               next_inspection_on=valid_until, status_index=status_index,
@@ -217,6 +211,63 @@ def issue_certificate(actor: User, inspection: Inspection, today: date, now: dat
                  details={"kind": kind, "valid_until": valid_until.isoformat(), "revision": revision,
                           "supersedes": previous.number if previous else None}, at=now)
     return certificate
+
+
+# --- read models: what the API returns and the pages show -------------------------------------
+
+def certificates_json(certificates, today: date, public_url: str) -> list[dict]:
+    """certificate_json for a page of certificates: statuses in one query, not one per row."""
+    statuses = statuses_of(certificates, today)
+    return [certificate_json(c, statuses[c.id], public_url) for c in certificates]
+
+
+def certificate_json(certificate: Certificate, status: str, public_url: str) -> dict:
+    """The api.md certificate fields plus dates the owner needs (`status` as statuses_of derives it)."""
+    base = f"/api/v1/certificates/{certificate.number}"
+    return {
+        "number": certificate.number, "kind": certificate.kind, "vessel_id": certificate.vessel_id,
+        "vessel": {"registration": certificate.vessel.registration, "name": certificate.vessel.name},
+        "revision": certificate.revision, "issued_on": certificate.issued_on.isoformat(),
+        "valid_until": certificate.valid_until.isoformat(),
+        "next_inspection_on": certificate.next_inspection_on.isoformat() if certificate.next_inspection_on else None,
+        "apply_by": application_due_on(certificate.valid_until).isoformat(),
+        "status": status, "token": certificate.token,
+        "verify_url": verify_url(public_url, certificate.token),
+        "qr_url": f"{base}/qr.png", "pdf_url": f"{base}/pdf", "qr_version": certificate.qr_version,
+        "conditions": certificate.conditions, "inspection_id": certificate.inspection_id,
+    }
+
+
+def certificate_document(certificate: Certificate, office: Office, zone: tzinfo) -> dict:
+    """The printable certificate's data (certificate_pdf's `cert` shape), for the PDF and the page."""
+    vessel = dict(certificate.inspection.particulars or {}) if certificate.inspection else {}
+    if "gross_tonnage" in vessel:  # the snapshot keeps a float; the certificate prints art. 195's 2 decimals
+        vessel["gross_tonnage"] = round_tonnage(Decimal(str(vessel["gross_tonnage"])))
+    v = certificate.vessel
+    return {
+        "number": certificate.number, "kind": certificate.kind, "revision": certificate.revision,
+        "issued_on": certificate.issued_on, "valid_until": certificate.valid_until,
+        "next_inspection_on": certificate.next_inspection_on, "office_name": office.name,
+        "office_zone": zone,
+        "vessel": {"registration": v.registration, "name": v.name, "flag": v.flag, "home_port": v.home_port,
+                   **{k: vessel.get(k, getattr(v, k)) for k in (
+                       "propulsion", "service", "hull_material", "length_m", "beam_m", "girth_m", "gross_tonnage",
+                       "crew", "max_passengers", "boilers")}},
+        "articles": DEFAULT_ARTICLES[certificate.kind],
+        "conditions": certificate.conditions or [],
+        "signatories": _signatories(certificate, office.prefect_name),
+        "verify_url": verify_url(office.public_url, certificate.token),
+        "qr_png": certificate.qr_png,
+    }
+
+
+def _signatories(certificate: Certificate, prefect_name: str) -> list[dict]:
+    """Art. 221: the Prefecto General de Puertos with the inspector (de Máquinas for seguridad)."""
+    inspector = certificate.inspection.inspector if certificate.inspection else None
+    name = (inspector.full_name or inspector.username) if inspector else ""
+    role = "Inspector de Máquinas" if certificate.kind == "seguridad" else "Inspector de Cascos"
+    return [{"role": role, "name": name},
+            {"role": "Prefecto General de Puertos", "name": prefect_name}]
 
 
 # --- decisions -------------------------------------------------------------------------------------
@@ -258,13 +309,6 @@ def reinstate_certificate(actor: User, certificate: Certificate, reason: str, no
     return certificate
 
 
-def certificates_scope(query, user: User):
-    """Certificates a user may list: staff all, owners their fleet's."""
-    if user.role == "owner":
-        return query.join(Vessel, Vessel.id == Certificate.vessel_id).where(Vessel.owner_id == (user.owner_id or -1))
-    return query
-
-
 # --- verification ----------------------------------------------------------------------------------
 
 VERDICTS = ("valid", "expired", "suspended", "revoked", "superseded", "invalid_signature", "unknown_issuer")
@@ -279,7 +323,7 @@ def public_view(claims, today: date, office_name: str) -> dict:
             "office_name": office_name}
 
 
-def verify_certificate_token(token: str, today: date) -> tuple[str, dict | None]:
+def verify_certificate_token(token: str, today: date, office_name: str) -> tuple[str, dict | None]:
     """(verdict, public view) of a QR token; raises MalformedToken for garbage (a clear 400)."""
     from .keys import verify_cached
     from .signing import MalformedToken
@@ -287,7 +331,6 @@ def verify_certificate_token(token: str, today: date) -> tuple[str, dict | None]
     result = verify_cached(token)
     if result.outcome == "malformed":
         raise MalformedToken(result.detail or "malformed token")
-    office_name = current_app.config["OFFICE_NAME"]
     view = public_view(result.claims, today, office_name) if result.claims else None
     if result.outcome != "ok":
         return result.outcome, view

@@ -5,7 +5,7 @@ import click
 from flask import Flask
 from flask.cli import AppGroup
 
-from .errors import DomainError
+from .exceptions import DomainError
 from .extensions import db
 from .i18n import localize
 

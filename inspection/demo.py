@@ -131,12 +131,15 @@ def _inspect(admin, inspector, vessel, kind, now, today, fail: tuple = ()):
 
     from .closing import close_inspection
     from .inspections import schedule_inspection, start_inspection
+    from .keys import signer
+    from .office import current_office
 
     inspection = schedule_inspection(admin, vessel, kind, inspector, today, "Asunción", today)
     start_inspection(inspector, inspection, now)
     _answer_items(inspector, inspection, inspection.items, fail, now)
     close_inspection(inspector, inspection, {"client_id": str(uuid4()), "signature": inspector.full_name,
-                                             "master_name": "Cap. Ramón Giménez"}, today, now)
+                                             "master_name": "Cap. Ramón Giménez"},
+                     current_office(), signer(current_office(), now), today, now)
     return inspection
 
 

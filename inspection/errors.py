@@ -1,48 +1,12 @@
-"""Domain errors and their one mapping to responses: problem+json for the API, a page otherwise."""
+"""The one mapping of refusals to responses: problem+json for the API, a page otherwise."""
 from flask import Flask, jsonify, render_template, request
 from werkzeug.exceptions import HTTPException
 
-from .i18n import Localized, Msg, current_language, localize
+from .exceptions import DomainError
+from .i18n import current_language, localize
+from .messages import Localized, Msg
 
 PROBLEM_BASE = "https://baliza.example/problems/"
-
-
-class DomainError(Exception):
-    """A refusal that the user can understand and act on; carries its HTTP status."""
-
-    status = 400
-    code = "bad-request"
-    title = Msg("Solicitud no válida")
-
-    def __init__(self, detail: Msg | None = None, errors: dict | None = None, extra: dict | None = None):
-        super().__init__(str(detail or self.title))
-        self.detail = detail
-        self.errors = errors
-        self.extra = extra or {}
-
-
-class Invalid(DomainError):
-    status, code, title = 422, "validation", Msg("Datos no válidos")
-
-
-class Unauthorized(DomainError):
-    status, code, title = 401, "unauthorized", Msg("Debe iniciar sesión")
-
-
-class Forbidden(DomainError):
-    status, code, title = 403, "forbidden", Msg("No tiene permiso para esta acción")
-
-
-class NotFound(DomainError):
-    status, code, title = 404, "not-found", Msg("No encontrado")
-
-
-class Conflict(DomainError):
-    status, code, title = 409, "conflict", Msg("Conflicto con el estado actual")
-
-
-class TooLarge(DomainError):
-    status, code, title = 413, "too-large", Msg("Contenido demasiado grande")
 
 
 _HTTP_TITLES = {

@@ -9,7 +9,7 @@ from decimal import Decimal
 from babel.dates import format_date
 from babel.numbers import format_decimal
 
-from .i18n import LOCALES
+from .messages import LOCALES
 
 
 def format_number(value, places: int | None = None, lang: str = "es", max_places: int = 3) -> str:

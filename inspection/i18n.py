@@ -1,48 +1,12 @@
-"""Spanish first, English second: Spanish strings are the source, gettext catalogs give the English.
-
-Every user-facing string is written in Spanish in code and templates (`_("...")`, `Msg("...")`,
-`N_("...")` where a string is only marked); `pybabel extract -F babel.cfg` collects them and
-`translations/<lang>/LC_MESSAGES/messages.po` translate them, so translators' tools read the
-catalogs (README: Translations). The language is chosen per request: `?lang=`, then the session,
-then the user's preference, then `Accept-Language`; Spanish by default. Flask-Babel formats
-numbers and dates in the same language (es_PY, en).
+"""The request's language: `?lang=`, then the session, then the user's preference, then
+`Accept-Language`; Spanish by default. Messages themselves (`Msg`, `N_`, the catalogs) are in
+`messages.py`, which needs no request; Flask-Babel formats numbers and dates in the same language.
 """
-import io
 import re
-from functools import cache
-from pathlib import Path
 
-from babel.messages.mofile import write_mo
-from babel.messages.pofile import read_po
-from babel.support import NullTranslations, Translations
 from flask import has_request_context, request, session
 
-LANGUAGES = ("es", "en")
-LOCALES = {"es": "es_PY", "en": "en"}  # Babel locales: Paraguayan Spanish formats "1.234,5"
-CATALOG_DIR = Path(__file__).parent / "translations"
-
-
-def N_(text: str) -> str:
-    """Mark a Spanish source string for extraction; it is translated where it is shown."""
-    return text
-
-
-@cache
-def translations(lang: str) -> NullTranslations:
-    """One language's catalog, compiled in memory from its .po once per process (no stale .mo)."""
-    path = CATALOG_DIR / lang / "LC_MESSAGES" / "messages.po"
-    if lang == "es" or not path.exists():
-        return NullTranslations()
-    with path.open("rb") as source:
-        compiled = io.BytesIO()
-        write_mo(compiled, read_po(source, locale=lang))
-    compiled.seek(0)
-    return Translations(compiled)
-
-
-def translate(text: str, lang: str) -> str:
-    """The text in `lang`, or the Spanish source when no translation exists."""
-    return translations(lang).gettext(text) if text else text
+from .messages import LANGUAGES, LOCALES, N_, Localized, Msg, translate
 
 
 def locale_code(lang: str | None = None) -> str:
@@ -84,47 +48,6 @@ def gettext(text: str, **params) -> str:
     """Translate a Spanish source string for the current request and fill its parameters."""
     out = translate(text, current_language())
     return out.format(**params) if params else out
-
-
-class Msg(str):
-    """A message kept as its Spanish template plus parameters, translated when it is shown.
-
-    It is a `str` (the Spanish text) so marshmallow and logs treat it as an ordinary message.
-    """
-
-    def __new__(cls, template: str, **params):
-        obj = super().__new__(cls, template.format(**params) if params else template)
-        obj.template = template
-        obj.params = params
-        return obj
-
-    def __reduce__(self):
-        return (_rebuild_msg, (self.template, self.params))
-
-    def in_language(self, lang: str) -> str:
-        """This message in `lang`."""
-        text = translate(self.template, lang)
-        return text.format(**self.params) if self.params else text
-
-
-class Localized(str):
-    """A message that arrives already written in each language (e.g. from a pure module)."""
-
-    def __new__(cls, texts: dict[str, str]):
-        obj = super().__new__(cls, texts["es"])
-        obj.texts = texts
-        return obj
-
-    def __reduce__(self):
-        return (Localized, (self.texts,))
-
-    def in_language(self, lang: str) -> str:
-        """This message in `lang` (Spanish when that language is missing)."""
-        return self.texts.get(lang, self.texts["es"])
-
-
-def _rebuild_msg(template, params):
-    return Msg(template, **params)
 
 
 def localize(message, lang: str | None = None):

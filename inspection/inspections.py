@@ -6,11 +6,11 @@ the request boundary commits once, so an action and its audit event land togethe
 from datetime import date, datetime, timedelta
 
 from .audit import record_event
-from .errors import Conflict, Forbidden, Invalid, NotFound
 from .evidence import evidence_status
+from .exceptions import Conflict, Forbidden, Invalid, NotFound
 from .extensions import db
-from .i18n import Localized, Msg
 from .legal_terms import reinspection_days
+from .messages import Localized, Msg
 from .models import (
     Answer,
     ConflictOfInterest,
@@ -59,6 +59,18 @@ def inspection_scope(query, user: User):
     if user.role == "police":
         return query.where(False)
     return query
+
+
+def filter_inspections(query, args: dict):
+    """InspectionQuery filters and the list order (newest date first) (API and pages)."""
+    for field in ("vessel_id", "inspector_id", "status", "kind"):
+        if args.get(field) is not None:
+            query = query.where(getattr(Inspection, field) == args[field])
+    if args.get("date_from"):
+        query = query.where(Inspection.scheduled_on >= args["date_from"])
+    if args.get("date_to"):
+        query = query.where(Inspection.scheduled_on <= args["date_to"])
+    return query.order_by(Inspection.scheduled_on.desc(), Inspection.id.desc())
 
 
 def lock_inspection(inspection: Inspection) -> Inspection:

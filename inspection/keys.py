@@ -6,22 +6,62 @@ retires the office's current one; retired public keys stay published so older ce
 Several worker processes serve one database, and `flask keys new` runs in yet another: the key
 set is the database's, and a process's cache of it is checked against the table on every use.
 """
+import os
 from dataclasses import dataclass, field, replace
+from functools import partial
 from datetime import datetime
+from pathlib import Path
+
+from cryptography.hazmat.primitives.asymmetric import ec
 
 from flask import current_app
 
+from .exceptions import Conflict
 from .extensions import db
+from .messages import Msg
 from .models import SigningKey
+from .office import Office
 from .signing import (
     generate_key,
     key_id,
-    load_private_keys,
+    load_private_key_pem,
+    private_key_to_pem,
     public_jwk,
     public_key_from_jwk,
-    save_private_key,
     verify_token,
 )
+
+
+def save_private_key(directory, kid: str, key) -> Path:
+    """Write ``{kid}.pem`` with mode 0600, refusing to overwrite an existing key file."""
+    if kid != key_id(key):
+        raise ValueError("kid does not match the key")
+    directory = Path(directory)
+    directory.mkdir(mode=0o700, parents=True, exist_ok=True)
+    path = directory / f"{kid}.pem"
+    # O_EXCL: never overwrite a key; 0600 from creation, so it is never briefly world-readable.
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "wb") as fh:
+        fh.write(private_key_to_pem(key))
+    return path
+
+
+def load_private_keys(directory) -> dict[str, ec.EllipticCurvePrivateKey]:
+    """Load every ``*.pem`` signing key in a directory as {kid: key}; missing dir gives {}."""
+    directory = Path(directory)
+    keys: dict[str, ec.EllipticCurvePrivateKey] = {}
+    if not directory.is_dir():
+        return keys
+    for path in sorted(directory.glob("*.pem")):
+        if path.stat().st_mode & 0o077:
+            # Like ssh: a key others can read is treated as leaked, not silently used.
+            raise PermissionError(f"{path.name} is readable by group/others; chmod 600 it")
+        key = load_private_key_pem(path.read_bytes())
+        kid = key_id(key)
+        if path.stem != kid:
+            raise ValueError(f"{path.name} holds the key with kid {kid}")
+        keys[kid] = key
+    return keys
 
 
 def create_signing_key(office_code: str, now: datetime) -> SigningKey:
@@ -60,6 +100,21 @@ def current_signing_key(office_code: str):
         return None
     private = _private_key(record.kid)
     return (record.kid, private) if private is not None else None
+
+
+def office_signing_key(office: Office, now: datetime):
+    """(kid, private key) the office signs with; its first key is made here only when the office allows (the demo)."""
+    found = current_signing_key(office.code)
+    if found is None and office.auto_signing_key and create_first_signing_key(office.code, now):
+        found = current_signing_key(office.code)
+    if found is None:
+        raise Conflict(Msg("No hay clave de firma para esta oficina: ejecute «flask --app app keys new»."))
+    return found
+
+
+def signer(office: Office, now: datetime):
+    """The office's signing key as issue_certificate asks for it: read from KEYS_DIR only when a certificate is issued."""
+    return partial(office_signing_key, office, now)
 
 
 def _private_key(kid: str):

@@ -1,11 +1,15 @@
-"""Spanish labels for the registry's coded values (translated like any other string)."""
-from .i18n import N_, gettext
+"""Spanish labels for the registry's coded values and fields, translated like any other string.
+
+One table for the pages and the printed certificate; no Flask, so pure modules may use it too.
+"""
+from .messages import N_, translate
 
 LABELS = {
     "flag": {"national": N_("Nacional"), "foreign": N_("Extranjera")},
-    "propulsion": {"steam": N_("Vapor"), "motor": N_("Motor"), "sail": N_("Vela"), "rowing": N_("Remo"), "towed": N_("Remolcada")},
-    "service": {"passenger": N_("Pasajeros"), "cargo": N_("Carga"), "mixed": N_("Mixto"), "tug": N_("Remolcador"),
-                "livestock": N_("Ganado"), "tanker": N_("Tanque"), "raft": N_("Jangada"), "work": N_("Trabajo")},
+    "propulsion": {"steam": N_("Vapor"), "motor": N_("Motor"), "sail": N_("Vela"), "rowing": N_("Remo"), "towed": N_("Sin propulsión (remolcada)")},
+    "service": {"passenger": N_("Pasajeros"), "cargo": N_("Carga"), "mixed": N_("Mixto (pasajeros y carga)"),
+                "tug": N_("Remolcador"), "livestock": N_("Transporte de ganado"), "tanker": N_("Buque tanque"),
+                "raft": N_("Balsa"), "work": N_("Trabajo")},
     "hull_material": {"iron": N_("Hierro"), "wood": N_("Madera"), "mixed": N_("Mixto")},
     "cooking": {"galley": N_("Cocina"), "brazier": N_("Brasero"), "none": N_("Ninguna")},
     "itinerary_category": {"A": N_("A"), "B": N_("B"), "C": N_("C"), "D": N_("D")},
@@ -26,11 +30,11 @@ FIELD_LABELS = {
 }
 
 
-def label(kind: str, value) -> str:
-    """The translated label of a coded value."""
-    return gettext(LABELS.get(kind, {}).get(value, str(value)))
+def label(kind: str, value, lang: str) -> str:
+    """The label of a coded value in `lang` (the value itself when it has none)."""
+    return translate(LABELS.get(kind, {}).get(value, str(value)), lang)
 
 
-def field_label(field: str) -> str:
-    """The translated label of a field name."""
-    return gettext(FIELD_LABELS.get(field, field))
+def field_label(field: str, lang: str) -> str:
+    """The label of a field name in `lang`."""
+    return translate(FIELD_LABELS.get(field, field), lang)

@@ -1,7 +1,9 @@
-"""The installation's media storage and photo limits, from configuration."""
+"""The installation's media storage and photo limits, from configuration; uploads checked against them."""
 from flask import current_app
 
-from .photos import PhotoLimits
+from .exceptions import DomainError, TooLarge
+from .messages import Localized, Msg
+from .photos import PhotoLimits, PhotoRejected, process_photo
 from .storage import LocalStorage, MediaStorage
 
 
@@ -17,3 +19,25 @@ def photo_limits() -> PhotoLimits:
     """The published upload limits (bytes and pixels)."""
     return PhotoLimits(max_bytes=current_app.config["PHOTO_MAX_BYTES"],
                        max_pixels=current_app.config["PHOTO_MAX_PIXELS"])
+
+
+REJECTION_STATUS = {"too_large": 413, "too_many_pixels": 413, "decompression_bomb": 413,
+                    "not_an_image": 415, "unsupported_format": 415}
+
+
+class PhotoRefused(DomainError):
+    """A photo the server will not keep, with the published limits so the tablet can downscale."""
+
+    code, title = "photo-rejected", Msg("Foto rechazada")
+
+
+def process_upload(data: bytes, limits):
+    """process_photo with a refusal raised as a DomainError (413/415/422) naming the limits (API and pages)."""
+    try:
+        return process_photo(data, limits)
+    except PhotoRejected as error:
+        error_cls = TooLarge if REJECTION_STATUS.get(error.code) == 413 else PhotoRefused
+        refusal = error_cls(Localized({"es": error.messages("es"), "en": error.messages("en")}),
+                            extra={"reason": error.code, "limits": limits.as_dict()})
+        refusal.status = REJECTION_STATUS.get(error.code, 422)
+        raise refusal from None

@@ -12,7 +12,7 @@ from marshmallow import (
 )
 
 from .certificates import VERDICTS
-from .i18n import Msg
+from .messages import Msg
 from .models import (
     ACTIONS,
     COOKING,

@@ -36,7 +36,7 @@ so any changed character changes the signed bytes (or fails to decode).
 
 Key id (kid): the first 8 bytes of SHA-256 over the public key's DER SubjectPublicKeyInfo
 (as HCERT does over the signer certificate), written as 16 lowercase hex characters.
-Private keys never leave ``save_private_key``/``load_private_keys`` and are never logged.
+Private keys are values here; their files are ``keys.py``'s, and they are never logged.
 """
 
 from __future__ import annotations
@@ -46,11 +46,9 @@ import binascii
 import datetime as dt
 import hashlib
 import io
-import os
 import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass
-from pathlib import Path
 
 import cbor2
 from cryptography.exceptions import InvalidSignature
@@ -73,8 +71,6 @@ __all__ = [
     "public_key_from_jwk",
     "private_key_to_pem",
     "load_private_key_pem",
-    "save_private_key",
-    "load_private_keys",
     "sign_certificate",
     "decode_token",
     "verify_token",
@@ -280,38 +276,6 @@ def load_private_key_pem(pem: bytes) -> ec.EllipticCurvePrivateKey:
     if not isinstance(key, ec.EllipticCurvePrivateKey) or not isinstance(key.curve, ec.SECP256R1):
         raise ValueError("signing keys must be EC P-256 (ES256)")
     return key
-
-
-def save_private_key(directory, kid: str, key) -> Path:
-    """Write ``{kid}.pem`` with mode 0600, refusing to overwrite an existing key file."""
-    if kid != key_id(key):
-        raise ValueError("kid does not match the key")
-    directory = Path(directory)
-    directory.mkdir(mode=0o700, parents=True, exist_ok=True)
-    path = directory / f"{kid}.pem"
-    # O_EXCL: never overwrite a key; 0600 from creation, so it is never briefly world-readable.
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    with os.fdopen(fd, "wb") as fh:
-        fh.write(private_key_to_pem(key))
-    return path
-
-
-def load_private_keys(directory) -> dict[str, ec.EllipticCurvePrivateKey]:
-    """Load every ``*.pem`` signing key in a directory as {kid: key}; missing dir gives {}."""
-    directory = Path(directory)
-    keys: dict[str, ec.EllipticCurvePrivateKey] = {}
-    if not directory.is_dir():
-        return keys
-    for path in sorted(directory.glob("*.pem")):
-        if path.stat().st_mode & 0o077:
-            # Like ssh: a key others can read is treated as leaked, not silently used.
-            raise PermissionError(f"{path.name} is readable by group/others; chmod 600 it")
-        key = load_private_key_pem(path.read_bytes())
-        kid = key_id(key)
-        if path.stem != kid:
-            raise ValueError(f"{path.name} holds the key with kid {kid}")
-        keys[kid] = key
-    return keys
 
 
 # --- primitives -----------------------------------------------------------------------------

@@ -5,9 +5,9 @@ from sqlalchemy import update
 from werkzeug.security import check_password_hash
 
 from .auth import hash_password
-from .errors import Conflict, Invalid
+from .exceptions import Conflict, Invalid
 from .extensions import db
-from .i18n import Msg
+from .messages import Msg
 from .models import ROLES, ApiToken, ConflictOfInterest, Owner, User
 from .sessions import revoke_user_sessions
 

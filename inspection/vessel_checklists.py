@@ -3,8 +3,8 @@ from flask import current_app
 
 from checklists import build_checklist, load_catalog
 
-from .errors import Invalid, NotFound
-from .i18n import Msg
+from .exceptions import Invalid, NotFound
+from .messages import Msg
 from .models import Vessel
 from .vessels import particulars_of
 

@@ -2,9 +2,11 @@
 import re
 from decimal import Decimal
 
-from .errors import Conflict, Invalid
+from sqlalchemy import or_
+
+from .exceptions import Conflict, Invalid
 from .extensions import db
-from .i18n import Msg
+from .messages import Msg
 from .models import Owner, Vessel
 from .tonnage import gross_tonnage
 
@@ -153,3 +155,19 @@ def update_owner(owner: Owner, changes: dict) -> Owner:
         setattr(owner, field, value)
     db.session.flush()
     return owner
+
+
+def filter_vessels(query, args: dict):
+    """Apply the list filters shared by the API and the pages."""
+    if args.get("owner_id"):
+        query = query.where(Vessel.owner_id == args["owner_id"])
+    if args.get("propulsion"):
+        query = query.where(Vessel.propulsion == args["propulsion"])
+    if args.get("service"):
+        query = query.where(Vessel.service == args["service"])
+    if args.get("q") and args["q"].strip():
+        text = args["q"].strip()
+        query = query.where(
+            or_(Vessel.registration_key.contains(registration_key(text)), Vessel.name.ilike(f"%{text}%"))
+        )
+    return query

@@ -17,8 +17,10 @@ from inspection.inspections import (
     schedule_inspection,
     start_inspection,
 )
+from inspection.keys import signer
 from inspection.media import media_storage, photo_limits
 from inspection.models import Deficiency, Photo
+from inspection.office import current_office
 from inspection.photos import process_photo
 from inspection.users import create_user
 from inspection.vessels import create_owner, create_vessel
@@ -52,7 +54,8 @@ def _submitted(admin, inspector, vessel):
             add_photo(inspector, inspection, item["id"], str(uuid.uuid4()), process_photo(jpeg, photo_limits()),
                       media_storage(), NOW, None, None, NOW)
     result = close_inspection(inspector, inspection, {"client_id": str(uuid.uuid4()), "signature": "Inspector",
-                                                      "master_name": "Cap. Giménez"}, TODAY, NOW)
+                                                      "master_name": "Cap. Giménez"},
+                              current_office(), signer(current_office(), NOW), TODAY, NOW)
     deficiency = db.session.scalar(db.select(Deficiency).filter_by(inspection_id=inspection.id))
     return inspection, deficiency, result["certificate"]
 

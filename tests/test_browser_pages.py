@@ -7,17 +7,14 @@ axe-playwright-python ships (axe.min.js), injected with add_script_tag and run b
 downloads a browser or a script. Screenshots of a few pages at tablet and phone size go to /tmp.
 """
 import gzip
-import threading
 import urllib.request
 import uuid
 from pathlib import Path
 
 import pytest
-from werkzeug.serving import make_server
 
-from app import create_app
 from inspection.extensions import db
-from tests.test_browser_verify import ARGS, CHROMIUM, PASSWORD, _issue, _vessel_values
+from tests.live_site import ARGS, CHROMIUM, PASSWORD, bearer, issue_certificate, live_app, vessel_values
 
 pytestmark = [
     pytest.mark.browser,
@@ -45,7 +42,7 @@ def _build_state(app) -> dict:
         db.session.flush()
         users = {name: create_user(name, PASSWORD, role, owner_id=owner.id if role == "owner" else None)
                  for name, role in USERS.items()}
-        vessels = [create_vessel(_vessel_values(reg, name, owner.id)) for reg, name in (
+        vessels = [create_vessel(vessel_values(reg, name, owner.id)) for reg, name in (
             ("PY-ASU-0101", "Ñandutí Purahéi"), ("PY-CON-0202", "Yacaré Guazú"), ("PY-ENC-0303", "Río Tebicuary"))]
         db.session.commit()
         inspector_id, owner_id = users["inspectora"].id, owner.id
@@ -53,14 +50,9 @@ def _build_state(app) -> dict:
 
     client = app.test_client()
 
-    def token(username):
-        answer = client.post("/api/v1/auth/token", json={"username": username, "password": PASSWORD})
-        assert answer.status_code == 201, answer.json
-        return {"Authorization": f"Bearer {answer.json['token']}"}
-
-    admin, inspector = token("jefa"), token("inspectora")
-    issued = _issue(client, admin, inspector, inspector_id, vessel_ids[0])
-    suspended = _issue(client, admin, inspector, inspector_id, vessel_ids[1])
+    admin, inspector = bearer(client, "jefa"), bearer(client, "inspectora")
+    issued = issue_certificate(client, admin, inspector, inspector_id, vessel_ids[0])
+    suspended = issue_certificate(client, admin, inspector, inspector_id, vessel_ids[1])
     answer = client.post(f"/api/v1/certificates/{suspended['number']}/suspend", headers=admin,
                          json={"reason": "Detenido en puerto por deficiencia grave."})
     assert answer.status_code == 200, answer.json
@@ -84,36 +76,8 @@ def _build_state(app) -> dict:
 @pytest.fixture(scope="module")
 def site(tmp_path_factory):
     """The real app on a free port, its state, and every path the server was asked for."""
-    base = tmp_path_factory.mktemp("pages")
-    app = create_app({
-        "TESTING": True, "SECRET_KEY": "browser-pages", "DATABASE_URL": f"sqlite:///{base / 'baliza.sqlite'}",
-        "MEDIA_DIR": str(base / "media"), "KEYS_DIR": str(base / "keys"), "PASSWORD_METHOD": "pbkdf2:sha256:1000",
-        "AUTO_SIGNING_KEY": True,
-    })
-    with app.app_context():
-        db.create_all()
-    hits: list[str] = []
-    serve = app.wsgi_app
-
-    def recording(environ, start_response):
-        hits.append(environ.get("PATH_INFO", ""))
-        return serve(environ, start_response)
-
-    app.wsgi_app = recording
-    server = make_server("127.0.0.1", 0, app, threaded=True)
-    origin = f"http://127.0.0.1:{server.server_port}"
-    app.config["PUBLIC_URL"] = origin
-    thread = threading.Thread(target=server.serve_forever, name="baliza-pages", daemon=True)
-    thread.start()
-    try:
+    with live_app(tmp_path_factory.mktemp("pages"), "browser-pages", "baliza-pages") as (app, origin, hits):
         yield {"origin": origin, "hits": hits, **_build_state(app)}
-    finally:
-        server.shutdown()
-        thread.join(timeout=10)
-        with app.app_context():
-            db.session.remove()
-            db.drop_all()
-            db.engine.dispose()
 
 
 @pytest.fixture(scope="module")

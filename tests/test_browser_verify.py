@@ -7,26 +7,16 @@ proven by the server not hearing from the browser at all, not only by the emulat
 """
 import datetime as dt
 import io
-import threading
-import uuid
 from dataclasses import dataclass, field
-from decimal import Decimal
 from pathlib import Path
 
 import pytest
-from werkzeug.serving import make_server
 
-from app import create_app
-from inspection.clock import office_today
 from inspection.extensions import db
-from tests.media_samples import encode, noisy_image
+from tests.live_site import ARGS, CHROMIUM, PASSWORD, bearer, issue_certificate, live_app, vessel_values
 
-CHROMIUM = Path("/usr/bin/chromium")
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-        "--no-first-run"]
 PHONE = {"width": 390, "height": 844}
 SHOTS = Path("/tmp")
-PASSWORD = "verificador-prueba"
 B32 = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"
 
 pytestmark = [
@@ -45,47 +35,6 @@ class Site:
     hits: list = field(default_factory=list)
 
 
-def _vessel_values(registration: str, name: str, owner_id: int) -> dict:
-    return {
-        "registration": registration, "name": name, "owner_id": owner_id, "flag": "national",
-        "cabotage_permit": None, "home_port": "Asunción", "propulsion": "motor", "service": "cargo",
-        "hull_material": "iron", "length_m": Decimal("30"), "beam_m": Decimal("7"), "girth_m": Decimal("11"),
-        "crew": 6, "max_passengers": 0, "cabins": 0, "fire_hydrants": 3, "holds": 1, "boilers": 0,
-        "steam_launch": False, "boats": 1, "cooking": "galley", "hot_climate": False,
-    }
-
-
-def _issue(client, admin, inspector, inspector_id: int, vessel_id: int) -> dict:
-    """A passed seguridad inspection through the tablet API; returns the issued certificate."""
-    with client.application.app_context():
-        today = office_today()  # the server's "today", whatever the machine's zone
-    body = {"vessel_id": vessel_id, "kind": "seguridad", "inspector_id": inspector_id,
-            "scheduled_on": today.isoformat(), "port": "Asunción"}
-    created = client.post("/api/v1/inspections", json=body, headers=admin)
-    assert created.status_code == 201, created.json
-    inspection_id = created.json["id"]
-    assert client.post(f"/api/v1/inspections/{inspection_id}/start", headers=inspector).status_code == 200
-    items = client.get(f"/api/v1/inspections/{inspection_id}", headers=inspector).json["items"]
-    for n, item in enumerate(items):
-        answer = {"client_id": str(uuid.uuid4()), "result": "pass"}
-        if item["required"] is not None:
-            answer["observed"] = item["required"]
-        done = client.put(f"/api/v1/inspections/{inspection_id}/answers/{item['id']}", json=answer, headers=inspector)
-        assert done.status_code == 200, done.json
-        if item["evidence_required"]:
-            photo = encode(noisy_image((64, 48), seed=vessel_id * 1000 + n), "JPEG", quality=80)
-            form = {"item_id": item["id"], "client_id": str(uuid.uuid4()), "file": (io.BytesIO(photo), "f.jpg")}
-            sent = client.post(f"/api/v1/inspections/{inspection_id}/photos", data=form, headers=inspector,
-                               content_type="multipart/form-data")
-            assert sent.status_code == 201, sent.json
-    submitted = client.post(f"/api/v1/inspections/{inspection_id}/submit", headers=inspector, json={
-        "client_id": str(uuid.uuid4()), "signature": "Insp. Prueba", "master_name": "Cap. Benítez"})
-    assert submitted.status_code == 200, submitted.json
-    certificate = submitted.json["certificate"]
-    assert certificate and certificate["token"], submitted.json
-    return certificate
-
-
 def _issue_certificates(app) -> dict:
     """A valid certificate and a revoked one, on two vessels, through the real operations and API."""
     from inspection.users import create_user
@@ -96,26 +45,21 @@ def _issue_certificates(app) -> dict:
                               "phone": None, "address": None})
         create_user("jefa", PASSWORD, "admin")
         inspector = create_user("inspector", PASSWORD, "inspector")
-        first = create_vessel(_vessel_values("PY-ASU-0101", "Ñandutí Purahéi", owner.id))
-        second = create_vessel(_vessel_values("PY-CON-0202", "Yacaré Guazú", owner.id))
-        third = create_vessel(_vessel_values("PY-ENC-0303", "Río Tebicuary", owner.id))
-        fourth = create_vessel(_vessel_values("PY-PIL-0404", "Pirapó", owner.id))
+        first = create_vessel(vessel_values("PY-ASU-0101", "Ñandutí Purahéi", owner.id))
+        second = create_vessel(vessel_values("PY-CON-0202", "Yacaré Guazú", owner.id))
+        third = create_vessel(vessel_values("PY-ENC-0303", "Río Tebicuary", owner.id))
+        fourth = create_vessel(vessel_values("PY-PIL-0404", "Pirapó", owner.id))
         db.session.commit()
         inspector_id, first_id, second_id, third_id = inspector.id, first.id, second.id, third.id
         fourth_id = fourth.id
 
     client = app.test_client()
 
-    def login(username):
-        answer = client.post("/api/v1/auth/token", json={"username": username, "password": PASSWORD})
-        assert answer.status_code == 201, answer.json
-        return {"Authorization": f"Bearer {answer.json['token']}"}
-
-    admin, inspector_h = login("jefa"), login("inspector")
-    valid = _issue(client, admin, inspector_h, inspector_id, first_id)
-    revoked = _issue(client, admin, inspector_h, inspector_id, second_id)
-    late = _issue(client, admin, inspector_h, inspector_id, third_id)
-    to_suspend = _issue(client, admin, inspector_h, inspector_id, fourth_id)
+    admin, inspector_h = bearer(client, "jefa"), bearer(client, "inspector")
+    valid = issue_certificate(client, admin, inspector_h, inspector_id, first_id)
+    revoked = issue_certificate(client, admin, inspector_h, inspector_id, second_id)
+    late = issue_certificate(client, admin, inspector_h, inspector_id, third_id)
+    to_suspend = issue_certificate(client, admin, inspector_h, inspector_id, fourth_id)
 
     def revoke(number):
         answer = client.post(f"/api/v1/certificates/{number}/revoke", headers=admin,
@@ -138,36 +82,8 @@ def _issue_certificates(app) -> dict:
 @pytest.fixture(scope="module")
 def site(tmp_path_factory):
     """The real app on 127.0.0.1 and a free port, with PUBLIC_URL set to that origin."""
-    base = tmp_path_factory.mktemp("verificar")
-    app = create_app({
-        "TESTING": True, "SECRET_KEY": "browser-test", "DATABASE_URL": f"sqlite:///{base / 'baliza.sqlite'}",
-        "MEDIA_DIR": str(base / "media"), "KEYS_DIR": str(base / "keys"), "PASSWORD_METHOD": "pbkdf2:sha256:1000",
-        "AUTO_SIGNING_KEY": True,
-    })
-    with app.app_context():
-        db.create_all()
-    hits: list[str] = []
-    serve = app.wsgi_app
-
-    def recording(environ, start_response):
-        hits.append(environ.get("PATH_INFO", ""))
-        return serve(environ, start_response)
-
-    app.wsgi_app = recording
-    server = make_server("127.0.0.1", 0, app, threaded=True)
-    origin = f"http://127.0.0.1:{server.server_port}"
-    app.config["PUBLIC_URL"] = origin
-    thread = threading.Thread(target=server.serve_forever, name="baliza-live", daemon=True)
-    thread.start()
-    try:
+    with live_app(tmp_path_factory.mktemp("verificar"), "browser-test", "baliza-live") as (app, origin, hits):
         yield Site(origin, _issue_certificates(app), hits)
-    finally:
-        server.shutdown()
-        thread.join(timeout=10)
-        with app.app_context():
-            db.session.remove()
-            db.drop_all()
-            db.engine.dispose()
 
 
 @pytest.fixture

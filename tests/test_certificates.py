@@ -53,7 +53,7 @@ def test_terms_by_kind():
 
 @pytest.mark.parametrize("shorter", [date(2028, 1, 1), TODAY])
 def test_navegabilidad_term_cannot_exceed_a_year_or_be_empty(shorter):
-    from inspection.errors import Invalid
+    from inspection.exceptions import Invalid
     with pytest.raises(Invalid):
         validity("navegabilidad", TODAY, shorter)
 
@@ -153,7 +153,7 @@ def test_unknown_key_is_unknown_issuer(client, issued):
 
 def test_later_date_is_expired(app, issued):
     later = date.fromisoformat(issued["valid_until"]) + timedelta(days=1)
-    verdict, view = verify_certificate_token(issued["token"], later)
+    verdict, view = verify_certificate_token(issued["token"], later, app.config["OFFICE_NAME"])
     assert verdict == "expired" and view["days_left"] == -1
 
 

@@ -6,7 +6,8 @@ from babel.messages.extract import extract_from_dir
 from babel.messages.frontend import parse_mapping_cfg
 from babel.messages.pofile import read_po
 
-from inspection.i18n import CATALOG_DIR, Msg, localize, translate
+from inspection.i18n import localize
+from inspection.messages import CATALOG_DIR, Msg, translate
 
 ROOT = Path(__file__).resolve().parent.parent
 KEYWORDS = {"_": None, "gettext": None, "Msg": None, "N_": None}  # as `pybabel extract -k Msg -k N_`
@@ -53,7 +54,8 @@ def test_marked_strings_are_translated_where_shown():
     assert translate("Abierta", "es") == "Abierta"
     assert translate("texto que nadie tradujo", "en") == "texto que nadie tradujo"
     assert localize({"flag": ["Este campo es obligatorio."]}, "en") == {"flag": ["This field is required."]}
-    assert label("propulsion", "steam") == "Vapor"
+    assert label("propulsion", "steam", "es") == "Vapor"
+    assert label("propulsion", "steam", "en") == translate("Vapor", "en") != "Vapor"
 
 
 def test_msg_translates_with_parameters():

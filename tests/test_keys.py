@@ -1,13 +1,15 @@
 """Signing keys under several processes: a rotation made anywhere is seen by every worker on its next request."""
 import base64
 import json
+import os
+import stat
 
 import pytest
 
 from app import create_app
-from inspection.keys import create_first_signing_key, create_signing_key
+from inspection.keys import create_first_signing_key, create_signing_key, load_private_keys, save_private_key
 from inspection.models import SigningKey, utcnow
-from inspection.signing import decode_token
+from inspection.signing import decode_token, generate_key, key_id
 from tests.test_inspections_api import answer_all, crew, schedule, submit  # noqa: F401 (fixtures)
 
 SHARED = ("TESTING", "SECRET_KEY", "DATABASE_URL", "MEDIA_DIR", "KEYS_DIR", "PUBLIC_URL", "PASSWORD_METHOD",
@@ -100,3 +102,34 @@ def test_an_operators_key_missing_here_is_refused_not_replaced(client, crew, app
 def test_automatic_keys_are_off_outside_the_demo(tmp_path):
     app = create_app({"DATABASE_URL": f"sqlite:///{tmp_path / 'x.sqlite'}", "SECRET_KEY": "x"})
     assert app.config["AUTO_SIGNING_KEY"] is False
+
+
+def test_save_and_load_private_keys(tmp_path):
+    """Keys are written 0600, never overwritten, and loaded as {kid: key}."""
+    key = generate_key()
+    kid = key_id(key)
+    path = save_private_key(tmp_path / "keys", kid, key)
+    assert path.name == f"{kid}.pem"
+    assert stat.S_IMODE(os.stat(path).st_mode) == 0o600
+    with pytest.raises(FileExistsError):
+        save_private_key(tmp_path / "keys", kid, key)
+    with pytest.raises(ValueError):
+        save_private_key(tmp_path / "keys", "0" * 16, key)
+    second = generate_key()
+    save_private_key(tmp_path / "keys", key_id(second), second)
+    loaded = load_private_keys(tmp_path / "keys")
+    assert set(loaded) == {kid, key_id(second)}
+    assert load_private_keys(tmp_path / "missing") == {}
+
+
+def test_load_refuses_readable_or_misnamed_keys(tmp_path):
+    """A key readable by others, or under another kid's name, is refused."""
+    key = generate_key()
+    path = save_private_key(tmp_path, key_id(key), key)
+    path.chmod(0o644)
+    with pytest.raises(PermissionError):
+        load_private_keys(tmp_path)
+    path.chmod(0o600)
+    path.rename(tmp_path / ("0" * 16 + ".pem"))
+    with pytest.raises(ValueError):
+        load_private_keys(tmp_path)

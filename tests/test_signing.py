@@ -3,9 +3,7 @@
 import base64
 import datetime as dt
 import hashlib
-import os
 import random
-import stat
 
 import cbor2
 import pytest
@@ -19,11 +17,9 @@ from inspection.signing import (
     generate_key,
     key_id,
     load_private_key_pem,
-    load_private_keys,
     private_key_to_pem,
     public_jwk,
     public_key_from_jwk,
-    save_private_key,
     sign_certificate,
     verify_token,
 )
@@ -309,34 +305,3 @@ def test_pem_round_trip(signer):
     """PEM export/import keeps the key."""
     key, kid = signer
     assert key_id(load_private_key_pem(private_key_to_pem(key))) == kid
-
-
-def test_save_and_load_private_keys(tmp_path):
-    """Keys are written 0600, never overwritten, and loaded as {kid: key}."""
-    key = generate_key()
-    kid = key_id(key)
-    path = save_private_key(tmp_path / "keys", kid, key)
-    assert path.name == f"{kid}.pem"
-    assert stat.S_IMODE(os.stat(path).st_mode) == 0o600
-    with pytest.raises(FileExistsError):
-        save_private_key(tmp_path / "keys", kid, key)
-    with pytest.raises(ValueError):
-        save_private_key(tmp_path / "keys", "0" * 16, key)
-    second = generate_key()
-    save_private_key(tmp_path / "keys", key_id(second), second)
-    loaded = load_private_keys(tmp_path / "keys")
-    assert set(loaded) == {kid, key_id(second)}
-    assert load_private_keys(tmp_path / "missing") == {}
-
-
-def test_load_refuses_readable_or_misnamed_keys(tmp_path):
-    """A key readable by others, or under another kid's name, is refused."""
-    key = generate_key()
-    path = save_private_key(tmp_path, key_id(key), key)
-    path.chmod(0o644)
-    with pytest.raises(PermissionError):
-        load_private_keys(tmp_path)
-    path.chmod(0o600)
-    path.rename(tmp_path / ("0" * 16 + ".pem"))
-    with pytest.raises(ValueError):
-        load_private_keys(tmp_path)

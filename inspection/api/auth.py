@@ -4,9 +4,9 @@ from flask_smorest import Blueprint
 
 from ..auth import api_user, authenticate, issue_token, require, revoke_token
 from ..clock import office_now
-from ..errors import Unauthorized
+from ..exceptions import Unauthorized
 from ..extensions import db
-from ..i18n import Msg
+from ..messages import Msg
 from ..schemas import MeSchema, TokenRequest, TokenResponse
 
 blp = Blueprint("api_auth", __name__, description="Autenticación")

@@ -1,29 +1,27 @@
 """Certificates for authorised users; keys, status list and verification for everyone."""
-from decimal import Decimal
-
-from flask import Response, current_app
+from flask import Response
 from flask_smorest import Blueprint
 from sqlalchemy.orm import joinedload
 
+from ..access import certificates_scope, get_certificate_for
 from ..auth import api_user, require
-from ..certificate_pdf import DEFAULT_ARTICLES, render_certificate_pdf
+from ..certificate_pdf import render_certificate_pdf
 from ..certificates import (
     all_statuses,
-    application_due_on,
-    certificates_scope,
+    certificate_document,
+    certificates_json,
     reinstate_certificate,
     revoke_certificate,
-    statuses_of,
     suspend_certificate,
     verify_certificate_token,
 )
 from ..clock import office_date, office_now, office_today, office_zone
-from ..errors import NotFound
+from ..exceptions import DomainError, NotFound
 from ..extensions import db
-from ..i18n import Msg
 from ..keys import current_signing_key, published_keys
+from ..messages import Msg
 from ..models import Certificate
-from ..qrcodes import verify_url
+from ..office import current_office
 from ..schemas import (
     CertificateQuery,
     CertificateSchema,
@@ -35,44 +33,11 @@ from ..schemas import (
 )
 from ..signing import MalformedToken
 from ..status_list import sign_status_list
-from ..tonnage import round_tonnage
 from .common import binary, json_response, paginate
 
 blp = Blueprint("api_certificates", __name__, description="Certificados y verificación")
 STATUS_LIST_TTL = 86400  # refresh daily when online
 STATUS_LIST_VALID = 7 * 86400  # an offline copy older than a week turns the verdict amber (NO CONFIRMADO)
-
-
-def certificates_json(certificates, today) -> list[dict]:
-    """certificate_json for a page of certificates: statuses in one query, not one per row."""
-    statuses = statuses_of(certificates, today)
-    return [certificate_json(c, statuses[c.id]) for c in certificates]
-
-
-def certificate_json(certificate: Certificate, status: str) -> dict:
-    """The api.md certificate fields plus dates the owner needs (`status` as statuses_of derives it)."""
-    base = f"/api/v1/certificates/{certificate.number}"
-    return {
-        "number": certificate.number, "kind": certificate.kind, "vessel_id": certificate.vessel_id,
-        "vessel": {"registration": certificate.vessel.registration, "name": certificate.vessel.name},
-        "revision": certificate.revision, "issued_on": certificate.issued_on.isoformat(),
-        "valid_until": certificate.valid_until.isoformat(),
-        "next_inspection_on": certificate.next_inspection_on.isoformat() if certificate.next_inspection_on else None,
-        "apply_by": application_due_on(certificate.valid_until).isoformat(),
-        "status": status, "token": certificate.token,
-        "verify_url": verify_url(current_app.config["PUBLIC_URL"], certificate.token),
-        "qr_url": f"{base}/qr.png", "pdf_url": f"{base}/pdf", "qr_version": certificate.qr_version,
-        "conditions": certificate.conditions, "inspection_id": certificate.inspection_id,
-    }
-
-
-def get_certificate_for(user, number: str) -> Certificate:
-    """The certificate if `user` may see it, else 404."""
-    found = db.session.scalar(certificates_scope(db.select(Certificate), user)
-                              .where(Certificate.number == number.strip().upper()))
-    if found is None:
-        raise NotFound()
-    return found
 
 
 @blp.route("/certificates")
@@ -87,7 +52,7 @@ def list_certificates(args):
     if args.get("kind"):
         query = query.where(Certificate.kind == args["kind"])
     page = paginate(query.order_by(Certificate.id.desc()), args)
-    return json_response({**page, "items": certificates_json(page["items"], office_today())}, 200)
+    return json_response({**page, "items": certificates_json(page["items"], office_today(), current_office().public_url)}, 200)
 
 
 @blp.route("/certificates/<number>")
@@ -95,7 +60,7 @@ def list_certificates(args):
 @require("admin", "inspector", "owner")
 def get_certificate(number):
     """One certificate with its status as police see it."""
-    return json_response(certificates_json([get_certificate_for(api_user(), number)], office_today())[0], 200)
+    return json_response(certificates_json([get_certificate_for(api_user(), number)], office_today(), current_office().public_url)[0], 200)
 
 
 @blp.route("/certificates/<number>/qr.png")
@@ -107,45 +72,13 @@ def get_qr(number):
     return Response(certificate.qr_png, mimetype="image/png", headers={"Cache-Control": "private, max-age=86400"})
 
 
-def certificate_document(certificate: Certificate) -> dict:
-    """The printable certificate's data (certificate_pdf's `cert` shape)."""
-    vessel = dict(certificate.inspection.particulars or {}) if certificate.inspection else {}
-    if "gross_tonnage" in vessel:  # the snapshot keeps a float; the certificate prints art. 195's 2 decimals
-        vessel["gross_tonnage"] = round_tonnage(Decimal(str(vessel["gross_tonnage"])))
-    v = certificate.vessel
-    return {
-        "number": certificate.number, "kind": certificate.kind, "revision": certificate.revision,
-        "issued_on": certificate.issued_on, "valid_until": certificate.valid_until,
-        "next_inspection_on": certificate.next_inspection_on, "office_name": current_app.config["OFFICE_NAME"],
-        "office_zone": office_zone(),
-        "vessel": {"registration": v.registration, "name": v.name, "flag": v.flag, "home_port": v.home_port,
-                   **{k: vessel.get(k, getattr(v, k)) for k in (
-                       "propulsion", "service", "hull_material", "length_m", "beam_m", "girth_m", "gross_tonnage",
-                       "crew", "max_passengers", "boilers")}},
-        "articles": DEFAULT_ARTICLES[certificate.kind],
-        "conditions": certificate.conditions or [],
-        "signatories": _signatories(certificate),
-        "verify_url": verify_url(current_app.config["PUBLIC_URL"], certificate.token),
-        "qr_png": certificate.qr_png,
-    }
-
-
-def _signatories(certificate: Certificate) -> list[dict]:
-    """Art. 221: the Prefecto General de Puertos with the inspector (de Máquinas for seguridad)."""
-    inspector = certificate.inspection.inspector if certificate.inspection else None
-    name = (inspector.full_name or inspector.username) if inspector else ""
-    role = "Inspector de Máquinas" if certificate.kind == "seguridad" else "Inspector de Cascos"
-    return [{"role": role, "name": name},
-            {"role": "Prefecto General de Puertos", "name": current_app.config.get("PREFECT_NAME", "")}]
-
-
 @blp.route("/certificates/<number>/pdf")
 @blp.doc(**binary("El certificado imprimible (A4)", "application/pdf"))
 @require("admin", "inspector", "owner")
 def get_pdf(number):
     """The printable A4 certificate."""
     certificate = get_certificate_for(api_user(), number)
-    pdf = render_certificate_pdf(certificate_document(certificate))
+    pdf = render_certificate_pdf(certificate_document(certificate, current_office(), office_zone()))
     return Response(pdf, mimetype="application/pdf",
                     headers={"Content-Disposition": f'inline; filename="{certificate.number}.pdf"'})
 
@@ -155,7 +88,7 @@ def _decide(number, data, decision):
     now = office_now()
     decision(api_user(), certificate, data["reason"], now)
     db.session.commit()
-    return json_response(certificates_json([certificate], office_date(now))[0], 200)
+    return json_response(certificates_json([certificate], office_date(now), current_office().public_url)[0], 200)
 
 
 @blp.route("/certificates/<number>/revoke", methods=["POST"])
@@ -202,16 +135,16 @@ def get_keys():
 @blp.response(200, StatusListSchema)
 def get_status_list():
     """The signed 2-bit status list of every certificate (no login), for offline verification."""
-    now = office_now()
-    found = current_signing_key(current_app.config["OFFICE_CODE"])
+    now, office = office_now(), current_office()
+    found = current_signing_key(office.code)
     statuses = all_statuses(office_date(now))
     if found is None:
         raise NotFound(Msg("Todavía no hay claves de firma."))
     kid, private = found
-    jws = sign_status_list(statuses, private, kid, issuer=current_app.config["OFFICE_CODE"],
+    jws = sign_status_list(statuses, private, kid, issuer=office.code,
                            issued_at=int(now.timestamp()), ttl_seconds=STATUS_LIST_TTL,
                            valid_seconds=STATUS_LIST_VALID,
-                           subject=current_app.config["PUBLIC_URL"] + "/api/v1/status-list")
+                           subject=office.public_url + "/api/v1/status-list")
     response = json_response({"jws": jws, "issued_at": now.isoformat(), "ttl": STATUS_LIST_TTL,
                               "count": len(statuses)}, 200)
     response.headers["Cache-Control"] = "public, max-age=300"
@@ -223,9 +156,7 @@ def get_status_list():
 def get_verify(token):
     """Public verification of a QR token: the verdict and the signed particulars, nothing personal."""
     try:
-        verdict, view = verify_certificate_token(token, office_today())
+        verdict, view = verify_certificate_token(token, office_today(), current_office().name)
     except MalformedToken:
-        from ..errors import DomainError
-
         raise DomainError(Msg("El código no es un certificado de Baliza legible."))
     return json_response({"verdict": verdict, "certificate": view}, 200)

@@ -5,9 +5,9 @@ import json
 from flask import jsonify
 from sqlalchemy.exc import IntegrityError
 
-from ..errors import Conflict
+from ..exceptions import Conflict
 from ..extensions import db
-from ..i18n import Msg
+from ..messages import Msg
 from ..models import ClientRequest
 
 def binary(description: str, *media_types: str) -> dict:

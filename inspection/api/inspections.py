@@ -7,44 +7,37 @@ from flask_smorest.fields import Upload
 from marshmallow import Schema, ValidationError
 from sqlalchemy.exc import IntegrityError
 
-from ..access import get_vessel_for
+from ..access import deficiency_scope, get_deficiency_for, get_vessel_for
 from ..auth import api_user, require
 from ..clock import office_date, office_now, office_today
 from ..closing import close_inspection
-from ..errors import Conflict, DomainError, Invalid, NotFound, TooLarge
+from ..certificates import certificates_json
+from ..exceptions import Conflict, DomainError, Invalid, NotFound
 from ..extensions import db
-from ..i18n import Localized, Msg, current_language, localize
+from ..i18n import current_language, localize
 from ..inspections import (
     add_photo,
     add_repair_evidence,
     close_deficiency,
-    current_answers,
     detain_vessel,
-    evidence_of,
+    filter_inspections,
     get_inspection_for,
     inspection_scope,
     interrupt_inspection,
     lift_detention,
     lock_inspection,
-    photos_of,
     record_answer,
     recorded_answer,
     report_fixed,
     schedule_inspection,
     start_inspection,
 )
-from ..media import media_storage, photo_limits
-from ..models import (
-    Answer,
-    AuditEvent,
-    Deficiency,
-    Detention,
-    Inspection,
-    Photo,
-    User,
-    Vessel,
-)
-from ..photos import PhotoRejected, process_photo
+from ..keys import signer
+from ..media import media_storage, photo_limits, process_upload
+from ..messages import Msg
+from ..models import Deficiency, Detention, Inspection, Photo, User
+from ..office import current_office
+from ..reports import inspection_detail
 from ..schemas import (
     AnswerInSchema,
     AnswerSchema,
@@ -69,8 +62,6 @@ from ..schemas import (
     SyncOutSchema,
     page_schema,
 )
-from ..vessel_checklists import localized_item
-from .certificates import certificates_json
 from .common import (
     binary,
     body_hash,
@@ -97,18 +88,6 @@ def list_inspections(args):
     return paginate(filter_inspections(inspection_scope(db.select(Inspection), api_user()), args), args)
 
 
-def filter_inspections(query, args: dict):
-    """InspectionQuery filters and the list order (newest date first); the pages use it too."""
-    for field in ("vessel_id", "inspector_id", "status", "kind"):
-        if args.get(field) is not None:
-            query = query.where(getattr(Inspection, field) == args[field])
-    if args.get("date_from"):
-        query = query.where(Inspection.scheduled_on >= args["date_from"])
-    if args.get("date_to"):
-        query = query.where(Inspection.scheduled_on <= args["date_to"])
-    return query.order_by(Inspection.scheduled_on.desc(), Inspection.id.desc())
-
-
 @blp.route("/inspections", methods=["POST"])
 @blp.arguments(InspectionCreateSchema)
 @blp.response(201, InspectionSchema)
@@ -126,38 +105,12 @@ def post_inspection(data):
     return inspection
 
 
-def inspection_detail(inspection: Inspection, lang: str) -> dict:
-    """Everything about one inspection, for the API and the pages."""
-    answers = current_answers(inspection)
-    history = db.session.scalars(db.select(Answer).filter_by(inspection_id=inspection.id)
-                                 .order_by(Answer.recorded_at, Answer.id)).all()
-    items = []
-    for item in inspection.items or []:
-        answer = answers.get(item["id"])
-        items.append({**localized_item(item, lang), "answer": AnswerSchema().dump(answer) if answer else None})
-    audit = db.session.scalars(db.select(AuditEvent).filter_by(inspection_id=inspection.id)
-                               .order_by(AuditEvent.at, AuditEvent.id)).all()
-    deficiencies = db.session.scalars(db.select(Deficiency).filter_by(inspection_id=inspection.id)
-                                      .order_by(Deficiency.id)).all()
-    return {**InspectionSchema().dump(inspection), "particulars": inspection.particulars, "items": items,
-            "answers": AnswerSchema(many=True).dump(history), "photos": PhotoSchema(many=True).dump(photos_of(inspection)),
-            "deficiencies": DeficiencySchema(many=True).dump(deficiencies),
-            "evidence": evidence_of(inspection) if inspection.items else None,
-            "audit": [_audit(e) for e in audit], "photo_limits": photo_limits().as_dict()}
-
-
-def _audit(event: AuditEvent) -> dict:
-    return {"at": event.at.isoformat(), "username": event.user.username if event.user else None,
-            "action": event.action, "entity": event.entity, "entity_id": event.entity_id,
-            "client_id": event.client_id, "details": event.details}
-
-
 @blp.route("/inspections/<int:inspection_id>")
 @blp.response(200, InspectionDetailSchema)
 @require(*READERS)
 def get_inspection(inspection_id):
     """One inspection with items, answers (all revisions), photos, deficiencies, evidence and audit trail."""
-    return json_response(inspection_detail(get_inspection_for(api_user(), inspection_id), current_language()), 200)
+    return json_response(inspection_detail(get_inspection_for(api_user(), inspection_id), current_language(), photo_limits()), 200)
 
 
 @blp.route("/inspections/<int:inspection_id>/start", methods=["POST"])
@@ -257,16 +210,6 @@ class PhotoFileSchema(Schema):
     file = Upload(required=True)
 
 
-REJECTION_STATUS = {"too_large": 413, "too_many_pixels": 413, "decompression_bomb": 413,
-                    "not_an_image": 415, "unsupported_format": 415}
-
-
-class PhotoRefused(DomainError):
-    """A photo the server will not keep, with the published limits so the tablet can downscale."""
-
-    code, title = "photo-rejected", Msg("Foto rechazada")
-
-
 @blp.route("/photos/limits")
 @blp.response(200, PhotoLimitsSchema)
 def get_photo_limits():
@@ -305,18 +248,6 @@ def upload_once(actor, scope: str, client_id: str, upload, extra: dict, store):
     return run_once(actor, scope, client_id, payload, lambda: PhotoSchema().dump(store(processed)), status=201)
 
 
-def process_upload(data: bytes, limits):
-    """process_photo with a refusal raised as a DomainError (413/415/422) naming the limits; pages share it."""
-    try:
-        return process_photo(data, limits)
-    except PhotoRejected as error:
-        error_cls = TooLarge if REJECTION_STATUS.get(error.code) == 413 else PhotoRefused
-        refusal = error_cls(Localized({"es": error.messages("es"), "en": error.messages("en")}),
-                            extra={"reason": error.code, "limits": limits.as_dict()})
-        refusal.status = REJECTION_STATUS.get(error.code, 422)
-        raise refusal from None
-
-
 VARIANTS = {"original": "original_key", "display": "display_key", "thumb": "thumb_key"}
 
 
@@ -350,13 +281,13 @@ def post_submit(data, inspection_id):
 
     def action():
         now = office_now()
-        today = office_date(now)
-        result = close_inspection(actor, inspection, data, today, now)
+        today, office = office_date(now), current_office()
+        result = close_inspection(actor, inspection, data, office, signer(office, now), today, now)
         certificate = result["certificate"]
         return {"outcome": result["outcome"], "deficiencies": DeficiencySchema(many=True).dump(result["deficiencies"]),
                 "missing_answers": result["missing_answers"],
                 "reinspection_id": result["reinspection"].id if result["reinspection"] else None,
-                "certificate": certificates_json([certificate], today)[0] if certificate else None}
+                "certificate": certificates_json([certificate], today, office.public_url)[0] if certificate else None}
 
     return run_once(actor, f"submit:{inspection.id}", str(data["client_id"]), request.get_json(), action)
 
@@ -375,24 +306,13 @@ def post_interrupt(data, inspection_id):
 
 # --- deficiencies and detentions -------------------------------------------------------------------
 
-def _deficiency_for(user, deficiency_id: int) -> Deficiency:
-    deficiency = db.session.get(Deficiency, deficiency_id)
-    if deficiency is None:
-        raise NotFound()
-    get_vessel_for(user, deficiency.vessel_id)  # owners: 404 for another owner's
-    return deficiency
-
-
 @blp.route("/deficiencies")
 @blp.arguments(DeficiencyQuery, location="query")
 @blp.response(200, page_schema(DeficiencySchema, "DeficiencyPage"))
 @require(*READERS)
 def list_deficiencies(args):
     """Deficiencies by due date; owners see their fleet's."""
-    user = api_user()
-    query = db.select(Deficiency).join(Vessel, Vessel.id == Deficiency.vessel_id)
-    if user.role == "owner":
-        query = query.where(Vessel.owner_id == (user.owner_id or -1))
+    query = deficiency_scope(db.select(Deficiency), api_user())
     if args.get("vessel_id"):
         query = query.where(Deficiency.vessel_id == args["vessel_id"])
     if args.get("status"):
@@ -408,7 +328,7 @@ def list_deficiencies(args):
 def post_repair_evidence(form, files, deficiency_id):
     """The owner's photo of a repair (multipart, idempotent by client_id); cite it in report-fixed."""
     actor = api_user()
-    deficiency = _deficiency_for(actor, deficiency_id)
+    deficiency = get_deficiency_for(actor, deficiency_id)
     client_id = str(form["client_id"])
 
     def store(processed):
@@ -424,7 +344,7 @@ def post_repair_evidence(form, files, deficiency_id):
 @require("owner")
 def post_report_fixed(data, deficiency_id):
     """The owner reports a deficiency put right, with the evidence photo (an inspector must still close it)."""
-    deficiency = _deficiency_for(api_user(), deficiency_id)
+    deficiency = get_deficiency_for(api_user(), deficiency_id)
     photo = db.session.get(Photo, data["photo_id"]) if data.get("photo_id") else None
     if data.get("photo_id") and photo is None:
         raise Invalid(errors={"photo_id": [Msg("No existe esa foto.")]})
@@ -439,7 +359,7 @@ def post_report_fixed(data, deficiency_id):
 @require("inspector")
 def post_close(data, deficiency_id):
     """An inspector closes a deficiency after verifying the repair."""
-    deficiency = close_deficiency(api_user(), _deficiency_for(api_user(), deficiency_id), data["reason"], office_now())
+    deficiency = close_deficiency(api_user(), get_deficiency_for(api_user(), deficiency_id), data["reason"], office_now())
     db.session.commit()
     return deficiency
 

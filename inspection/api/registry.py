@@ -17,7 +17,7 @@ from ..schemas import (
 from ..vessels import (
     create_owner,
     create_vessel,
-    registration_key,
+    filter_vessels,
     update_owner,
     update_vessel,
 )
@@ -80,22 +80,6 @@ def list_vessels(args):
     query = vessel_scope(db.select(Vessel), api_user()).order_by(Vessel.registration_key)
     page = paginate(filter_vessels(query, args), args)
     return json_response({**page, "items": [vessel_json(v) for v in page["items"]]}, 200)
-
-
-def filter_vessels(query, args: dict):
-    """Apply the list filters shared by the API and the pages."""
-    if args.get("owner_id"):
-        query = query.where(Vessel.owner_id == args["owner_id"])
-    if args.get("propulsion"):
-        query = query.where(Vessel.propulsion == args["propulsion"])
-    if args.get("service"):
-        query = query.where(Vessel.service == args["service"])
-    if args.get("q") and args["q"].strip():
-        text = args["q"].strip()
-        query = query.where(
-            or_(Vessel.registration_key.contains(registration_key(text)), Vessel.name.ilike(f"%{text}%"))
-        )
-    return query
 
 
 @blp.route("/vessels", methods=["POST"])

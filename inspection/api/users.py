@@ -3,7 +3,7 @@ from flask_smorest import Blueprint
 
 from ..auth import api_user, require
 from ..clock import office_now
-from ..errors import NotFound
+from ..exceptions import NotFound
 from ..extensions import db
 from ..models import ConflictOfInterest, User
 from ..schemas import ConflictSchema, PageArgs, UserSchema, page_schema

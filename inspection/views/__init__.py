@@ -11,6 +11,8 @@ def register_views(app: Flask) -> None:
     """Attach the page blueprints and the template helpers."""
     for module in (auth, registry, certificates, checklists, inspections, pwa, users):
         app.register_blueprint(module.bp)
-    app.jinja_env.globals.update(_=gettext, label=label, field_label=field_label, lang=current_language)
+    app.jinja_env.globals.update(_=gettext, label=lambda kind, value: label(kind, value, current_language()),
+                                 field_label=lambda field: field_label(field, current_language()),
+                                 lang=current_language)
     app.jinja_env.filters["number"] = lambda value, places=None: format_number(value, places, current_language())
     app.jinja_env.filters["day"] = lambda value, width="long": format_day(value, current_language(), width)

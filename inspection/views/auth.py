@@ -6,7 +6,7 @@ from flask_login import current_user
 
 from ..auth import authenticate, require_page, sign_in, sign_out
 from ..clock import office_now
-from ..errors import DomainError
+from ..exceptions import DomainError
 from ..extensions import db
 from ..i18n import gettext
 from ..users import change_password

@@ -3,24 +3,22 @@ from flask import Blueprint, redirect, render_template, request, url_for
 from flask_login import current_user
 from sqlalchemy.orm import joinedload
 
-from ..api.certificates import (
-    certificate_document,
-    certificates_json,
-    get_certificate_for,
-)
+from ..access import certificates_scope, get_certificate_for
 from ..auth import require_page
 from ..certificates import (
-    certificates_scope,
+    certificate_document,
+    certificates_json,
     reinstate_certificate,
     revoke_certificate,
     suspend_certificate,
     verify_certificate_token,
 )
-from ..clock import office_now, office_today
-from ..errors import Invalid
+from ..clock import office_now, office_today, office_zone
+from ..exceptions import Invalid
 from ..extensions import db
-from ..i18n import Msg
+from ..messages import Msg
 from ..models import Certificate
+from ..office import current_office
 from ..signing import MalformedToken
 
 bp = Blueprint("certificates", __name__)
@@ -38,7 +36,7 @@ DECISIONS = {"revocar": revoke_certificate, "suspender": suspend_certificate, "r
 def verify_page(token):
     """The police page inside the QR: a big verdict and what to compare with the hull (art. 66)."""
     try:
-        verdict, view = verify_certificate_token(token, office_today())
+        verdict, view = verify_certificate_token(token, office_today(), current_office().name)
         status = 200
     except MalformedToken:
         verdict, view, status = "malformed", None, 400
@@ -54,16 +52,17 @@ def certificate_list():
     query = certificates_scope(db.select(Certificate), current_user).options(joinedload(Certificate.vessel))
     page = db.paginate(query.order_by(Certificate.id.desc()), page=request.args.get("page", 1, type=int), per_page=50,
                        error_out=False)
-    return render_template("certificates/list.html", page=page, rows=certificates_json(page.items, office_today()))
+    return render_template("certificates/list.html", page=page, rows=certificates_json(page.items, office_today(), current_office().public_url))
 
 
 @bp.route("/certificados/<number>")
 @require_page("admin", "inspector", "owner")
 def certificate_page(number):
     """The certificate as a page (same content as the PDF) with its live status."""
-    certificate = get_certificate_for(current_user, number)
-    return render_template("certificates/detail.html", cert=certificates_json([certificate], office_today())[0],
-                           doc=certificate_document(certificate), record=certificate)
+    certificate, office = get_certificate_for(current_user, number), current_office()
+    return render_template("certificates/detail.html",
+                           cert=certificates_json([certificate], office_today(), office.public_url)[0],
+                           doc=certificate_document(certificate, office, office_zone()), record=certificate)
 
 
 @bp.route("/certificados/<number>/<decision>", methods=["POST"])

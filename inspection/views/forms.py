@@ -1,7 +1,7 @@
 """Turning an HTML form into schema input, and schema errors back into the form."""
 from marshmallow import Schema, ValidationError, fields
 
-from ..errors import DomainError
+from ..exceptions import DomainError
 from ..i18n import localize
 
 

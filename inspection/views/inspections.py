@@ -13,20 +13,20 @@ from flask_login import current_user
 from marshmallow import ValidationError
 from sqlalchemy.orm import joinedload
 
-from ..access import get_vessel_for, vessel_scope
-from ..api.inspections import filter_inspections, inspection_detail, process_upload
+from ..access import get_deficiency_for, get_vessel_for, vessel_scope
 from ..auth import require_page
 from ..billing import fee_statement_of
 from ..clock import office_date, office_now, office_today, office_zone, wall_clock, zone_city
 from ..closing import close_inspection
-from ..errors import DomainError, Invalid, NotFound
+from ..exceptions import DomainError, Invalid
 from ..extensions import db
-from ..i18n import Msg, current_language, gettext, localize
+from ..i18n import current_language, gettext, localize
 from ..inspections import (
     add_photo,
     add_repair_evidence,
     close_deficiency,
     detain_vessel,
+    filter_inspections,
     get_inspection_for,
     inspection_scope,
     interrupt_inspection,
@@ -35,19 +35,22 @@ from ..inspections import (
     schedule_inspection,
     start_inspection,
 )
-from ..media import media_storage, photo_limits
+from ..keys import signer
+from ..media import media_storage, photo_limits, process_upload
+from ..messages import Msg
 from ..models import (
     ACTIONS,
     INSPECTION_STATUSES,
     KINDS,
     RESULTS,
     Certificate,
-    Deficiency,
     Detention,
     Inspection,
     User,
     Vessel,
 )
+from ..office import current_office
+from ..reports import inspection_detail
 from ..schemas import (
     AnswerInSchema,
     DetentionInSchema,
@@ -196,7 +199,7 @@ def inspection_schedule():
 
 def _view_model(inspection: Inspection) -> dict:
     """The API's full view of the inspection, arranged for a page (topics, photos and gaps per item)."""
-    detail = inspection_detail(inspection, current_language())
+    detail = inspection_detail(inspection, current_language(), photo_limits())
     photos_by_item, missing_by_item = {}, {}
     for photo in detail["photos"]:
         photos_by_item.setdefault(photo["item_id"], []).append(photo)
@@ -314,8 +317,9 @@ def inspection_submit(inspection_id):
     data, errors = load_form(form, SubmitInSchema())
     status = 422
     if not errors:
-        now = office_now()
-        _, error = _attempt(lambda: close_inspection(current_user, inspection, data, office_date(now), now))
+        now, office = office_now(), current_office()
+        _, error = _attempt(lambda: close_inspection(current_user, inspection, data, office, signer(office, now),
+                                                     office_date(now), now))
         if error is None:
             return _back(inspection)
         errors, status = domain_errors(error), error.status
@@ -340,16 +344,9 @@ def inspection_interrupt(inspection_id):
 
 # --- deficiencies and detention (on the report) ----------------------------------------------------
 
-def _deficiency_for(deficiency_id: int) -> tuple[Deficiency, Inspection]:
-    """The deficiency and its inspection if the user may see them, else 404."""
-    deficiency = db.session.get(Deficiency, deficiency_id)
-    if deficiency is None:
-        raise NotFound()
-    return deficiency, get_inspection_for(current_user, deficiency.inspection_id)
-
-
 def _deficiency_decision(deficiency_id: int, operation):
-    deficiency, inspection = _deficiency_for(deficiency_id)
+    deficiency = get_deficiency_for(current_user, deficiency_id)
+    inspection = get_inspection_for(current_user, deficiency.inspection_id)
     data, errors = load_form(request.form, NoteSchema())
     status = 422
     if not errors:

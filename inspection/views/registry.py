@@ -4,9 +4,8 @@ from flask_login import current_user
 from marshmallow import ValidationError
 
 from ..access import get_owner_for, get_vessel_for, owner_scope, vessel_scope
-from ..api.registry import filter_vessels
 from ..auth import require_page
-from ..errors import DomainError
+from ..exceptions import DomainError
 from ..extensions import db
 from ..i18n import current_language
 from ..models import (
@@ -21,7 +20,7 @@ from ..models import (
 )
 from ..schemas import OwnerSchema, VesselQuery, VesselSchema
 from ..tonnage import round_tonnage, tonnage_formula
-from ..vessels import create_owner, create_vessel, update_owner, update_vessel
+from ..vessels import create_owner, create_vessel, filter_vessels, update_owner, update_vessel
 from .forms import domain_errors, load_form
 
 bp = Blueprint("registry", __name__)

@@ -4,7 +4,7 @@ from flask_login import current_user
 
 from ..auth import require_page
 from ..clock import office_now
-from ..errors import DomainError, NotFound
+from ..exceptions import DomainError, NotFound
 from ..extensions import db
 from ..models import ROLES, ConflictOfInterest, Owner, User
 from ..schemas import ConflictSchema, UserSchema
