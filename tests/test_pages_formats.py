@@ -82,3 +82,15 @@ def test_report_numbers_in_the_page_language(app, client, crew, started):  # noq
     observed = re.findall(r'<td class="num">([^<]+)</td>', report)
     assert observed and all(re.fullmatch(r"[\d.]+(,\d+)?", n) for n in observed), observed
     assert ISO.findall(text(admin.get(f"/inspecciones/{inspection_id}/informe?lang=en"))) == []
+
+
+def test_vessel_measures_and_counts_in_the_page_language(app, make_vessel, make_user):
+    from decimal import Decimal
+
+    vessel = make_vessel(length_m=Decimal("30.5"), beam_m=Decimal("7.00"), crew=6)
+    admin = signed_in(app, make_user("admin"))
+    page = admin.get(f"/buques/{vessel.id}?lang=es").get_data(as_text=True)
+    measures = re.findall(r"<dd>([\d.,]+)</dd>", page)
+    assert "30,5" in measures and "7" in measures and "6" in measures, measures
+    assert not any(re.fullmatch(r"\d+\.\d+", m) for m in measures), measures  # no "30.5", "7.00"
+    assert "<dd>30.5</dd>" in admin.get(f"/buques/{vessel.id}?lang=en").get_data(as_text=True)
