@@ -68,11 +68,6 @@ def office_today() -> date:
     return office_date(office_now())
 
 
-def wall_clock(moment: datetime, zone: ZoneInfo) -> str:
-    """A UTC timestamp as 'YYYY-MM-DD HH:MM' on the zone's wall clock, for people to read."""
-    return moment.astimezone(zone).strftime("%Y-%m-%d %H:%M")
-
-
 def zone_city(zone: ZoneInfo) -> str:
     """The zone's city as people write it ('Asunción'), to say whose clock a time is on."""
     return CITY_NAMES.get(zone.key) or zone.key.rsplit("/", 1)[-1].replace("_", " ")

@@ -1,12 +1,13 @@
 """Numbers and dates as people read them, in the page's language (Babel's es_PY and en locales).
 
 Spanish pages read "346,33 t" and "1 de diciembre de 2026"; English ones "346.33 t" and
-"December 1, 2026". Counts are integers ("3", never "3.00"). Pure: the language is a parameter.
+"December 1, 2026"; times "30 nov. 2026, 22:30" on the office's wall clock. Counts are integers ("3", never "3.00"). Pure: the language is a parameter.
 """
-from datetime import date
+from datetime import date, datetime
 from decimal import Decimal
 
-from babel.dates import format_date
+from babel import Locale
+from babel.dates import format_date, format_datetime
 from babel.numbers import format_decimal
 
 from .messages import LOCALES
@@ -30,3 +31,10 @@ def format_day(value, lang: str = "es", width: str = "long") -> str:
         return ""
     day = value if isinstance(value, date) else date.fromisoformat(str(value)[:10])
     return format_date(day, width, locale=LOCALES[lang])
+
+
+def format_moment(moment: datetime, zone, lang: str = "es") -> str:
+    """A UTC timestamp on the zone's wall clock, the day as `format_day(..., "medium")` and 24 h time."""
+    locale = Locale.parse(LOCALES[lang])
+    pattern = f"{locale.date_formats['medium'].pattern}, HH:mm"  # the day as |day("medium") writes it
+    return format_datetime(moment.astimezone(zone), pattern, locale=locale)

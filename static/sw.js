@@ -22,6 +22,8 @@ const STATIC = [
   '/static/js/verificar.js',
   '/static/js/lists.js',
   '/static/js/verifier.js',
+  '/static/js/formats.js',
+  '/static/js/i18n.js',
   '/static/vendor/jsQR.js',
   '/static/css/baliza.css',
   '/manifest.webmanifest',

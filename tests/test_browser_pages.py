@@ -182,14 +182,62 @@ def test_screenshots(site, browser, size_name, viewport):
     """Full-page screenshots of the pages people use most, for a human to look at."""
     shots = {"inspector": [("inspeccion", f"/inspecciones/{site['started']}")],
              "admin": [("certificados", "/certificados"), ("certificado", f"/certificados/{site['issued']['number']}"),
-                       ("buque", f"/buques/{site['vessel']}")],
+                       ("buque", f"/buques/{site['vessel']}"), ("inspecciones", "/inspecciones"),
+                       ("informe", f"/inspecciones/{site['submitted']}/informe")],
              "anonymous": [("v_valido", f"/v/{site['issued']['token']}"),
-                           ("v_suspendido", f"/v/{site['suspended']['token']}"), ("login", "/login")]}
-    for role, pages in shots.items():
-        context = browser.new_context(viewport=viewport, locale="es-PY")
-        page = context.new_page()
-        sign_in(page, site["origin"], role)
-        for name, path in pages:
-            page.goto(site["origin"] + path, wait_until="networkidle")
-            page.screenshot(path=str(SHOTS / f"baliza_{size_name}_{name}.png"), full_page=name != "inspeccion")
-        context.close()
+                           ("v_suspendido", f"/v/{site['suspended']['token']}"), ("login", "/login"),
+                           ("verificar", f"/verificar#t={site['issued']['token']}")]}
+    for lang in ("es", "en"):
+        for role, pages in shots.items():
+            context = browser.new_context(viewport=viewport, locale="es-PY")
+            page = context.new_page()
+            sign_in(page, site["origin"], role)
+            for name, path in pages:
+                path = path.replace("#", f"?lang={lang}#") if "#" in path else f"{path}?lang={lang}"
+                page.goto(site["origin"] + path, wait_until="networkidle")
+                if name == "verificar":
+                    page.wait_for_selector("#verdict[data-verdict]", timeout=10_000)
+                page.screenshot(path=str(SHOTS / f"baliza_{size_name}_{name}_{lang}.png"),
+                                full_page=name != "inspeccion")
+            context.close()
+
+
+def test_a_chosen_date_reads_in_the_page_language_on_an_english_tablet(site, browser):
+    """The native picker shows the browser's "12/01/2026"; beside it the page writes the date in words."""
+    context = browser.new_context(viewport=TABLET, locale="en-US")
+    page = context.new_page()
+    sign_in(page, site["origin"], "admin")
+    page.goto(f"{site['origin']}/inspecciones?lang=es", wait_until="networkidle")
+    page.click("#programar summary")
+    field = page.locator("input[name=scheduled_on]")
+    field.fill("")
+    assert page.locator("input[name=scheduled_on] + output.date-words").inner_text() == ""
+    field.fill("2026-12-01")
+    assert page.locator("input[name=scheduled_on] + output.date-words").inner_text() == "1 de diciembre de 2026"
+    page.locator("input[name=date_from]").fill("2027-02-28")
+    assert page.locator("input[name=date_from] + output.date-words").inner_text() == "28 feb. 2027"
+    assert "1 de diciembre de 2026" in page.locator("label", has=field).inner_text()  # part of its label
+    page.screenshot(path=str(SHOTS / "baliza_tablet_fecha_en_navegador.png"))
+    page.goto(f"{site['origin']}/inspecciones?lang=en&date_from=2026-12-01", wait_until="networkidle")
+    assert page.locator("input[name=date_from] + output.date-words").inner_text() == "Dec 1, 2026"
+    context.close()
+
+
+def test_the_phone_layout_fits(site, browser):
+    """At 412 px: no sideways scrolling, certificate numbers whole, a two-line header, name apart from Salir."""
+    context = browser.new_context(viewport=PHONE, locale="es-PY")
+    page = context.new_page()
+    sign_in(page, site["origin"], "admin")
+    for path in ("/certificados", "/inspecciones", f"/buques/{site['vessel']}", f"/v/{site['issued']['token']}",
+                 f"/inspecciones/{site['submitted']}/informe", f"/inspecciones/{site['submitted']}/informe?lang=en"):
+        page.goto(site["origin"] + path, wait_until="networkidle")
+        assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"], path
+    page.goto(f"{site['origin']}/certificados?lang=es", wait_until="networkidle")
+    number = page.locator(f"a:text-is('{site['issued']['number']}')")
+    line = page.evaluate("(a) => parseFloat(getComputedStyle(a).lineHeight)", number.element_handle())
+    assert number.bounding_box()["height"] < 1.5 * line  # one line, not "SEG-/2026-/000001-/5"
+    assert page.locator("header.top").bounding_box()["height"] < 100
+    name = page.locator("header .top-right a", has_text="jefa").bounding_box()
+    out = page.locator("header .top-right button", has_text="Salir").bounding_box()
+    assert out["x"] - (name["x"] + name["width"]) >= 8
+    context.close()

@@ -271,3 +271,32 @@ def _write_y4m(png: bytes, path: Path, size=(640, 480)) -> None:
     with open(path, "wb") as out:
         out.write(f"YUV4MPEG2 W{w} H{h} F10:1 Ip A1:1 C420jpeg\n".encode())
         out.write(b"FRAME\n" + frame.tobytes() + chroma + chroma)
+
+
+def test_english_offline_reads_as_the_english_pages(site, browser):
+    """Offline in English on a Spanish phone: the catalog's words and Babel's dates, as /v/ online."""
+    from inspection.formats import format_day
+    from inspection.i18n import translate
+    from tests.test_verifier_js import DAY_CASES
+
+    valid = site.certificates["valid"]
+    context = browser.new_context(viewport=PHONE, locale="es-PY")
+    page = context.new_page()
+    visit_online(page, f"{site.origin}/verificar?lang=en")
+    in_chromium = page.evaluate("""async (cases) => {
+        const { formatDay } = await import('/static/js/formats.js');
+        return cases.map(({ iso, lang, width }) => formatDay(iso, lang, width));
+    }""", DAY_CASES)
+    assert in_chromium == [format_day(c["iso"], c["lang"], c["width"]) for c in DAY_CASES]
+
+    context.set_offline(True)
+    page.reload()
+    page.wait_for_selector("#offline", state="visible", timeout=10_000)
+    assert verify(page, valid["verify_url"]) == "valid"
+    assert page.inner_text("#verdict-word").endswith(translate("VÁLIDO", "en"))
+    assert page.inner_text("#verdict-note") == translate("Certificado auténtico y vigente.", "en")
+    until = dt.date.fromisoformat(valid["valid_until"])
+    assert page.inner_text("#f-valid").startswith(f"{format_day(until, 'en')} (")
+    assert page.inner_text("#f-issued") == format_day(valid["issued_on"], "en")
+    assert page.inner_text("#f-kind") == translate("Seguridad (máquinas y calderas)", "en")
+    context.close()

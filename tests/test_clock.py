@@ -8,7 +8,8 @@ from datetime import date, datetime, timedelta, timezone
 import pytest
 
 from app import create_app
-from inspection.clock import UnknownZone, local_date_at, wall_clock, zone_city, zone_named
+from inspection.clock import UnknownZone, local_date_at, zone_city, zone_named
+from inspection.formats import format_moment
 from inspection.extensions import db
 from inspection.models import Certificate, Deficiency, Inspection
 from tests.conftest import PASSWORD
@@ -57,7 +58,9 @@ def test_the_office_date_of_a_moment(moment, expected):
 
 
 def test_times_for_people_are_on_the_office_wall_clock():
-    assert wall_clock(datetime(2026, 12, 1, 1, 30, tzinfo=timezone.utc), ASUNCION) == "2026-11-30 22:30"
+    late = datetime(2026, 12, 1, 1, 30, tzinfo=timezone.utc)
+    assert format_moment(late, ASUNCION, "es") == "30 nov. 2026, 22:30"
+    assert format_moment(late, ASUNCION, "en") == "Nov 30, 2026, 22:30"
     assert zone_city(ASUNCION) == "Asunción"
     assert zone_city(zone_named("America/Argentina/Buenos_Aires")) == "Buenos Aires"
 
@@ -201,10 +204,10 @@ def test_the_report_shows_times_on_asuncions_clock(client, crew, started, stand_
     assert submit(client, crew, inspection_id).status_code == 200
     browser = signed_in(crew["owner"])
     page = browser.get(f"/inspecciones/{inspection_id}/informe").get_data(as_text=True)
-    assert "Cerrada el 2026-11-30 22:30 (hora de Asunción)" in page
+    assert "Cerrada el 30 nov. 2026, 22:30 (hora de Asunción)" in page
     assert "UTC" not in page
     english = browser.get(f"/inspecciones/{inspection_id}/informe?lang=en").get_data(as_text=True)
-    assert "2026-11-30 22:30 (Asunción time)" in english
+    assert "Nov 30, 2026, 22:30 (Asunción time)" in english
 
 
 def test_the_demo_command_dates_its_records_in_asuncion(tmp_path, set_clock):

@@ -10,7 +10,7 @@ from inspection.i18n import localize
 from inspection.messages import CATALOG_DIR, Msg, translate
 
 ROOT = Path(__file__).resolve().parent.parent
-KEYWORDS = {"_": None, "gettext": None, "Msg": None, "N_": None}  # as `pybabel extract -k Msg -k N_`
+KEYWORDS = {"_": None, "gettext": None, "Msg": None, "N_": None}  # as `pybabel extract -k Msg -k N_` (JS too)
 
 
 def source_strings() -> set[str]:
@@ -34,6 +34,13 @@ def test_every_string_has_an_english_translation():
     assert missing == [], ("run `pybabel extract -F babel.cfg -k Msg -k N_ -o inspection/translations/messages.pot .` "
                            "and `pybabel update -i inspection/translations/messages.pot -d inspection/translations`, "
                            "then translate:\n" + "\n".join(missing))
+
+
+def test_the_scripts_strings_are_extracted_too():
+    """The offline verifier's words (static/js, gettext('...') and N_('...')) are in the same catalog."""
+    found = source_strings()
+    assert {"NO CONFIRMADO", "Actualizando las listas…", "queda 1 día", "revisión {n}"} <= found
+    assert translate("Actualizando las listas…", "en") == "Updating the lists…"
 
 
 def test_the_catalog_has_no_obsolete_entries():

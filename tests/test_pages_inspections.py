@@ -8,6 +8,7 @@ from datetime import timedelta
 import pytest
 
 from inspection.clock import office_today
+from inspection.formats import format_day
 from inspection.models import Answer, Deficiency, Detention, Inspection, Photo
 from tests.conftest import PASSWORD
 from tests.media_samples import encode, noisy_image
@@ -401,8 +402,8 @@ def test_list_filters_and_pages(crew, db):
     in_progress = client.get("/inspecciones?status=in_progress").get_data(as_text=True)
     assert f'href="/inspecciones/{first}"' in in_progress and in_progress.count('href="/inspecciones/') == 1
     assert "Navegabilidad" in text(client.get("/inspecciones?kind=navegabilidad&status=scheduled"))
-    later = (office_today() + timedelta(days=2)).isoformat()
-    assert text(client.get(f"/inspecciones?date_from={later}")).count(later) == 1
+    later = office_today() + timedelta(days=2)
+    assert text(client.get(f"/inspecciones?date_from={later.isoformat()}")).count(format_day(later, "es", "medium")) == 1
     paged = text(client.get("/inspecciones?per_page=1"))
     assert "Página 1 de 2" in paged
     response = client.get("/inspecciones?status=nonsense")

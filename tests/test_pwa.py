@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
+from inspection.i18n import translate
 from inspection.views.pwa import build_id
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -88,3 +89,29 @@ def test_manifest(client):
         assert served.status_code == 200, icon["src"]
         with Image.open(io.BytesIO(served.data)) as image:
             assert image.format == "PNG" and f"{image.width}x{image.height}" == icon["sizes"]
+
+
+def test_the_worker_precaches_every_module_the_verifier_imports(client):
+    """Offline, a module import the worker never cached fails and the verifier never starts."""
+    static = Path(__file__).resolve().parent.parent / "static" / "js"
+    imports, todo = set(), ["verificar.js"]
+    while todo:
+        name = todo.pop()
+        imports.add(f"/static/js/{name}")
+        for found in re.findall(r"^import [^;]*? from '\./([\w-]+\.js)';", (static / name).read_text(), re.M | re.S):
+            if f"/static/js/{found}" not in imports:
+                todo.append(found)
+    assert {"/static/js/formats.js", "/static/js/i18n.js"} <= imports
+    assert imports <= set(precached(client.get("/sw.js").get_data(as_text=True)))
+
+
+def test_the_verifier_words_come_from_the_catalog(client):
+    """The script's Spanish strings, translated from messages.po into a JSON data block (no inline code)."""
+    english = client.get("/verificar?lang=en").get_data(as_text=True)
+    block = re.search(r'<script type="application/json" id="strings">(.*?)</script>', english, re.S)
+    strings = json.loads(block.group(1))
+    assert strings["NO CONFIRMADO"] == "NOT CONFIRMED"
+    assert strings["queda 1 día"] == "1 day left"
+    assert strings["Certificado auténtico y vigente."] == translate("Certificado auténtico y vigente.", "en")
+    spanish = client.get("/verificar?lang=es").get_data(as_text=True)
+    assert '<script type="application/json" id="strings">{}</script>' in spanish

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
+from inspection.formats import format_day
 from inspection.numbering import format_number
 from inspection.qrcodes import make_qr, verify_url
 from inspection.signing import (
@@ -216,3 +217,22 @@ def test_same_module_runs_in_chromium(office, tmp_path):
     ]
     assert result["tokens"][0]["claims"] == as_json(claims_for())
     assert result["statuses"] == statuses and result["iat"] == IAT
+
+
+DAYS = [dt.date(2026, month, day) for month in range(1, 13) for day in (1, 28)] + [
+    dt.date(2028, 2, 29), dt.date(1970, 1, 1), dt.date(2099, 12, 31), dt.date(2026, 12, 1)]
+DAY_CASES = [{"iso": day.isoformat(), "lang": lang, "width": width}
+             for day in DAYS for lang in ("es", "en") for width in ("long", "medium")]
+
+
+def test_offline_dates_read_as_the_pages_do(tmp_path):
+    """static/js/formats.js (Intl) writes every date as Babel's |day filter does, in es_PY and en."""
+    path = tmp_path / "days.json"
+    path.write_text(json.dumps(DAY_CASES))
+    done = subprocess.run([NODE, str(ROOT / "tests" / "js" / "formats_cli.mjs"), str(path)],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    offline = json.loads(done.stdout)
+    online = [format_day(case["iso"], case["lang"], case["width"]) for case in DAY_CASES]
+    assert offline == online
+    assert online[:4] == ["1 de enero de 2026", "1 ene. 2026", "January 1, 2026", "Jan 1, 2026"]

@@ -16,10 +16,11 @@ from sqlalchemy.orm import joinedload
 from ..access import get_deficiency_for, get_vessel_for, vessel_scope
 from ..auth import require_page
 from ..billing import fee_statement_of
-from ..clock import office_date, office_now, office_today, office_zone, wall_clock, zone_city
+from ..clock import office_date, office_now, office_today, office_zone, zone_city
 from ..closing import close_inspection
 from ..exceptions import DomainError, Invalid
 from ..extensions import db
+from ..formats import format_moment
 from ..i18n import current_language, gettext, localize
 from ..inspections import (
     add_photo,
@@ -108,13 +109,13 @@ def new_client_id() -> str:
 
 @bp.app_template_filter()
 def local_time(value) -> str:
-    """A UTC timestamp (datetime or ISO text) on the office's clock: '2026-11-30 22:30 (hora de Asunción)'."""
+    """A UTC timestamp (datetime or ISO text) on the office's clock: '30 nov. 2026, 22:30 (hora de Asunción)'."""
     if not value:
         return ""
     moment = datetime.fromisoformat(value) if isinstance(value, str) else value
     zone = office_zone()
     place = gettext("hora de {city}", city=zone_city(zone))
-    return f"{wall_clock(moment, zone)} ({place})"
+    return f"{format_moment(moment, zone, current_language())} ({place})"
 
 
 def _attempt(operation):

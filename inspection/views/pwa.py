@@ -6,9 +6,13 @@ so it controls the whole app (docs/style.md), and its cache name carries a hash 
 precaches, so a deploy that changes any of them installs a fresh worker and drops the old cache.
 """
 import hashlib
+from functools import cache
 from pathlib import Path
 
+from babel.messages.extract import extract
 from flask import Blueprint, Response, current_app, render_template, send_from_directory
+
+from ..i18n import current_language, translate
 
 bp = Blueprint("pwa", __name__)
 
@@ -51,11 +55,28 @@ def build_id(root: Path) -> str:
     return _build_cache[signature]
 
 
+@cache
+def script_messages(path: Path) -> tuple[str, ...]:
+    """The Spanish strings a script marks with gettext('...') or N_('...'), read as pybabel does."""
+    with path.open("rb") as source:
+        found = extract("javascript", source, keywords={"gettext": None, "N_": None})
+        return tuple(dict.fromkeys(message for _line, message, _comments, _context in found))
+
+
+def script_strings(*names: str) -> dict[str, str]:
+    """The page language's translations of the scripts' strings, for the page's JSON data block."""
+    lang = current_language()
+    static = Path(current_app.static_folder)
+    messages = [m for name in names for m in script_messages(static / name)]
+    return {m: translate(m, lang) for m in messages if translate(m, lang) != m}
+
+
 @bp.route("/verificar")
 def verificar():
     """The scanner and offline verifier for river police (Spanish first, `?lang=en`)."""
     offices = {current_app.config["OFFICE_CODE"]: current_app.config["OFFICE_NAME"]}
-    response = current_app.make_response(render_template("verify/verificar.html", offices=offices))
+    strings = script_strings("js/verificar.js")
+    response = current_app.make_response(render_template("verify/verificar.html", offices=offices, strings=strings))
     # Revalidate every time: the service worker keeps the offline copy, not the HTTP cache.
     response.headers["Cache-Control"] = "no-cache"
     response.vary.update(("Cookie", "Accept-Language"))

@@ -10,6 +10,8 @@
 // owners, inspectors, deficiencies, photos or fees exists in the token (certificates.md).
 import { ServerAnswerError, downloadLists, fetchJson, findKey, loadLists } from './lists.js';
 import { parseVerifyUrl, statusAt, verifyStatusList, verifyToken } from './verifier.js';
+import { formatDay, pageLanguage } from './formats.js';
+import { N_, gettext } from './i18n.js';
 
 const VERIFY_URL = '/api/v1/verify/';
 const MINUTE_MS = 60 * 1000;
@@ -19,108 +21,49 @@ const REFRESH_BEFORE_VERIFY_MS = 10 * MINUTE_MS;
 const SCAN_INTERVAL_MS = 150;
 const SCAN_MAX_SIDE = 960; // px; a version-15 QR filling a third of the frame keeps ~4 px/module
 
-// --- words (Spanish first; English when the page is) -------------------------------------------
+// --- words (Spanish is the source; static/js/i18n.js gives the page's language) -------------
 
-const TEXT = {
-  es: {
-    valid: 'VÁLIDO', expired: 'VENCIDO', suspended: 'SUSPENDIDO', revoked: 'REVOCADO',
-    superseded: 'REEMPLAZADO', invalid_signature: 'FIRMA INVÁLIDA', unknown_issuer: 'EMISOR DESCONOCIDO',
-    unconfirmed: 'NO CONFIRMADO',
-    note_valid: 'Certificado auténtico y vigente.',
-    note_expired: 'Certificado auténtico, pero venció el {date}.',
-    note_suspended: 'Suspendido: el buque no debe zarpar (detención, prohibición de zarpe o deficiencia pendiente).',
-    note_revoked: 'Revocado por la Prefectura: no ampara al buque.',
-    note_superseded: 'Existe una revisión más reciente de este certificado: pida la vigente.',
-    note_invalid_signature: 'La firma no corresponde al contenido: el certificado fue alterado o es falso.',
-    note_malformed: 'El código no contiene un certificado legible: está dañado o es falso.',
-    note_unknown_issuer: 'Firmado con una clave que no es de la Prefectura (clave {kid}).',
-    note_issuer_mismatch: 'El certificado dice venir de {iss}, pero la clave que lo firma es de {office}.',
-    note_no_keys: 'Este teléfono todavía no tiene las claves públicas de la Prefectura: conéctese a internet una vez y vuelva a verificar.',
-    why_stale: 'La lista de estados guardada tiene más de 7 días: no se puede confirmar que no esté revocado ni suspendido.',
-    why_list_expired: 'La lista de estados guardada ya venció: no se puede confirmar que no esté revocado ni suspendido.',
-    why_no_list: 'No hay una lista de estados guardada: no se puede confirmar que no esté revocado ni suspendido.',
-    why_list_bad: 'La lista de estados guardada no pasa la verificación de firma: no se puede confirmar el estado.',
-    why_beyond_list: 'El certificado es más nuevo que la lista de estados guardada: actualícela para confirmarlo.',
-    dates_say: 'Firma auténtica; según sus fechas, vigente hasta el {date}.',
-    was_suspended: 'La lista guardada lo indicaba suspendido.',
-    kind_navegabilidad: 'Navegabilidad (casco y equipo)',
-    kind_seguridad: 'Seguridad (máquinas y calderas)',
-    revision: 'revisión {n}',
-    days_left: 'quedan {n} días', day_left: 'queda 1 día', due_today: 'vence hoy',
-    days_ago: 'vencido hace {n} días', day_ago: 'vencido ayer',
-    signature_ok: 'Auténtica · clave {kid}',
-    lists_age: 'Listas actualizadas {age}',
-    lists_none: 'Sin listas guardadas: conéctese a internet una vez para poder verificar sin conexión.',
-    lists_detail: 'Claves públicas: {keys}. Lista de estados emitida {issued}.',
-    lists_stale: 'La lista de estados tiene más de 7 días o venció: los resultados saldrán NO CONFIRMADO hasta actualizarla.',
-    refreshing: 'Actualizando las listas…',
-    refresh_failed: 'No se pudieron actualizar las listas; se usan las guardadas.',
-    just_now: 'hace un momento', minutes_ago: 'hace {n} min', hours_ago: 'hace {n} h',
-    day_ago_age: 'hace 1 día', days_ago_age: 'hace {n} días',
-    checking: 'Verificando…',
-    confirm_same: 'Confirmado en línea con el servidor de la Prefectura.',
-    confirm_differs: 'El servidor de la Prefectura responde {verdict}; se muestra su resultado (sin conexión daba {local}).',
-    empty_input: 'Pegue el enlace del QR o escriba el código.',
-    bad_input: 'No es un enlace ni un código de certificado de Baliza.',
-    camera_unavailable: 'Este navegador no permite usar la cámara aquí: pegue el enlace o lea el QR de una foto.',
-    camera_failed: 'No se pudo abrir la cámara ({error}): pegue el enlace o lea el QR de una foto.',
-    decoder_failed: 'No se pudo cargar el lector de QR.',
-    photo_no_qr: 'No se encontró un código QR de certificado en la foto.',
-  },
-  en: {
-    valid: 'VALID', expired: 'EXPIRED', suspended: 'SUSPENDED', revoked: 'REVOKED',
-    superseded: 'SUPERSEDED', invalid_signature: 'INVALID SIGNATURE', unknown_issuer: 'UNKNOWN ISSUER',
-    unconfirmed: 'NOT CONFIRMED',
-    note_valid: 'Authentic and current certificate.',
-    note_expired: 'Authentic certificate, but it expired on {date}.',
-    note_suspended: 'Suspended: the vessel must not sail (detention, no-sailing order or open deficiency).',
-    note_revoked: 'Revoked by the Prefectura: it no longer covers the vessel.',
-    note_superseded: 'A newer revision of this certificate exists: ask for the current one.',
-    note_invalid_signature: 'The signature does not match the content: the certificate was altered or is forged.',
-    note_malformed: 'The code does not hold a readable certificate: it is damaged or forged.',
-    note_unknown_issuer: 'Signed with a key that is not the Prefectura’s (key {kid}).',
-    note_issuer_mismatch: 'The certificate claims to come from {iss}, but the key that signed it belongs to {office}.',
-    note_no_keys: 'This phone does not have the Prefectura’s public keys yet: connect to the internet once and verify again.',
-    why_stale: 'The saved status list is more than 7 days old: it cannot confirm that the certificate is not revoked or suspended.',
-    why_list_expired: 'The saved status list has expired: it cannot confirm that the certificate is not revoked or suspended.',
-    why_no_list: 'There is no saved status list: it cannot be confirmed that the certificate is not revoked or suspended.',
-    why_list_bad: 'The saved status list fails its signature check: the status cannot be confirmed.',
-    why_beyond_list: 'The certificate is newer than the saved status list: update it to confirm.',
-    dates_say: 'Authentic signature; by its dates, valid until {date}.',
-    was_suspended: 'The saved list showed it as suspended.',
-    kind_navegabilidad: 'Seaworthiness (hull and equipment)',
-    kind_seguridad: 'Safety (machinery and boilers)',
-    revision: 'revision {n}',
-    days_left: '{n} days left', day_left: '1 day left', due_today: 'expires today',
-    days_ago: 'expired {n} days ago', day_ago: 'expired yesterday',
-    signature_ok: 'Authentic · key {kid}',
-    lists_age: 'Lists updated {age}',
-    lists_none: 'No saved lists: connect to the internet once to be able to verify offline.',
-    lists_detail: 'Public keys: {keys}. Status list issued {issued}.',
-    lists_stale: 'The status list is more than 7 days old or has expired: results will be NOT CONFIRMED until it is updated.',
-    refreshing: 'Updating the lists…',
-    refresh_failed: 'Could not update the lists; using the saved ones.',
-    just_now: 'just now', minutes_ago: '{n} min ago', hours_ago: '{n} h ago',
-    day_ago_age: '1 day ago', days_ago_age: '{n} days ago',
-    checking: 'Verifying…',
-    confirm_same: 'Confirmed online with the Prefectura’s server.',
-    confirm_differs: 'The Prefectura’s server answers {verdict}; its result is shown (offline it was {local}).',
-    empty_input: 'Paste the QR link or type the code.',
-    bad_input: 'This is not a Baliza certificate link or code.',
-    camera_unavailable: 'This browser cannot use the camera here: paste the link or read the QR from a photo.',
-    camera_failed: 'Could not open the camera ({error}): paste the link or read the QR from a photo.',
-    decoder_failed: 'Could not load the QR reader.',
-    photo_no_qr: 'No certificate QR code was found in the photo.',
-  },
+// The verdict in one word, as the server's (certificates.md).
+const WORDS = {
+  valid: N_('VÁLIDO'),
+  expired: N_('VENCIDO'),
+  suspended: N_('SUSPENDIDO'),
+  revoked: N_('REVOCADO'),
+  superseded: N_('REEMPLAZADO'),
+  invalid_signature: N_('FIRMA INVÁLIDA'),
+  unknown_issuer: N_('EMISOR DESCONOCIDO'),
+  unconfirmed: N_('NO CONFIRMADO'),
 };
 
-const LANG = document.documentElement.lang === 'en' ? 'en' : 'es';
+// What a verdict means, when the server answers it.
+const NOTES = {
+  valid: N_('Certificado auténtico y vigente.'),
+  suspended: N_('Suspendido: el buque no debe zarpar (detención, prohibición de zarpe o deficiencia pendiente).'),
+  revoked: N_('Revocado por la Prefectura: no ampara al buque.'),
+  superseded: N_('Existe una revisión más reciente de este certificado: pida la vigente.'),
+  invalid_signature: N_('La firma no corresponde al contenido: el certificado fue alterado o es falso.'),
+  unknown_issuer: N_('Firmado con una clave que no es de la Prefectura (clave {kid}).'),
+};
 
-/** The text for `key` in the page's language, with {name} placeholders filled. */
-function t(key, params = {}) {
-  const text = TEXT[LANG][key] ?? TEXT.es[key] ?? key;
-  return text.replace(/\{(\w+)\}/g, (_, name) => String(params[name] ?? ''));
-}
+// Why a verdict from the stored lists is NO CONFIRMADO.
+const WHY = {
+  stale: N_('La lista de estados guardada tiene más de 7 días: no se puede confirmar que no esté revocado ni suspendido.'),
+  list_expired: N_('La lista de estados guardada ya venció: no se puede confirmar que no esté revocado ni suspendido.'),
+  no_list: N_('No hay una lista de estados guardada: no se puede confirmar que no esté revocado ni suspendido.'),
+  list_bad: N_('La lista de estados guardada no pasa la verificación de firma: no se puede confirmar el estado.'),
+  beyond_list: N_('El certificado es más nuevo que la lista de estados guardada: actualícela para confirmarlo.'),
+};
+
+const REFRESH_FAILED = N_('No se pudieron actualizar las listas; se usan las guardadas.');
+const EXPIRED_ON = N_('Certificado auténtico, pero venció el {date}.');
+
+// The certificate's kind (certificates.md).
+const KINDS = {
+  navegabilidad: N_('Navegabilidad (casco y equipo)'),
+  seguridad: N_('Seguridad (máquinas y calderas)'),
+};
+
+const LANG = pageLanguage();
 
 const TONES = {
   valid: 'ok', expired: 'bad', suspended: 'bad', revoked: 'bad', superseded: 'bad',
@@ -147,31 +90,27 @@ function daysBetween(a, b) {
   return Math.round((isoToUtc(b) - isoToUtc(a)) / DAY_MS);
 }
 
-const DATE_FORMAT = new Intl.DateTimeFormat(LANG === 'en' ? 'en-GB' : 'es-PY', {
-  day: 'numeric', month: 'long', year: 'numeric', timeZone: 'UTC',
-});
-
 function formatDate(iso) {
-  return DATE_FORMAT.format(new Date(isoToUtc(iso)));
+  return formatDay(iso, LANG);
 }
 
 function daysLeftText(validUntil, today) {
   const n = daysBetween(today, validUntil);
-  if (n > 1) return t('days_left', { n });
-  if (n === 1) return t('day_left');
-  if (n === 0) return t('due_today');
-  return n === -1 ? t('day_ago') : t('days_ago', { n: -n });
+  if (n > 1) return gettext('quedan {n} días', { n });
+  if (n === 1) return gettext('queda 1 día');
+  if (n === 0) return gettext('vence hoy');
+  return n === -1 ? gettext('vencido ayer') : gettext('vencido hace {n} días', { n: -n });
 }
 
 /** "hace 2 h": how long ago a time (ms) was. */
 function ago(ms, now = Date.now()) {
   const minutes = Math.max(0, Math.floor((now - ms) / MINUTE_MS));
-  if (minutes < 2) return t('just_now');
-  if (minutes < 60) return t('minutes_ago', { n: minutes });
+  if (minutes < 2) return gettext('hace un momento');
+  if (minutes < 60) return gettext('hace {n} min', { n: minutes });
   const hours = Math.floor(minutes / 60);
-  if (hours < 24) return t('hours_ago', { n: hours });
+  if (hours < 24) return gettext('hace {n} h', { n: hours });
   const days = Math.floor(hours / 24);
-  return days === 1 ? t('day_ago_age') : t('days_ago_age', { n: days });
+  return days === 1 ? gettext('hace 1 día') : gettext('hace {n} días', { n: days });
 }
 
 // --- the cached lists --------------------------------------------------------------------------
@@ -185,7 +124,7 @@ let refreshing = null;
 /** Refresh both lists once at a time; updates the online flag and the lists panel. */
 function refreshLists() {
   if (!refreshing) {
-    el.listsAge.textContent = t('refreshing');
+    el.listsAge.textContent = gettext('Actualizando las listas…');
     refreshing = downloadLists(state)
       .then((live) => { state.online = live; state.refreshError = false; askPersistence(); })
       .catch((err) => { state.online = err instanceof ServerAnswerError; state.refreshError = true; })
@@ -241,38 +180,45 @@ async function cachedStatus(index, jwks) {
  * "suspended" need a list younger than 7 days, or the verdict is NO CONFIRMADO.
  */
 async function assess(token) {
-  if (!state.keys) return { verdict: 'unconfirmed', notes: [t('note_no_keys')], claims: null };
+  if (!state.keys) {
+    const note = gettext('Este teléfono todavía no tiene las claves públicas de la Prefectura: '
+      + 'conéctese a internet una vez y vuelva a verificar.');
+    return { verdict: 'unconfirmed', notes: [note], claims: null };
+  }
   const result = await verifyToken(token, state.keys.jwks);
   if (result.outcome === 'malformed') {
-    return { verdict: 'invalid_signature', notes: [t('note_malformed')], claims: null };
+    const note = gettext('El código no contiene un certificado legible: está dañado o es falso.');
+    return { verdict: 'invalid_signature', notes: [note], claims: null };
   }
   if (result.outcome === 'invalid_signature') {
-    return { verdict: 'invalid_signature', notes: [t('note_invalid_signature')], claims: null };
+    return { verdict: 'invalid_signature', notes: [gettext(NOTES.invalid_signature)], claims: null };
   }
   if (result.outcome !== 'ok') {
-    return { verdict: 'unknown_issuer', notes: [t('note_unknown_issuer', { kid: result.kid })], claims: null };
+    return { verdict: 'unknown_issuer', notes: [gettext(NOTES.unknown_issuer, { kid: result.kid })], claims: null };
   }
   const { claims, kid } = result;
   const key = findKey(state.keys.jwks, kid);
   if (key && key.office && key.office !== claims.issuer) {
-    const notes = [t('note_issuer_mismatch', { iss: claims.issuer, office: key.office })];
+    const params = { iss: claims.issuer, office: key.office };
+    const notes = [gettext('El certificado dice venir de {iss}, pero la clave que lo firma es de {office}.', params)];
     return { verdict: 'unknown_issuer', notes, claims: null };
   }
   const found = { claims, kid };
   const { code, problem } = await cachedStatus(claims.status_index, state.keys.jwks);
   const until = formatDate(claims.valid_until);
-  if (code === 1) return { ...found, verdict: 'revoked', notes: [t('note_revoked')] };
-  if (code === 3) return { ...found, verdict: 'superseded', notes: [t('note_superseded')] };
+  if (code === 1) return { ...found, verdict: 'revoked', notes: [gettext(NOTES.revoked)] };
+  if (code === 3) return { ...found, verdict: 'superseded', notes: [gettext(NOTES.superseded)] };
   if (claims.valid_until < localToday()) {
-    return { ...found, verdict: 'expired', notes: [t('note_expired', { date: until })] };
+    return { ...found, verdict: 'expired', notes: [gettext(EXPIRED_ON, { date: until })] };
   }
   if (problem) {
-    const notes = [t(`why_${problem}`), t('dates_say', { date: until })];
-    if (code === 2) notes.push(t('was_suspended'));
+    const notes = [gettext(WHY[problem]),
+      gettext('Firma auténtica; según sus fechas, vigente hasta el {date}.', { date: until })];
+    if (code === 2) notes.push(gettext('La lista guardada lo indicaba suspendido.'));
     return { ...found, verdict: 'unconfirmed', notes };
   }
-  if (code === 2) return { ...found, verdict: 'suspended', notes: [t('note_suspended')] };
-  return { ...found, verdict: 'valid', notes: [t('note_valid')] };
+  if (code === 2) return { ...found, verdict: 'suspended', notes: [gettext(NOTES.suspended)] };
+  return { ...found, verdict: 'valid', notes: [gettext(NOTES.valid)] };
 }
 
 /** The server's answer in the shape of an assessment (its certificate view as claims). */
@@ -284,8 +230,8 @@ function fromServer(answer, kid) {
     revision: cert.revision, issued_on: cert.issued_on, valid_until: cert.valid_until, issuer: cert.office_code,
     office_name: cert.office_name,
   } : null;
-  const note = answer.verdict === 'expired' && claims
-    ? t('note_expired', { date: formatDate(claims.valid_until) }) : t(`note_${answer.verdict}`);
+  const meaning = answer.verdict === 'expired' && claims ? EXPIRED_ON : NOTES[answer.verdict];
+  const note = meaning ? gettext(meaning, { date: claims && formatDate(claims.valid_until), kid: kid || '—' }) : '';
   return { verdict: answer.verdict, notes: [note], claims, kid: claims ? kid : null };
 }
 
@@ -312,17 +258,17 @@ function renderFacts(claims, kid, verdict) {
   const today = localToday();
   setText('f-registration', claims.registration);
   setText('f-vessel', claims.vessel_name);
-  setText('f-kind', t(`kind_${claims.kind}`));
-  setText('f-number', claims.revision > 1
-    ? `${claims.number} · ${t('revision', { n: claims.revision })}` : claims.number);
+  setText('f-kind', gettext(KINDS[claims.kind]));
+  const revision = gettext('revisión {n}', { n: claims.revision });
+  setText('f-number', claims.revision > 1 ? `${claims.number} · ${revision}` : claims.number);
   setText('f-issued', formatDate(claims.issued_on));
-  // Days left mean nothing on a certificate that is revoked or replaced for good.
-  const final = verdict === 'revoked' || verdict === 'superseded';
+  // Days left only while the dates decide (as /v/): a suspended, revoked or replaced one has none.
+  const final = verdict === 'suspended' || verdict === 'revoked' || verdict === 'superseded';
   setText('f-valid', final ? formatDate(claims.valid_until)
     : `${formatDate(claims.valid_until)} (${daysLeftText(claims.valid_until, today)})`);
   const officeName = claims.office_name || OFFICES[claims.issuer];
   setText('f-office', officeName ? `${officeName} (${claims.issuer})` : claims.issuer);
-  setText('f-signature', kid ? t('signature_ok', { kid }) : '—');
+  setText('f-signature', kid ? gettext('Auténtica · clave {kid}', { kid }) : '—');
 }
 
 function render(assessment) {
@@ -335,7 +281,7 @@ function render(assessment) {
   icon.className = 'icon';
   icon.setAttribute('aria-hidden', 'true');
   icon.textContent = ICONS[tone];
-  el.word.append(icon, t(assessment.verdict));
+  el.word.append(icon, gettext(WORDS[assessment.verdict]));
   el.note.textContent = assessment.notes.join(' ');
   renderFacts(assessment.claims, assessment.kid, assessment.verdict);
   el.result.scrollIntoView({ block: 'start' });
@@ -345,7 +291,7 @@ function renderChecking() {
   el.result.hidden = false;
   el.verdict.className = 'verdict verdict-checking';
   delete el.verdict.dataset.verdict;
-  el.word.textContent = t('checking');
+  el.word.textContent = gettext('Verificando…');
   el.note.textContent = '';
   el.facts.hidden = true;
   el.confirm.hidden = true;
@@ -356,17 +302,22 @@ function renderLists() {
   root.dataset.lists = listsState();
   el.offline.hidden = state.online !== false && navigator.onLine !== false;
   if (!keys) {
-    el.listsAge.textContent = state.refreshError ? t('refresh_failed') : t('lists_none');
-    el.listsDetail.textContent = state.refreshError ? t('lists_none') : '';
+    const none = gettext('Sin listas guardadas: conéctese a internet una vez para poder verificar sin conexión.');
+    el.listsAge.textContent = state.refreshError ? gettext(REFRESH_FAILED) : none;
+    el.listsDetail.textContent = state.refreshError ? none : '';
     el.lists.classList.add('warn');
     return;
   }
   const oldest = Math.min(keys.fetched_at, status ? status.fetched_at : keys.fetched_at);
-  el.listsAge.textContent = t('lists_age', { age: ago(oldest) });
-  const detail = [t('lists_detail', { keys: keys.jwks.keys.length, issued: status ? ago(status.iat * 1000) : '—' })];
+  el.listsAge.textContent = gettext('Listas actualizadas {age}', { age: ago(oldest) });
+  const counts = { keys: keys.jwks.keys.length, issued: status ? ago(status.iat * 1000) : '—' };
+  const detail = [gettext('Claves públicas: {keys}. Lista de estados emitida {issued}.', counts)];
   const stale = listsState() !== 'fresh';
-  if (stale) detail.push(t('lists_stale'));
-  if (state.refreshError) detail.push(t('refresh_failed'));
+  if (stale) {
+    detail.push(gettext('La lista de estados tiene más de 7 días o venció: '
+      + 'los resultados saldrán NO CONFIRMADO hasta actualizarla.'));
+  }
+  if (state.refreshError) detail.push(gettext(REFRESH_FAILED));
   el.listsDetail.textContent = detail.join(' ');
   el.lists.classList.toggle('warn', stale);
 }
@@ -416,10 +367,12 @@ async function confirmOnline(token, local) {
   }
   if (currentToken !== token || !answer || !(answer.verdict in TONES)) return;
   if (answer.verdict === local.verdict) {
-    el.confirm.textContent = t('confirm_same');
+    el.confirm.textContent = gettext('Confirmado en línea con el servidor de la Prefectura.');
   } else {
     render(fromServer(answer, local.kid));
-    el.confirm.textContent = t('confirm_differs', { verdict: t(answer.verdict), local: t(local.verdict) });
+    const verdicts = { verdict: gettext(WORDS[answer.verdict]), local: gettext(WORDS[local.verdict]) };
+    el.confirm.textContent = gettext('El servidor de la Prefectura responde {verdict}; '
+      + 'se muestra su resultado (sin conexión daba {local}).', verdicts);
   }
   el.confirm.hidden = false;
 }
@@ -447,7 +400,8 @@ function parseInput(text) {
 function verifyText(text, { share = true } = {}) {
   const parsed = parseInput(text || '');
   if (!parsed) {
-    showInputError(text && text.trim() ? t('bad_input') : t('empty_input'));
+    showInputError(text && text.trim() ? gettext('No es un enlace ni un código de certificado de Baliza.')
+      : gettext('Pegue el enlace del QR o escriba el código.'));
     return false;
   }
   showInputError('');
@@ -539,14 +493,14 @@ function stopCamera() {
 async function startCamera() {
   showInputError('');
   if (!navigator.mediaDevices || !navigator.mediaDevices.getUserMedia) {
-    showInputError(t('camera_unavailable'));
+    showInputError(gettext('Este navegador no permite usar la cámara aquí: pegue el enlace o lea el QR de una foto.'));
     return;
   }
   let read;
   try {
     read = await qrReader();
   } catch {
-    showInputError(t('decoder_failed'));
+    showInputError(gettext('No se pudo cargar el lector de QR.'));
     return;
   }
   try {
@@ -555,7 +509,8 @@ async function startCamera() {
       audio: false,
     });
   } catch (err) {
-    showInputError(t('camera_failed', { error: err && err.name ? err.name : String(err) }));
+    const error = err && err.name ? err.name : String(err);
+    showInputError(gettext('No se pudo abrir la cámara ({error}): pegue el enlace o lea el QR de una foto.', { error }));
     return;
   }
   el.scan.hidden = true;
@@ -589,7 +544,7 @@ async function readPhoto(file) {
     text = null;
   }
   if (text && parseInput(text)) verifyText(text);
-  else showInputError(t('photo_no_qr'));
+  else showInputError(gettext('No se encontró un código QR de certificado en la foto.'));
 }
 
 // --- wiring ------------------------------------------------------------------------------------
