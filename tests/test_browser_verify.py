@@ -300,3 +300,25 @@ def test_english_offline_reads_as_the_english_pages(site, browser):
     assert page.inner_text("#f-issued") == format_day(valid["issued_on"], "en")
     assert page.inner_text("#f-kind") == translate("Seguridad (máquinas y calderas)", "en")
     context.close()
+
+
+def test_offline_expiry_follows_the_offices_calendar_not_the_phones(site, browser):
+    """A phone set to UTC+14 on the last evening in Asunción: the certificate is still in force, as online."""
+    from zoneinfo import ZoneInfo
+
+    valid = site.certificates["valid"]
+    last_day = dt.date.fromisoformat(valid["valid_until"])
+    asuncion = ZoneInfo("America/Asuncion")
+    context = browser.new_context(viewport=PHONE, locale="es-PY", timezone_id="Pacific/Kiritimati")
+    page = context.new_page()
+    visit_online(page, f"{site.origin}/verificar")
+    context.set_offline(True)
+    evening = dt.datetime.combine(last_day, dt.time(20, 0), asuncion)  # already the next day in Kiritimati
+    page.clock.install(time=evening)
+    page.reload()
+    page.wait_for_selector("#offline", state="visible", timeout=10_000)
+    assert verify(page, valid["token"]) == "unconfirmed"  # months later the list is stale, but not expired
+    assert "vence hoy" in page.inner_text("#f-valid")
+    page.clock.set_system_time(dt.datetime.combine(last_day + dt.timedelta(days=1), dt.time(0, 30), asuncion))
+    assert verify(page, f"{site.origin}/verificar#t={valid['token']}") == "expired"
+    context.close()

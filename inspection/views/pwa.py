@@ -76,7 +76,8 @@ def verificar():
     """The scanner and offline verifier for river police (Spanish first, `?lang=en`)."""
     offices = {current_app.config["OFFICE_CODE"]: current_app.config["OFFICE_NAME"]}
     strings = script_strings("js/verificar.js")
-    response = current_app.make_response(render_template("verify/verificar.html", offices=offices, strings=strings))
+    response = current_app.make_response(render_template("verify/verificar.html", offices=offices, strings=strings,
+                                                         office_tz=current_app.config["OFFICE_TZ"]))
     # Revalidate every time: the service worker keeps the offline copy, not the HTTP cache.
     response.headers["Cache-Control"] = "no-cache"
     response.vary.update(("Cookie", "Accept-Language"))

@@ -75,8 +75,22 @@ const ICONS = { ok: '✓', bad: '✗', warn: '!' };
 
 const pad = (n) => String(n).padStart(2, '0');
 
-/** Today's date on this phone (local time), as YYYY-MM-DD. */
-function localToday(now = new Date()) {
+/**
+ * Today's date on the office's calendar (BALIZA_OFFICE_TZ: the law's "today" is Asunción's, as on the
+ * server), as YYYY-MM-DD; the phone's own date only where this browser does not know that zone.
+ */
+function officeToday(now = new Date()) {
+  const zone = document.getElementById('verificador')?.dataset.officeTz;
+  if (zone) {
+    try {
+      const parts = new Intl.DateTimeFormat('en-US', { timeZone: zone, year: 'numeric', month: '2-digit', day: '2-digit' })
+        .formatToParts(now);
+      const part = (type) => parts.find((p) => p.type === type).value;
+      return `${part('year')}-${part('month')}-${part('day')}`;
+    } catch (error) {
+      // RangeError: an unknown zone; fall through to the phone's date
+    }
+  }
   return `${now.getFullYear()}-${pad(now.getMonth() + 1)}-${pad(now.getDate())}`;
 }
 
@@ -208,7 +222,7 @@ async function assess(token) {
   const until = formatDate(claims.valid_until);
   if (code === 1) return { ...found, verdict: 'revoked', notes: [gettext(NOTES.revoked)] };
   if (code === 3) return { ...found, verdict: 'superseded', notes: [gettext(NOTES.superseded)] };
-  if (claims.valid_until < localToday()) {
+  if (claims.valid_until < officeToday()) {
     return { ...found, verdict: 'expired', notes: [gettext(EXPIRED_ON, { date: until })] };
   }
   if (problem) {
@@ -255,7 +269,7 @@ function setText(id, text) {
 function renderFacts(claims, kid, verdict) {
   el.facts.hidden = !claims;
   if (!claims) return;
-  const today = localToday();
+  const today = officeToday();
   setText('f-registration', claims.registration);
   setText('f-vessel', claims.vessel_name);
   setText('f-kind', gettext(KINDS[claims.kind]));
