@@ -1,6 +1,7 @@
 """The installation's media storage and photo limits, from configuration; uploads checked against them."""
 from flask import current_app
 
+from .clock import office_zone
 from .exceptions import DomainError, TooLarge
 from .messages import Localized, Msg
 from .photos import PhotoLimits, PhotoRejected, process_photo
@@ -32,9 +33,12 @@ class PhotoRefused(DomainError):
 
 
 def process_upload(data: bytes, limits):
-    """process_photo with a refusal raised as a DomainError (413/415/422) naming the limits (API and pages)."""
+    """process_photo with a refusal raised as a DomainError (413/415/422) naming the limits (API and pages).
+
+    A camera time without an offset is read on the office's clock, to which the authority's tablets are set.
+    """
     try:
-        return process_photo(data, limits)
+        return process_photo(data, limits, camera_tz=office_zone())
     except PhotoRejected as error:
         error_cls = TooLarge if REJECTION_STATUS.get(error.code) == 413 else PhotoRefused
         refusal = error_cls(Localized({"es": error.messages("es"), "en": error.messages("en")}),

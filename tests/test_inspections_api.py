@@ -16,7 +16,7 @@ from inspection.models import (
     Photo,
     utcnow,
 )
-from tests.media_samples import encode, make_bomb_png, make_flat_png, make_jpeg, make_zip, noisy_image
+from tests.media_samples import encode, make_bomb_png, make_exif, make_flat_png, make_jpeg, make_zip, noisy_image
 
 
 def cid() -> str:
@@ -295,6 +295,14 @@ def test_photo_upload_keeps_original_and_copies(client, crew, started, app, db):
     assert original.data == data
     thumb = client.get(response.json["urls"]["thumb"], headers=crew["ih"])
     assert thumb.mimetype == "image/jpeg" and len(thumb.data) < len(data)
+
+
+def test_a_camera_time_without_offset_is_read_on_the_offices_clock(client, crew, started):
+    inspection_id, _ = started
+    data = make_jpeg((800, 600), exif=make_exif(1, "2026:11:30 22:30:00"))  # tablets are set to Asunción's time
+    response = upload(client, crew, inspection_id, "seg.buckets.total", data)
+    assert response.status_code == 201, response.json
+    assert response.json["taken_at"] == "2026-12-01T01:30:00+00:00"
 
 
 def test_same_photo_twice_is_one_photo(client, crew, started, db):
