@@ -9,9 +9,11 @@ import datetime as dt
 import io
 from dataclasses import dataclass, field
 from pathlib import Path
+from zoneinfo import ZoneInfo
 
 import pytest
 
+from inspection.clock import system_now
 from inspection.extensions import db
 from tests.live_site import ARGS, CHROMIUM, PASSWORD, bearer, issue_certificate, live_app, vessel_values
 
@@ -176,7 +178,7 @@ def test_old_status_list_turns_amber_and_dates_expire(site, browser):
     page = context.new_page()
     visit_online(page, f"{site.origin}/verificar")
     context.set_offline(True)
-    page.clock.install(time=dt.datetime.now() + dt.timedelta(days=8))
+    page.clock.install(time=system_now() + dt.timedelta(days=8))  # the server's clock issued the lists
     page.reload()
     page.wait_for_selector("#offline", state="visible", timeout=10_000)
     assert verify(page, valid["token"]) == "unconfirmed"
@@ -186,8 +188,9 @@ def test_old_status_list_turns_amber_and_dates_expire(site, browser):
     assert "hace 8 días" in page.inner_text("#lists-age")
     page.screenshot(path=str(SHOTS / "baliza_verificar_no_confirmado.png"))
 
-    # Past valid_until by the phone's own date: VENCIDO, whatever the age of the list.
-    page.clock.set_system_time(dt.datetime.now() + dt.timedelta(days=200))
+    # A week past valid_until in Asunción: VENCIDO, whatever the age of the list.
+    after = dt.date.fromisoformat(valid["valid_until"]) + dt.timedelta(days=8)
+    page.clock.set_system_time(dt.datetime.combine(after, dt.time(12), ZoneInfo("America/Asuncion")))
     assert verify(page, f"{site.origin}/verificar#t={valid['token']}") == "expired"  # a shared link works too
     assert "VENCIDO" in page.inner_text("#verdict-word")
     assert "vencido hace" in page.inner_text("#f-valid")
@@ -304,8 +307,6 @@ def test_english_offline_reads_as_the_english_pages(site, browser):
 
 def test_offline_expiry_follows_the_offices_calendar_not_the_phones(site, browser):
     """A phone set to UTC+14 on the last evening in Asunción: the certificate is still in force, as online."""
-    from zoneinfo import ZoneInfo
-
     valid = site.certificates["valid"]
     last_day = dt.date.fromisoformat(valid["valid_until"])
     asuncion = ZoneInfo("America/Asuncion")

@@ -73,7 +73,7 @@ CLOCK_READS = {"now", "today", "utcnow", "time", "time_ns", "monotonic"}
 
 
 def clock_reads(path: Path) -> list[str]:
-    """Calls such as `datetime.now()`, `date.today()` or `time.time()` in a file, with their line."""
+    """Every call of a method named in CLOCK_READS in a file (a clock read), with its line."""
     return [f"{path.name}:{node.lineno} {ast.unparse(node.func)}()"
             for node in ast.walk(ast.parse(path.read_text(), str(path)))
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in CLOCK_READS]
