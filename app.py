@@ -27,9 +27,7 @@ def register_extensions(app: Flask) -> None:
     """Bind every extension object to this app."""
     from inspection import models  # noqa: F401  (the tables must be known to Alembic)
     from inspection.auth import authorize_request
-    from inspection.extensions import babel, compress, configure_sqlite, csrf, db, login_manager, migrate
-    from inspection.i18n import locale_code
-    from inspection.messages import CATALOG_DIR
+    from inspection.extensions import compress, configure_sqlite, csrf, db, login_manager, migrate
     from inspection.sessions import LazyCookieSessionInterface
 
     app.session_interface = LazyCookieSessionInterface()
@@ -42,9 +40,6 @@ def register_extensions(app: Flask) -> None:
     login_manager.login_message = None
     app.before_request(authorize_request)  # before CSRF and argument parsing: a refused caller's form is never read
     csrf.init_app(app)
-    # The locale of each request, for Babel's number and date formats.
-    babel.init_app(app, default_locale="es_PY", locale_selector=locale_code,
-                   default_translation_directories=str(CATALOG_DIR))
     app.config.setdefault("COMPRESS_MIMETYPES", COMPRESSED_MIMETYPES)
     compress.init_app(app)
 

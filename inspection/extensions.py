@@ -1,5 +1,4 @@
 """Every Flask extension object, unbound, so no module needs to import the app."""
-from flask_babel import Babel
 from flask_compress import Compress
 from flask_login import LoginManager
 from flask_migrate import Migrate
@@ -20,7 +19,6 @@ db = SQLAlchemy(metadata=MetaData(naming_convention=NAMING))
 migrate = Migrate(render_as_batch=True)
 login_manager = LoginManager()
 csrf = CSRFProtect()
-babel = Babel(configure_jinja=False)  # our templates keep their own `_` (inspection.i18n)
 compress = Compress()
 
 

@@ -1,17 +1,12 @@
 """The request's language: `?lang=`, then the session, then the user's preference, then
 `Accept-Language`; Spanish by default. Messages themselves (`Msg`, `N_`, the catalogs) are in
-`messages.py`, which needs no request; Flask-Babel formats numbers and dates in the same language.
+`messages.py`, which needs no request; `formats.py` writes numbers and dates for a language (Babel).
 """
 import re
 
 from flask import has_request_context, request, session
 
-from .messages import LANGUAGES, LOCALES, N_, Localized, Msg, translate
-
-
-def locale_code(lang: str | None = None) -> str:
-    """The Babel locale of a language, for numbers and dates (the request's when not given)."""
-    return LOCALES[lang or current_language()]
+from .messages import LANGUAGES, N_, Localized, Msg, translate
 
 
 def current_language() -> str:
