@@ -1,4 +1,6 @@
-// Baliza service worker: keeps the police verifier (/verificar) working without signal.
+// Baliza service worker (a module): the police verifier (/verificar) and the inspectors' tablet app
+// keep working without signal, and the tablet's outbox is sent by Background Sync where the browser
+// has it.
 //
 // Served from /sw.js with `Service-Worker-Allowed: /` so it can control the whole app
 // (docs/style.md). The server replaces __BUILD__ below with a hash of this file and of every
@@ -6,16 +8,22 @@
 // old cache is deleted on activation.
 //
 // Strategies (only GET requests listed here are handled; everything else goes to the network
-// untouched, so signed-in pages and API writes never meet a cache):
+// untouched, so API writes never meet a cache):
 //   /api/v1/keys, /api/v1/status-list  network first, the cached copy when offline; a copy from
 //                                      the cache carries X-Baliza-From-Cache: 1 and every copy
 //                                      X-Baliza-Fetched-At, so the page knows how old it is
 //   /verificar (any query)             network first (short timeout), then the cached page
 //   /v/{token} when the network fails  the cached /verificar, which reads the token from the path
+//   /agenda, /tablet/inspeccion        the tablet shells: network first (short timeout), then the
+//                                      copy kept when the inspector last opened them signed in
+//   /inspecciones/{id} (navigation)    network first; offline, the inspection shell, which renders
+//                                      the inspection from IndexedDB
+//   /                                  network first; offline, the agenda (or the verifier)
 //   precached static files             cache first
+import { syncNow } from '/static/js/tablet/sync.js';
 
-const CACHE = 'baliza-verificar-v1-__BUILD__';
-const CACHE_PREFIX = 'baliza-verificar-';
+const CACHE = 'baliza-v2-__BUILD__';
+const CACHE_PREFIXES = ['baliza-verificar-', 'baliza-v2-'];
 const PAGE = '/verificar';
 const LISTS = ['/api/v1/keys', '/api/v1/status-list'];
 const STATIC = [
@@ -24,6 +32,22 @@ const STATIC = [
   '/static/js/verifier.js',
   '/static/js/formats.js',
   '/static/js/i18n.js',
+  '/static/js/pwa.js',
+  '/static/js/date-words.js',
+  '/static/js/tablet/aboard.js',
+  '/static/js/tablet/agenda.js',
+  '/static/js/tablet/app.js',
+  '/static/js/tablet/backoff.js',
+  '/static/js/tablet/inspection.js',
+  '/static/js/tablet/net.js',
+  '/static/js/tablet/outbox.js',
+  '/static/js/tablet/photos.js',
+  '/static/js/tablet/rules.js',
+  '/static/js/tablet/signature.js',
+  '/static/js/tablet/store.js',
+  '/static/js/tablet/sync.js',
+  '/static/js/tablet/uploads.js',
+  '/static/vendor/idb.js',
   '/static/vendor/jsQR.js',
   '/static/css/baliza.css',
   '/manifest.webmanifest',
@@ -33,6 +57,10 @@ const STATIC = [
   '/static/icons/apple-touch-icon.png',
 ];
 const PAGE_TIMEOUT_MS = 4000;
+const AGENDA = '/agenda';
+const SHELL = '/tablet/inspeccion';
+const TABLET_PAGES = [AGENDA, SHELL];
+const OUTBOX_TAG = 'baliza-outbox';
 
 self.addEventListener('install', (event) => {
   event.waitUntil((async () => {
@@ -49,7 +77,7 @@ self.addEventListener('activate', (event) => {
   event.waitUntil((async () => {
     const names = await caches.keys();
     await Promise.all(names
-      .filter((name) => name.startsWith(CACHE_PREFIX) && name !== CACHE)
+      .filter((name) => CACHE_PREFIXES.some((prefix) => name.startsWith(prefix)) && name !== CACHE)
       .map((name) => caches.delete(name)));
     await self.clients.claim();
   })());
@@ -66,6 +94,12 @@ self.addEventListener('fetch', (event) => {
     event.respondWith(pageNetworkFirst(request));
   } else if (request.mode === 'navigate' && /^\/v\/[A-Za-z2-7]+\/?$/.test(url.pathname)) {
     event.respondWith(verifyPageOrOffline(request));
+  } else if (TABLET_PAGES.includes(url.pathname)) {
+    event.respondWith(tabletPage(request, url.pathname));
+  } else if (request.mode === 'navigate' && /^\/inspecciones\/\d+\/?$/.test(url.pathname)) {
+    event.respondWith(tabletPage(request, SHELL));
+  } else if (request.mode === 'navigate' && url.pathname === '/') {
+    event.respondWith(homeOrOffline(request));
   } else if (STATIC.includes(url.pathname)) {
     event.respondWith(cacheFirst(request));
   }
@@ -151,3 +185,60 @@ async function cacheFirst(request) {
   if (response.ok) await cache.put(request, response.clone());
   return response;
 }
+
+/** A tablet shell from the network (kept when it is one: signed in, not the login page), else the kept copy. */
+async function tabletPage(request, key) {
+  const cache = await caches.open(CACHE);
+  try {
+    const response = await fetchWithin(request, PAGE_TIMEOUT_MS);
+    if (isShell(response)) await cache.put(key, response.clone());
+    return response;
+  } catch (err) {
+    const cached = await cache.match(key);
+    if (cached) return cached;
+    throw err;
+  }
+}
+
+const isShell = (response) => response.ok && !response.redirected && response.headers.get('X-Baliza-Shell') === '1';
+
+async function homeOrOffline(request) {
+  try {
+    return await fetchWithin(request, PAGE_TIMEOUT_MS);
+  } catch (err) {
+    const cache = await caches.open(CACHE);
+    const cached = (await cache.match(AGENDA)) || (await cache.match(PAGE));
+    if (cached) return cached;
+    throw err;
+  }
+}
+
+/** Keep the signed-in inspector's shells (asked by the agenda), or drop them when someone signs out. */
+self.addEventListener('message', (event) => {
+  const type = event.data && event.data.type;
+  if (type === 'keep-pages') {
+    event.waitUntil((async () => {
+      const cache = await caches.open(CACHE);
+      await Promise.all(TABLET_PAGES.map(async (path) => {
+        const response = await fetch(path, { credentials: 'same-origin', cache: 'no-store' }).catch(() => null);
+        if (response && isShell(response)) await cache.put(path, response);
+      }));
+    })());
+  } else if (type === 'signed-out') {
+    event.waitUntil(caches.open(CACHE).then((cache) => Promise.all(TABLET_PAGES.map((path) => cache.delete(path)))));
+  }
+});
+
+/**
+ * Background Sync (Chromium): the browser wakes the worker when signal returns. An open, visible
+ * tablet page sends the outbox itself (it shows progress by bytes); with none, the worker sends it.
+ */
+self.addEventListener('sync', (event) => {
+  if (event.tag !== OUTBOX_TAG) return;
+  event.waitUntil((async () => {
+    const windows = await self.clients.matchAll({ type: 'window' });
+    const visible = windows.filter((client) => client.visibilityState === 'visible');
+    if (visible.length) visible.forEach((client) => client.postMessage({ type: 'sync-now' }));
+    else await syncNow();
+  })());
+});

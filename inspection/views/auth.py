@@ -16,9 +16,11 @@ bp = Blueprint("pages", __name__)
 
 
 def _landing() -> str:
-    """Where a signed-in user starts: river police at the verifier, everyone else at the fleet."""
+    """Where a signed-in user starts: police at the verifier, inspectors at their agenda, others at the fleet."""
     if current_user.role == "police":
         return url_for("pwa.verificar")
+    if current_user.role == "inspector":
+        return url_for("tablet.agenda")
     return url_for("registry.vessel_list")
 
 

@@ -16,14 +16,12 @@ from sqlalchemy.orm import joinedload
 from ..access import get_deficiency_for, get_vessel_for, vessel_scope
 from ..auth import require_page
 from ..billing import fee_statement_of
-from ..clock import office_date, office_now, office_today, office_zone, zone_city
-from ..closing import close_inspection
+from ..clock import office_now, office_today, office_zone, zone_city
 from ..exceptions import DomainError, Invalid
 from ..extensions import db
 from ..formats import format_moment
 from ..i18n import current_language, gettext, localize
 from ..inspections import (
-    add_photo,
     add_repair_evidence,
     close_deficiency,
     detain_vessel,
@@ -31,12 +29,9 @@ from ..inspections import (
     get_inspection_for,
     inspection_scope,
     interrupt_inspection,
-    record_answer,
     report_fixed,
     schedule_inspection,
-    start_inspection,
 )
-from ..keys import signer
 from ..media import media_storage, photo_limits, process_upload
 from ..messages import Msg
 from ..models import (
@@ -50,55 +45,26 @@ from ..models import (
     User,
     Vessel,
 )
-from ..office import current_office
 from ..reports import inspection_detail
 from ..schemas import (
-    AnswerInSchema,
     DetentionInSchema,
     InspectionCreateSchema,
     InspectionQuery,
     NoteSchema,
-    PhotoFormSchema,
-    SubmitInSchema,
 )
 from .checklists import group_by_topic
+from .tablet import tablet_page
+from .terms import term
 from .forms import domain_errors, load_form
 
 bp = Blueprint("inspections", __name__)
 READERS = ("admin", "inspector", "owner")  # police see no inspections, as in the API
 STAFF = ("admin", "inspector")
 
-# Coded values shown to people; Msg so the catalog test sees them and they follow the page language.
-TERMS = {
-    "kind": {"navegabilidad": Msg("Navegabilidad"), "seguridad": Msg("Seguridad"),
-             "documentacion": Msg("Documentación")},
-    "status": {"scheduled": Msg("Programada"), "in_progress": Msg("En curso"), "submitted": Msg("Cerrada"),
-               "interrupted": Msg("Interrumpida"), "cancelled": Msg("Cancelada")},
-    "outcome": {"passed": Msg("Aprobada"), "passed_with_observations": Msg("Aprobada con observaciones"),
-                "failed": Msg("No aprobada")},
-    "result": {"pass": Msg("Cumple"), "fail": Msg("No cumple"), "not_applicable": Msg("No corresponde")},
-    "action": {"rectified": Msg("Subsanada a bordo"), "before_departure": Msg("Antes de zarpar"),
-               "within_14_days": Msg("Dentro de 14 días"), "next_port": Msg("En el próximo puerto"),
-               "detained": Msg("Buque detenido")},
-    "deficiency": {"open": Msg("Abierta"), "reported_fixed": Msg("Informada subsanada"), "closed": Msg("Cerrada")},
-    "audit": {"inspection.scheduled": Msg("Inspección programada"), "inspection.started": Msg("Inspección comenzada"),
-              "answer.recorded": Msg("Respuesta registrada"), "photo.added": Msg("Foto recibida"),
-              "inspection.submitted": Msg("Inspección cerrada"),
-              "inspection.interrupted": Msg("Inspección interrumpida"),
-              "inspection.reinspection_scheduled": Msg("Reinspección programada (art. 206)"),
-              "deficiency.reported_fixed": Msg("Deficiencia informada subsanada"),
-              "deficiency.closed": Msg("Deficiencia cerrada"), "vessel.detained": Msg("Buque detenido (art. 208)"),
-              "vessel.detention_lifted": Msg("Detención levantada"),
-              "certificate.issued": Msg("Certificado emitido")},
-}
 CHOICES = {"kind": KINDS, "status": INSPECTION_STATUSES, "result": RESULTS, "action": ACTIONS}
 
 
-@bp.app_template_global()
-def term(group: str, value) -> str:
-    """The label of a coded inspection value in the page language (the code itself when unknown)."""
-    found = TERMS.get(group, {}).get(value)
-    return found.in_language(current_language()) if found is not None else ("" if value is None else str(value))
+bp.app_template_global("term")(term)
 
 
 @bp.app_template_global()
@@ -211,7 +177,6 @@ def _view_model(inspection: Inspection) -> dict:
             "missing_by_item": missing_by_item, "answered": len(detail["items"]) - len(unanswered),
             "unanswered": unanswered,
             "item_titles": {item["id"]: item["title"] for item in detail["items"]},
-            "can_act": current_user.id == inspection.inspector_id,
             "can_interrupt": current_user.id == inspection.inspector_id or current_user.role == "admin"}
 
 
@@ -239,8 +204,11 @@ def _report_page(inspection: Inspection, status: int = 200, **state):
 @bp.route("/inspecciones/<int:inspection_id>")
 @require_page(*READERS)
 def inspection_page(inspection_id):
-    """The inspection on the tablet: start, answer, photos, submit; the report once it is closed."""
-    return _inspection_page(get_inspection_for(current_user, inspection_id))
+    """The assigned inspector's tablet screen until it is closed; a read-only view for others; then the report."""
+    inspection = get_inspection_for(current_user, inspection_id)
+    if inspection.status in ("scheduled", "in_progress") and current_user.id == inspection.inspector_id:
+        return tablet_page("tablet/inspection.html")
+    return _inspection_page(inspection)
 
 
 @bp.route("/inspecciones/<int:inspection_id>/informe")
@@ -255,76 +223,6 @@ def inspection_report(inspection_id):
 
 def _back(inspection: Inspection, anchor: str | None = None):
     return redirect(url_for(".inspection_page", inspection_id=inspection.id, _anchor=anchor))
-
-
-@bp.route("/inspecciones/<int:inspection_id>/comenzar", methods=["POST"])
-@require_page("inspector")
-def inspection_start(inspection_id):
-    """Start: pin the checklist versions and the vessel's particulars."""
-    inspection = get_inspection_for(current_user, inspection_id)
-    _, error = _attempt(lambda: start_inspection(current_user, inspection, office_now()))
-    if error:
-        return _inspection_page(inspection, error.status, errors=_placed(error, "_page"))
-    return _back(inspection)
-
-
-@bp.route("/inspecciones/<int:inspection_id>/items/<item_id>", methods=["POST"])
-@require_page("inspector")
-def inspection_answer(inspection_id, item_id):
-    """One item's answer from its small form; the same form sent again is the same answer."""
-    inspection = get_inspection_for(current_user, inspection_id)
-    form = request.form.to_dict()
-    data, errors = load_form(form, AnswerInSchema())
-    if errors:
-        return _inspection_page(inspection, 422, errors={item_id: errors}, values={item_id: form})
-    _, error = _attempt(lambda: record_answer(current_user, inspection, item_id, data, office_now()))
-    if error:
-        return _inspection_page(inspection, error.status, errors=_placed(error, item_id), values={item_id: form})
-    return _back(inspection, f"item-{item_id}")
-
-
-@bp.route("/inspecciones/<int:inspection_id>/fotos", methods=["POST"])
-@require_page("inspector")
-def inspection_photo(inspection_id):
-    """One photo of one item, through the API's own processing (limits, hashes, thumbnails)."""
-    inspection = get_inspection_for(current_user, inspection_id)
-    item_id = request.form.get("item_id", "")
-    form, errors = load_form(request.form, PhotoFormSchema())
-    upload = request.files.get("file")
-    if upload is None or not upload.filename:
-        errors = {**errors, "file": [localize(Msg("Elija o tome una foto."))]}
-    if errors:
-        return _inspection_page(inspection, 422, errors={item_id: errors})
-    limits = photo_limits()
-    data = upload.read(limits.max_bytes + 1)
-
-    def add():
-        processed = process_upload(data, limits)
-        return add_photo(current_user, inspection, item_id, str(form["client_id"]), processed, media_storage(),
-                         None, None, None, office_now())
-
-    _, error = _attempt(add)
-    if error:
-        return _inspection_page(inspection, error.status, errors=_placed(error, item_id, "file"))
-    return _back(inspection, f"item-{item_id}")
-
-
-@bp.route("/inspecciones/<int:inspection_id>/cerrar", methods=["POST"])
-@require_page("inspector")
-def inspection_submit(inspection_id):
-    """Close the inspection with the signatures; refused (409) while items are unanswered or photos missing."""
-    inspection = get_inspection_for(current_user, inspection_id)
-    form = request.form.to_dict()
-    data, errors = load_form(form, SubmitInSchema())
-    status = 422
-    if not errors:
-        now, office = office_now(), current_office()
-        _, error = _attempt(lambda: close_inspection(current_user, inspection, data, office, signer(office, now),
-                                                     office_date(now), now))
-        if error is None:
-            return _back(inspection)
-        errors, status = domain_errors(error), error.status
-    return _inspection_page(inspection, status, errors={"submit": errors}, values={"submit": form})
 
 
 @bp.route("/inspecciones/<int:inspection_id>/interrumpir", methods=["POST"])

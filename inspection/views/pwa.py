@@ -28,6 +28,7 @@ VERSIONED = (
     "static/icons",
     "templates/base.html",
     "templates/verify",
+    "templates/tablet",
     "inspection/translations/en",
 )
 _build_cache: dict[tuple, str] = {}

@@ -22,3 +22,18 @@ export function formatDay(iso, lang = 'es', width = 'long') {
   }
   return formatters.get(key).format(new Date(Date.UTC(y, m - 1, d)));
 }
+
+/** A UTC timestamp on a zone's wall clock, as Babel's format_moment: the medium day and 24 h time. */
+export function formatMoment(iso, lang = 'es', zone = officeZone()) {
+  if (!iso) return '';
+  const moment = new Date(iso);
+  const options = { timeZone: zone || undefined };
+  const day = new Intl.DateTimeFormat(LOCALES[lang] || LOCALES.es, { ...options, dateStyle: 'medium' }).format(moment);
+  const time = new Intl.DateTimeFormat(LOCALES[lang] || LOCALES.es, { ...options, hour: '2-digit', minute: '2-digit', hourCycle: 'h23' }).format(moment);
+  return `${day}, ${time}`;
+}
+
+/** The office's time zone, from the page (`<html data-office-tz>`), else the device's. */
+export function officeZone(doc = globalThis.document) {
+  return (doc && doc.documentElement.dataset.officeTz) || undefined;
+}

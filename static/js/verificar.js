@@ -591,9 +591,6 @@ function start() {
   document.addEventListener('visibilitychange', () => { if (document.hidden) stopCamera(); });
   setInterval(renderLists, MINUTE_MS);
 
-  if ('serviceWorker' in navigator && root.dataset.sw) {
-    navigator.serviceWorker.register(root.dataset.sw, { scope: '/' }).catch(() => {});
-  }
   refreshLists();
   const token = tokenFromAddress();
   if (token) verifyText(token, { share: false });

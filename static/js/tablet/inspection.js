@@ -1,0 +1,512 @@
+// The inspection screen, rendered from the device's store: every change is saved on the tablet at
+// once (no reload, no network needed) and queued for the server; progress per topic, "next
+// unanswered", the article's text a tap away, photos, both drawn signatures, closing and interrupting.
+import { boot } from './app.js';
+import { asBlob, byInspection, get, newId, put, storableBytes, StorageFull } from './store.js';
+import { takeAboard } from './aboard.js';
+import { discardPhoto, enqueue, enqueueAnswer, pendingFor } from './outbox.js';
+import { preparePhoto } from './photos.js';
+import { signaturePad } from './signature.js';
+import { answerProblems, closingProblems } from './rules.js';
+import { watch } from './sync.js';
+import { gettext } from '../i18n.js';
+import { formatDay, formatMoment, pageLanguage } from '../formats.js';
+
+const terms = JSON.parse(document.getElementById('terms').textContent);
+const term = (group, value) => (terms[group] && terms[group][value]) || value;
+const lang = pageLanguage();
+const id = Number((/\/inspecciones\/(\d+)/.exec(location.pathname) || [])[1]);
+const root = document.getElementById('inspection');
+const state = { user: null, pkg: null, work: null, answers: new Map(), photos: new Map(), urls: new Map() };
+
+function el(tag, attrs = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (v === null || v === undefined || v === false) continue;
+    if (k === 'class') node.className = v;
+    else if (k === 'text') node.textContent = v;
+    else if (k.startsWith('on')) node.addEventListener(k.slice(2), v);
+    else node.setAttribute(k, v === true ? '' : v);
+  }
+  children.flat().forEach((c) => c !== null && c !== undefined && node.append(c));
+  return node;
+}
+
+function say(message, kind = 'alert') {
+  const box = document.getElementById('screen-message');
+  box.className = kind;
+  box.textContent = message;
+  box.hidden = !message;
+}
+
+async function saving(work) {
+  try { return await work(); } catch (error) {
+    say(error instanceof StorageFull ? error.message : gettext('No se pudo guardar en la tableta: {error}', { error: error.message }));
+    throw error;
+  }
+}
+
+const items = () => state.pkg.package.items;
+const closed = () => Boolean(state.work.closing || state.work.interrupt);
+const started = () => Boolean(state.work.started_at) || state.pkg.package.inspection.status === 'in_progress';
+const photosOf = (itemId) => state.photos.get(itemId) || [];
+
+// --- loading --------------------------------------------------------------------------------------
+
+async function load() {
+  state.pkg = await get('packages', id);
+  if (!state.pkg && navigator.onLine) {
+    try { state.pkg = await takeAboard(state.user.userId, id); } catch (error) { /* shown below */ }
+  }
+  state.work = (await get('work', id)) || null;
+  if (!state.pkg) {
+    if (state.work && closed()) { renderClosedOnly(); return false; }
+    root.replaceChildren(el('section', { class: 'card' },
+      el('h1', { text: gettext('Esta inspección no está en la tableta') }),
+      el('p', { text: gettext('Conéctese y ábrala desde «Mis inspecciones» para guardarla antes de salir.') }),
+      el('a', { href: '/agenda', class: 'button primary', text: gettext('Mis inspecciones') })));
+    return false;
+  }
+  const p = state.pkg.package;
+  if (!state.work) {
+    state.work = { id, user_id: state.user.userId, title: `${p.vessel.name} · ${p.vessel.registration}`,
+                   kind: p.inspection.kind, signatures: {}, closing: null, interrupt: null };
+  }
+  (await byInspection('answers', id)).forEach((a) => state.answers.set(a.item_id, a));
+  (await byInspection('photos', id)).forEach((ph) => {
+    if (!state.photos.has(ph.item_id)) state.photos.set(ph.item_id, []);
+    state.photos.get(ph.item_id).push(ph);
+  });
+  (p.photos || []).forEach((ph) => {  // photos that reached the server from another session
+    const list = state.photos.get(ph.item_id) || [];
+    if (!list.some((x) => x.sha256 === ph.sha256)) list.push({ ...ph, state: 'sent', remote: true });
+    state.photos.set(ph.item_id, list);
+  });
+  return true;
+}
+
+// --- rendering ------------------------------------------------------------------------------------
+
+function render() {
+  const p = state.pkg.package;
+  document.title = `${p.vessel.registration} · ${term('kind', p.inspection.kind)} · Baliza`;
+  const head = el('header', { class: 'insp-head' },
+    el('h1', {}, `${p.vessel.name} `, el('span', { class: 'reg', text: p.vessel.registration })),
+    el('p', { class: 'muted', text: `${term('kind', p.inspection.kind)} · ${formatDay(p.inspection.scheduled_on, lang)} · ${p.inspection.port}` }));
+  const sticky = el('div', { class: 'progress-sticky', id: 'progress' },
+    el('span', { id: 'progress-text' }),
+    el('progress', { id: 'progress-bar', max: items().length, value: 0, 'aria-labelledby': 'progress-text' }),
+    el('button', { type: 'button', id: 'next-unanswered', onclick: nextUnanswered, text: gettext('Siguiente sin responder') }),
+    el('a', { href: '#cerrar', class: 'button', text: gettext('Cerrar') }));
+  const parts = [head, sticky, deficienciesCard(), startCard(), topicNav()];
+  const body = el('div', { id: 'items' });
+  groups().forEach((g) => body.append(topicSection(g)));
+  parts.push(body, closingCard(), interruptCard());
+  root.replaceChildren(...parts.filter(Boolean));
+  state.pads = {
+    inspector: signaturePad(document.getElementById('sig-inspector'), (url) => setSignature('inspector', url)),
+    master: signaturePad(document.getElementById('sig-master'), (url) => setSignature('master', url)),
+  };
+  state.pads.inspector.show(state.work.signatures.inspector);
+  state.pads.master.show(state.work.signatures.master);
+  refresh();
+}
+
+function groups() {
+  const found = new Map();
+  items().forEach((item) => {
+    const key = `${item.checklist || ''}/${item.topic}`;
+    if (!found.has(key)) found.set(key, { key, title: item.topic_title, checklist: item.checklist, items: [] });
+    found.get(key).items.push(item);
+  });
+  return [...found.values()];
+}
+
+function deficienciesCard() {
+  const open = state.pkg.package.open_deficiencies || [];
+  if (!open.length) return null;
+  return el('section', { class: 'card deficiencies' },
+    el('h2', { text: gettext('Deficiencias pendientes a verificar') }),
+    el('ul', {}, open.map((d) => el('li', {},
+      el('a', { href: `#item-${d.item_id}`, text: d.description }),
+      ` · ${d.source}, ${gettext('art.')} ${d.article}`,
+      d.due_on ? ` · ${gettext('vence el {day}', { day: formatDay(d.due_on, lang) })}` : ''))));
+}
+
+function startCard() {
+  if (started()) return null;
+  return el('section', { class: 'card start', id: 'start' },
+    el('p', { text: gettext('Al comenzar se fijan la versión de la lista de verificación y los datos del buque; funciona sin conexión.') }),
+    el('button', { type: 'button', class: 'primary huge', id: 'start-button', onclick: start, text: gettext('Comenzar') }));
+}
+
+function topicNav() {
+  return el('nav', { class: 'topics', 'aria-label': gettext('Temas') },
+    groups().map((g) => el('a', { href: `#topic-${cssId(g.key)}`, 'data-topic': g.key },
+      g.title, ' ', el('span', { class: 'topic-count' }))));
+}
+
+const cssId = (text) => String(text).replace(/[^A-Za-z0-9_-]/g, '-');
+
+function topicSection(group) {
+  return el('section', { class: 'topic-block', id: `topic-${cssId(group.key)}` },
+    el('h2', { class: 'topic-title' }, group.title, ' ', el('span', { class: 'muted topic-count', 'data-topic': group.key })),
+    group.items.map(itemCard));
+}
+
+function itemCard(item) {
+  const answer = state.answers.get(item.id) || {};
+  const disabled = !started() || closed();
+  const titleId = `title-${cssId(item.id)}`;
+  const choices = el('fieldset', { class: 'choices', disabled },
+    el('legend', { class: 'sr-only', text: gettext('Resultado: {title}', { title: item.title }) }),
+    ['pass', 'fail', 'not_applicable'].map((r) => el('label', { class: `choice choice-${r}` },
+      el('input', { type: 'radio', name: `result-${item.id}`, value: r, checked: answer.result === r,
+                    onchange: () => changed(item) }), ` ${term('result', r)}`)));
+  const fields = el('div', { class: 'answer-fields' });
+  if (item.required !== null && item.required !== undefined) {
+    fields.append(el('label', { class: 'observed' }, `${gettext('Cantidad observada')} (${item.unit || ''})`,
+      el('input', { type: 'number', name: 'observed', min: 0, step: 1, inputmode: 'numeric', disabled,
+                    value: answer.observed ?? '', oninput: () => changedSoon(item) })));
+  }
+  fields.append(el('label', { class: 'note' }, gettext('Nota'),
+    el('textarea', { name: 'note', rows: 2, maxlength: 2000, disabled, oninput: () => changedSoon(item) }, answer.note || '')));
+  const action = el('label', { class: 'action', hidden: answer.result !== 'fail' }, gettext('Acción si no cumple'),
+    el('select', { name: 'action', disabled, onchange: () => changed(item) },
+      el('option', { value: '', text: gettext('Según la ley (por defecto)') }),
+      Object.keys(terms.action).map((a) => el('option', { value: a, selected: answer.action === a, text: term('action', a) }))));
+  fields.append(action);
+  const input = el('input', { type: 'file', accept: 'image/*', capture: 'environment', class: 'sr-only', disabled,
+                              'aria-label': gettext('Agregar foto: {title}', { title: item.title }),
+                              onchange: (event) => addPhotos(item, event.target) });
+  const photos = el('div', { class: 'photos' },
+    el('label', { class: `button photo-button${disabled ? ' disabled' : ''}` }, input, `📷 ${gettext('Agregar foto')}`),
+    el('ul', { class: 'thumbs', 'aria-label': gettext('Fotos del ítem') }));
+  return el('article', { class: 'item card', id: `item-${item.id}`, 'data-item': item.id, 'aria-labelledby': titleId },
+    el('h3', { id: titleId, text: item.title }),
+    el('p', { class: 'line-meta' },
+      el('span', { class: 'cite', text: `${item.source}, ${gettext('art.')} ${item.article}` }),
+      item.required !== null && item.required !== undefined
+        ? el('span', { class: 'qty' }, `${gettext('Requerido')}: `, el('strong', { text: String(item.required) }), ` ${item.unit || ''}`) : null,
+      item.evidence_required ? el('span', { class: 'badge', text: gettext('Requiere foto') }) : null,
+      item.detainable ? el('span', { class: 'badge bad', text: gettext('Causa detención') }) : null),
+    el('details', { class: 'article' }, el('summary', { text: gettext('Texto del artículo') }),
+      el('blockquote', { class: 'law', text: item.text })),
+    choices, fields, photos,
+    el('p', { class: 'item-status', 'aria-live': 'polite' }));
+}
+
+function closingCard() {
+  const p = state.pkg.package;
+  const c = state.work.closing || {};
+  const disabled = closed() || !started();
+  return el('section', { class: 'card submit', id: 'cerrar' },
+    el('h2', { text: gettext('Cerrar la inspección') }),
+    el('div', { id: 'closing-state', 'aria-live': 'polite' }),
+    el('div', { id: 'closing-problems', class: 'missing', tabindex: '-1', hidden: true }),
+    el('div', { class: 'grid-form' },
+      el('label', {}, gettext('Firma del inspector (nombre completo)'),
+        el('input', { id: 'signature-name', autocomplete: 'name', minlength: 2, maxlength: 200, disabled,
+                      value: c.signature || state.user.fullName || '' })),
+      el('label', {}, gettext('Capitán o patrón presente'),
+        el('input', { id: 'master-name', minlength: 2, maxlength: 200, disabled, value: c.master_name || '' })),
+      p.inspection.kind === 'navegabilidad'
+        ? el('label', {}, gettext('Término menor del certificado (art. 203, opcional)'),
+          el('input', { id: 'valid-until', type: 'date', disabled, value: c.valid_until || '' })) : null),
+    el('div', { class: 'signatures' },
+      signatureBlock('inspector', gettext('Firma del inspector'), disabled),
+      signatureBlock('master', gettext('Firma del capitán o patrón'), disabled)),
+    el('button', { type: 'button', class: 'primary huge', id: 'close-button', disabled, onclick: closeInspection,
+                   text: gettext('Cerrar inspección') }));
+}
+
+function signatureBlock(role, label, disabled) {
+  return el('div', { class: 'signature' },
+    el('p', { class: 'signature-label', id: `sig-${role}-label`, text: label }),
+    el('canvas', { id: `sig-${role}`, class: `signature-pad${disabled ? ' disabled' : ''}`, 'aria-labelledby': `sig-${role}-label` }),
+    el('button', { type: 'button', disabled, onclick: () => state.pads[role].clear(), text: gettext('Borrar firma') }));
+}
+
+function interruptCard() {
+  if (!started() || closed()) return null;
+  return el('details', { class: 'card interrupt', id: 'interrumpir' },
+    el('summary', { text: gettext('Interrumpir la inspección') }),
+    el('p', { class: 'muted', text: gettext('Si la inspección no puede terminarse (el buque zarpó, el tiempo no lo permite), se interrumpe con el motivo: queda sin resultado, sin certificado y sin deficiencias.') }),
+    el('label', {}, gettext('Motivo de la interrupción'), el('textarea', { id: 'interrupt-reason', minlength: 3, maxlength: 2000 })),
+    el('button', { type: 'button', class: 'danger', onclick: interrupt, text: gettext('Interrumpir inspección') }));
+}
+
+function renderClosedOnly() {
+  root.replaceChildren(el('h1', { text: state.work.title || gettext('Inspección {id}', { id }) }),
+    el('section', { class: 'card submit', id: 'cerrar' }, el('div', { id: 'closing-state', 'aria-live': 'polite' })));
+  refreshClosing();
+}
+
+// --- state on screen ------------------------------------------------------------------------------
+
+function refresh() {
+  const total = items().length;
+  let answered = 0;
+  const perTopic = new Map();
+  items().forEach((item) => {
+    const key = `${item.checklist || ''}/${item.topic}`;
+    const a = state.answers.get(item.id);
+    const done = Boolean(a && a.result && !answerProblems(item, a).length);
+    if (done) answered += 1;
+    const t = perTopic.get(key) || { done: 0, total: 0 };
+    t.total += 1; t.done += done ? 1 : 0;
+    perTopic.set(key, t);
+    refreshItem(item);
+  });
+  document.getElementById('progress-text').textContent = gettext('Respondidos {n} de {total}', { n: answered, total });
+  document.getElementById('progress-bar').value = answered;
+  document.querySelectorAll('[data-topic]').forEach((node) => {
+    const t = perTopic.get(node.dataset.topic);
+    const count = node.classList.contains('topic-count') ? node : node.querySelector('.topic-count');
+    if (t && count) {
+      count.textContent = `${t.done}/${t.total}`;
+      count.classList.toggle('ok', t.done === t.total);
+    }
+  });
+  refreshClosing();
+}
+
+function refreshItem(item) {
+  const card = document.getElementById(`item-${item.id}`);
+  if (!card) return;
+  const a = state.answers.get(item.id);
+  const problems = a ? answerProblems(item, a) : [];
+  card.dataset.state = a && a.result ? a.result : 'unanswered';
+  card.querySelector('.action').hidden = !(a && a.result === 'fail');
+  const status = card.querySelector('.item-status');
+  const params = { required: item.required, observed: a && a.observed };
+  if (!a || !a.result) status.textContent = '';
+  else if (problems.length) status.textContent = problems.map((m) => gettext(m, params)).join(' ');
+  else if (a.state === 'sent') status.textContent = gettext('✓ Guardado y enviado');
+  else if (a.state === 'failed') status.textContent = gettext('Rechazado por el servidor: {reason}', { reason: a.reason || '' });
+  else status.textContent = gettext('Guardado en la tableta; pendiente de envío');
+  status.className = `item-status ${problems.length || (a && a.state === 'failed') ? 'bad' : (a && a.state === 'sent' ? 'ok' : 'muted')}`;
+  const ul = card.querySelector('.thumbs');
+  const photos = photosOf(item.id);
+  ul.replaceChildren(...photos.map((ph, n) => thumb(item, ph, n)));
+  const needs = item.evidence_required && a && a.result && a.result !== 'not_applicable' && !photos.length;
+  card.classList.toggle('needs-photo', Boolean(needs));
+}
+
+function thumb(item, photo, n) {
+  let src = photo.remote ? photo.urls.thumb : state.urls.get(photo.client_id);
+  if (!src && photo.thumb) {
+    src = URL.createObjectURL(asBlob(photo.thumb));
+    state.urls.set(photo.client_id, src);
+  }
+  const label = photo.state === 'sent' ? gettext('enviada') : (photo.state === 'failed' ? gettext('rechazada') : gettext('pendiente'));
+  const li = el('li', { class: `thumb thumb-${photo.state || 'pending'}` },
+    el('img', { src, alt: `${gettext('Foto de evidencia')} ${n + 1} (${label})`, width: 96, height: 96 }),
+    el('span', { class: 'thumb-state', text: label }));
+  if (photo.state !== 'sent' && !closed()) {
+    li.append(el('button', { type: 'button', class: 'link', onclick: () => removePhoto(item, photo),
+                             text: gettext('Quitar'), 'aria-label': gettext('Quitar foto {n}', { n: n + 1 }) }));
+  }
+  if (photo.state === 'failed' && photo.reason) li.append(el('span', { class: 'bad', text: photo.reason }));
+  return li;
+}
+
+function refreshClosing() {
+  const box = document.getElementById('closing-state');
+  if (!box) return;
+  const w = state.work;
+  box.replaceChildren();
+  if (w.closing || w.interrupt) {
+    const when = formatMoment((w.closing || w.interrupt).submitted_at || (w.interrupt || {}).at, lang);
+    if (w.server_status === 'submitted' && w.result) {
+      const cert = w.result.certificate;
+      box.append(el('p', { class: 'ok big', text: `${gettext('Inspección cerrada y enviada')}: ${term('outcome', w.result.outcome)}` }));
+      if (cert) {
+        box.append(el('p', { class: 'certificate' }, `${gettext('Certificado')} `, el('strong', { text: cert.number }),
+          ` · ${gettext('válido hasta el {day}', { day: formatDay(cert.valid_until, lang) })} `,
+          el('a', { href: cert.pdf_url, text: gettext('Ver certificado (PDF)') })));
+      }
+      box.append(el('p', {}, el('a', { href: `/inspecciones/${id}/informe`, text: gettext('Ver el informe') })));
+    } else if (w.server_status === 'interrupted') {
+      box.append(el('p', { class: 'ok', text: gettext('Inspección interrumpida; el servidor lo registró.') }));
+    } else {
+      box.append(el('p', { class: 'warn big', text: w.interrupt ? gettext('Interrumpida en la tableta el {when}; se enviará al volver la señal.', { when })
+        : gettext('Cerrada en la tableta el {when}; se enviará al volver la señal.', { when }) }));
+    }
+  } else if (started()) {
+    const problems = closingProblems(items(), state.answers, state.photos);
+    box.append(el('p', { class: problems.ok ? 'ok' : 'muted', text: problems.ok ? gettext('Todo respondido: firme y cierre.')
+      : gettext('Faltan {n} ítems por responder o completar.', { n: problems.unanswered.length + problems.incomplete.length }) }));
+  }
+}
+
+// --- changes --------------------------------------------------------------------------------------
+
+async function start() {
+  if (started()) return;
+  const startedAt = new Date().toISOString();
+  state.work = { ...state.work, started_at: startedAt };
+  await saving(() => put('work', state.work));
+  await enqueue({ type: 'start', user_id: state.user.userId, inspection_id: id, client_id: newId(),
+                  started_at: startedAt, pin: state.pkg.package.pin });
+  render();
+  const first = document.querySelector('#items input[type=radio]');
+  if (first) first.focus();
+}
+
+function readCard(item) {
+  const card = document.getElementById(`item-${item.id}`);
+  const chosen = card.querySelector('input[type=radio]:checked');
+  const observed = card.querySelector('input[name=observed]');
+  const value = observed && observed.value !== '' ? Number(observed.value) : null;
+  return { result: chosen ? chosen.value : null, observed: Number.isFinite(value) ? value : null,
+           note: card.querySelector('textarea[name=note]').value,
+           action: chosen && chosen.value === 'fail' ? (card.querySelector('select[name=action]').value || null) : null };
+}
+
+const timers = new Map();
+function changedSoon(item) {
+  clearTimeout(timers.get(item.id));
+  timers.set(item.id, setTimeout(() => changed(item), 350));
+}
+
+/** Save the item's answer on the device now; queue it for the server when the law's checks pass. */
+async function changed(item) {
+  clearTimeout(timers.get(item.id));
+  timers.delete(item.id);
+  const values = readCard(item);
+  const before = state.answers.get(item.id);
+  const photos = photosOf(item.id).map((p) => p.sha256);
+  if (before && before.result === values.result && (before.observed ?? null) === values.observed
+      && (before.note || '') === values.note && (before.action || null) === values.action
+      && JSON.stringify(before.photos || []) === JSON.stringify(photos)) return;
+  const answer = { inspection_id: id, item_id: item.id, client_id: newId(), ...values, photos,
+                   recorded_at: new Date().toISOString(), state: 'draft', reason: null };
+  const sendable = values.result && !answerProblems(item, answer).length;
+  if (sendable) answer.state = 'pending';
+  state.answers.set(item.id, answer);
+  await saving(() => put('answers', answer));
+  if (sendable) await enqueueAnswer(state.user.userId, id, item.id);
+  refresh();
+}
+
+async function addPhotos(item, input) {
+  const files = [...input.files];
+  input.value = '';
+  const limits = state.pkg.package.photo_limits || (await get('meta', 'limits'));
+  for (const file of files) {
+    try {
+      const prepared = await preparePhoto(file, limits);
+      if (photosOf(item.id).some((p) => p.sha256 === prepared.sha256)) { say(gettext('Esa foto ya está en el ítem.'), 'warn'); continue; }
+      const record = { client_id: newId(), inspection_id: id, item_id: item.id, sha256: prepared.sha256,
+                       size: prepared.size, mime: prepared.mime, width: prepared.width, height: prepared.height,
+                       taken_at: new Date(file.lastModified || Date.now()).toISOString(), offset: 0, state: 'pending',
+                       bytes: await storableBytes(prepared.blob), thumb: await storableBytes(prepared.thumb) };
+      await saving(() => put('photos', record));
+      state.photos.set(item.id, [...photosOf(item.id), record]);
+      await enqueue({ type: 'photo', user_id: state.user.userId, inspection_id: id, client_id: record.client_id, item_id: item.id });
+      say('');
+    } catch (error) {
+      if (!(error instanceof StorageFull)) say(gettext('No se pudo leer la foto: {error}', { error: error.message }));
+    }
+  }
+  if (state.answers.get(item.id)) await changed(item);
+  else refresh();
+}
+
+async function removePhoto(item, photo) {
+  await discardPhoto(photo.client_id);
+  state.photos.set(item.id, photosOf(item.id).filter((p) => p.client_id !== photo.client_id));
+  if (state.urls.has(photo.client_id)) { URL.revokeObjectURL(state.urls.get(photo.client_id)); state.urls.delete(photo.client_id); }
+  if (state.answers.get(item.id)) await changed(item);
+  else refresh();
+}
+
+async function setSignature(role, dataUrl) {
+  state.work = { ...state.work, signatures: { ...state.work.signatures, [role]: dataUrl } };
+  if (!dataUrl) delete state.work.signatures[role];
+  await saving(() => put('work', state.work));
+}
+
+function nextUnanswered() {
+  const cards = [...document.querySelectorAll('#items .item')];
+  const open = cards.filter((c) => c.dataset.state === 'unanswered'
+    || answerProblems(items().find((i) => i.id === c.dataset.item), state.answers.get(c.dataset.item)).length);
+  if (!open.length) { document.getElementById('cerrar').scrollIntoView(); return; }
+  const here = window.scrollY + 80;
+  const next = open.find((c) => c.getBoundingClientRect().top + window.scrollY > here) || open[0];
+  next.scrollIntoView({ block: 'start' });
+  const radio = next.querySelector('input[type=radio]');
+  if (radio) radio.focus({ preventScroll: true });
+}
+
+async function closeInspection() {
+  const problems = closingProblems(items(), state.answers, state.photos);
+  const signature = document.getElementById('signature-name').value.trim();
+  const master = document.getElementById('master-name').value.trim();
+  const missing = [];
+  if (signature.length < 2) missing.push(gettext('Escriba el nombre completo del inspector.'));
+  if (master.length < 2) missing.push(gettext('Escriba el nombre del capitán o patrón.'));
+  if (!state.work.signatures.inspector) missing.push(gettext('Falta la firma del inspector.'));
+  if (!state.work.signatures.master) missing.push(gettext('Falta la firma del capitán o patrón.'));
+  const box = document.getElementById('closing-problems');
+  if (!problems.ok || missing.length) {
+    const link = (item) => el('li', {}, el('a', { href: `#item-${item.id}`, text: item.title }));
+    box.replaceChildren(el('p', { role: 'alert' }, el('strong', { text: gettext('Todavía no se puede cerrar:') })),
+      problems.unanswered.length ? el('p', { text: gettext('Ítems sin responder: {n}', { n: problems.unanswered.length }) }) : '',
+      problems.unanswered.length ? el('ul', {}, problems.unanswered.map(link)) : '',
+      problems.incomplete.length ? el('p', { text: gettext('Respuestas incompletas: {n}', { n: problems.incomplete.length }) }) : '',
+      problems.incomplete.length ? el('ul', {}, problems.incomplete.map(link)) : '',
+      problems.photos.length ? el('p', { text: gettext('Ítems sin la foto de evidencia: {n}', { n: problems.photos.length }) }) : '',
+      problems.photos.length ? el('ul', {}, problems.photos.map(link)) : '',
+      missing.length ? el('ul', {}, missing.map((m) => el('li', { text: m }))) : '',
+      el('p', { class: 'muted small', text: gettext('Si no puede terminarse, interrúmpala con el motivo.') }));
+    box.hidden = false;
+    box.focus();
+    return;
+  }
+  box.hidden = true;
+  const validUntil = document.getElementById('valid-until');
+  state.work = { ...state.work, closing: { signature, master_name: master, submitted_at: new Date().toISOString(),
+                                           valid_until: validUntil && validUntil.value ? validUntil.value : null } };
+  await saving(() => put('work', state.work));
+  await enqueue({ type: 'submit', user_id: state.user.userId, inspection_id: id, client_id: newId() });
+  render();
+  document.getElementById('cerrar').scrollIntoView();
+}
+
+async function interrupt() {
+  const reason = document.getElementById('interrupt-reason').value.trim();
+  if (reason.length < 3) { say(gettext('Escriba el motivo de la interrupción.')); return; }
+  state.work = { ...state.work, interrupt: { reason, at: new Date().toISOString() } };
+  await saving(() => put('work', state.work));
+  await enqueue({ type: 'interrupt', user_id: state.user.userId, inspection_id: id, client_id: newId(), reason_text: reason });
+  render();
+}
+
+// --- the server's confirmations arrive through the sync engine --------------------------------------
+
+async function reread() {
+  const work = await get('work', id);
+  if (work) state.work = { ...state.work, server_status: work.server_status, result: work.result };
+  if (!state.pkg) { refreshClosing(); return; }
+  (await byInspection('answers', id)).forEach((a) => {
+    const mine = state.answers.get(a.item_id);
+    if (!mine || mine.client_id === a.client_id) state.answers.set(a.item_id, a);
+  });
+  const stored = new Map((await byInspection('photos', id)).map((p) => [p.client_id, p]));
+  for (const [itemId, list] of state.photos) {
+    state.photos.set(itemId, list.map((p) => (stored.has(p.client_id) ? { ...p, ...stored.get(p.client_id) } : p)));
+  }
+  const failed = (await pendingFor(id)).filter((e) => e.state === 'failed');
+  if (failed.length) say(gettext('{n} envíos de esta inspección fueron rechazados: vea el detalle arriba.', { n: failed.length }));
+  refresh();
+}
+
+boot().then(async (user) => {
+  state.user = user;
+  if (await load()) render();
+  let pending = null;
+  watch(() => { clearTimeout(pending); pending = setTimeout(reread, 150); });
+  root.dataset.ready = '1';
+});

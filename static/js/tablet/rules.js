@@ -1,0 +1,43 @@
+// The law's checks on one answer, as the server makes them (inspection/inspections.py check_answer),
+// so the tablet says at once what is missing instead of learning it at sync. Pure: node tests it.
+import { N_ } from '../i18n.js';
+
+/** Spanish problems (untranslated keys) with one answer to `item`; empty when it can be sent. */
+export function answerProblems(item, answer) {
+  const problems = [];
+  if (!answer || !answer.result) return [N_('Elija Cumple, No cumple o No corresponde.')];
+  const note = (answer.note || '').trim();
+  if (answer.result === 'not_applicable' && !note) problems.push(N_('Explique por qué el ítem no corresponde.'));
+  if (item.required !== null && item.required !== undefined && answer.result === 'pass') {
+    if (answer.observed === null || answer.observed === undefined || answer.observed === '') {
+      problems.push(N_('Indique la cantidad observada (se requieren {required}).'));
+    } else if (Number(answer.observed) < Number(item.required)) {
+      problems.push(N_('Se observaron {observed} y se requieren {required}: el ítem no puede aprobarse.'));
+    }
+  }
+  if (answer.observed !== null && answer.observed !== undefined && answer.observed !== ''
+      && !(Number(answer.observed) >= 0 && Number(answer.observed) <= 100000)) {
+    problems.push(N_('La cantidad debe estar entre 0 y 100000.'));
+  }
+  return problems;
+}
+
+/** Whether the item still needs a photo: the law asks for evidence and the answer is not "not applicable". */
+export function needsPhoto(item, answer, photoCount) {
+  return Boolean(item.evidence_required) && Boolean(answer && answer.result) && answer.result !== 'not_applicable'
+    && photoCount === 0;
+}
+
+/** What stops the inspection from closing: unanswered or incomplete items and missing photos. */
+export function closingProblems(items, answers, photosByItem) {
+  const unanswered = [];
+  const incomplete = [];
+  const photos = [];
+  for (const item of items) {
+    const answer = answers.get(item.id);
+    if (!answer || !answer.result) unanswered.push(item);
+    else if (answerProblems(item, answer).length) incomplete.push(item);
+    if (needsPhoto(item, answer, (photosByItem.get(item.id) || []).length)) photos.push(item);
+  }
+  return { unanswered, incomplete, photos, ok: !unanswered.length && !incomplete.length && !photos.length };
+}

@@ -1,0 +1,19 @@
+// Runs the tablet's pure modules under node for tests/test_tablet_js.py.
+// Usage: node tests/js/tablet_cli.mjs cases.json -> {answers, closing, backoff, fitted} as JSON on stdout.
+import { readFile } from 'node:fs/promises';
+import { answerProblems, closingProblems } from '../../static/js/tablet/rules.js';
+import { backoffDelay } from '../../static/js/tablet/backoff.js';
+import { fitted } from '../../static/js/tablet/photos.js';
+
+const cases = JSON.parse(await readFile(process.argv[2], 'utf8'));
+const closing = cases.closing.map(({ items, answers, photos }) => {
+  const found = closingProblems(items, new Map(Object.entries(answers)), new Map(Object.entries(photos)));
+  return { unanswered: found.unanswered.map((i) => i.id), incomplete: found.incomplete.map((i) => i.id),
+           photos: found.photos.map((i) => i.id), ok: found.ok };
+});
+process.stdout.write(JSON.stringify({
+  answers: cases.answers.map(({ item, answer }) => answerProblems(item, answer)),
+  closing,
+  backoff: cases.backoff.map(({ n, random }) => backoffDelay(n, () => random)),
+  fitted: cases.fitted.map(({ width, height, limits, long }) => fitted(width, height, limits, long)),
+}));
