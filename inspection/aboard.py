@@ -31,7 +31,7 @@ def agenda_bucket(scheduled_on: date, today: date) -> str:
 
 def agenda(inspector: User, today: date, days: int) -> dict:
     """The inspector's scheduled and in-progress inspections up to `days` after `today`, overdue ones
-    included, by date; vessel and inspector come in the same query (no query per row)."""
+    included, by date, JSON-ready; vessel and inspector come in the same query (no query per row)."""
     rows = db.session.scalars(
         db.select(Inspection).options(joinedload(Inspection.vessel), joinedload(Inspection.inspector))
         .where(Inspection.inspector_id == inspector.id, Inspection.status.in_(OPEN_STATUSES),
@@ -39,7 +39,7 @@ def agenda(inspector: User, today: date, days: int) -> dict:
         .order_by(Inspection.scheduled_on, Inspection.id)
     ).all()
     schema = InspectionSchema()
-    return {"today": today,
+    return {"today": today.isoformat(),
             "items": [{**schema.dump(row), "bucket": agenda_bucket(row.scheduled_on, today)} for row in rows]}
 
 

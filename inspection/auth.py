@@ -161,7 +161,8 @@ def api_user() -> User | None:
     return cache["baliza.user"]
 
 
-BEARER = [{"bearerAuth": []}]  # the OpenAPI security requirement; the scheme is declared in api/__init__.py
+BEARER = [{"bearerAuth": []}]  # the OpenAPI security requirements; the schemes are declared in api/__init__.py
+PAGE_SESSION = [{"pageSession": []}]
 
 
 @dataclass(frozen=True)
@@ -202,7 +203,7 @@ def require_session(*roles: str):
 
     def decorate(view):
         refusals = {"400": "BAD_REQUEST", "401": "UNAUTHORIZED", **({"403": "FORBIDDEN"} if roles else {})}
-        view = Blueprint.doc(responses=refusals)(view)
+        view = Blueprint.doc(security=PAGE_SESSION, responses=refusals)(view)
         view.access = Access(roles, page=False, session=True)
         return view
 

@@ -124,7 +124,7 @@ def get_inspection(inspection_id):
 @require("inspector")
 def get_agenda(args):
     """The inspector's agenda: scheduled and in-progress inspections up to `days` ahead, overdue ones included."""
-    return agenda(api_user(), office_today(), args["days"])
+    return json_response(agenda(api_user(), office_today(), args["days"]), 200)
 
 
 @blp.route("/inspections/<int:inspection_id>/package")
