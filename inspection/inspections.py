@@ -147,6 +147,7 @@ def start_inspection(actor: User, inspection: Inspection, now: datetime, started
     since its answers would be to other items.
     """
     require_inspector(actor, inspection)
+    lock_inspection(inspection)  # a tablet's retry racing its first try: one pins, the other finds it started
     if inspection.status == "in_progress":
         if pin is not None and pin != checklist_pin(*pinning_of(inspection)):
             raise _changed()
