@@ -31,6 +31,7 @@ def downgrade():
     with op.batch_alter_table('api_tokens', schema=None) as batch_op:
         batch_op.drop_column('last_used_at')
         batch_op.drop_column('device_name')
+        batch_op.drop_constraint(batch_op.f('ck_api_tokens_token_kind'), type_='check')  # SQLite's copy would keep it
         batch_op.drop_column('kind')
 
     # ### end Alembic commands ###
