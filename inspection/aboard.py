@@ -59,7 +59,7 @@ def package(actor: User, inspection: Inspection, lang: str, limits: PhotoLimits)
     deficiencies = db.session.scalars(
         db.select(Deficiency).where(Deficiency.vessel_id == vessel.id,
                                     Deficiency.status.in_(("open", "reported_fixed")))
-        .order_by(Deficiency.due_on, Deficiency.id)).all()
+        .order_by(Deficiency.due_on.asc().nulls_last(), Deficiency.id)).all()
     return {
         "inspection": InspectionSchema().dump(inspection),
         "vessel": {"id": vessel.id, "registration": vessel.registration, "name": vessel.name,

@@ -165,7 +165,7 @@ def start_inspection(actor: User, inspection: Inspection, now: datetime, started
     record_event(actor, "inspection.started", "inspection", inspection.id, inspection_id=inspection.id,
                  client_id=client_id, at=now,
                  details={"checklist_versions": versions, "items": len(items),
-                          "started_at": inspection.started_at.isoformat(), "offline": started_at is not None})
+                          "started_at": inspection.started_at.isoformat(), "tablet_clock": started_at is not None})
     return inspection
 
 
