@@ -7,11 +7,13 @@ from datetime import datetime, timedelta
 from flask import current_app, request, session
 from flask_login import current_user, login_user, logout_user
 from flask_smorest import Blueprint
+from flask_wtf.csrf import validate_csrf
 from sqlalchemy import case, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import joinedload
 from werkzeug.security import check_password_hash, generate_password_hash
+from wtforms.validators import ValidationError
 
 from .access import refuse_unseen_records
 from .clock import office_now
@@ -19,7 +21,7 @@ from .exceptions import DomainError, Forbidden, Unauthorized
 from .extensions import db, login_manager
 from .messages import Msg
 from .models import ApiToken, LoginThrottle, User
-from .sessions import revoke_session, standing_session, start_session, touch_session
+from .sessions import TOUCH_EVERY, revoke_session, standing_session, start_session, touch_session
 
 # A constant hash to compare against when the user does not exist, so timing does not tell.
 _DUMMY_HASH = None
@@ -83,11 +85,32 @@ def _digest(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
 
-def issue_token(user: User, now: datetime) -> tuple[str, ApiToken]:
-    """A new random bearer token for `user`; only its digest is stored."""
+class TokenRefused(Unauthorized):
+    """A bearer token that no longer opens anything: the tablet must sign in again (its outbox waits)."""
+
+    code = "token-invalid"
+
+
+class CsrfRefused(DomainError):
+    """A cookie-authenticated API write without this page's CSRF token."""
+
+    status, code, title = 400, "csrf-invalid", Msg("Solicitud no válida")
+
+
+def issue_token(user: User, now: datetime, device_name: str | None = None) -> tuple[str, ApiToken]:
+    """A new random bearer token for `user` (a device token when `device_name` is given); only its digest is stored.
+
+    An API token lives TOKEN_TTL_HOURS; a device token DEVICE_TOKEN_DAYS, so a tablet offline for
+    days can still sync when it returns.
+    """
     raw = secrets.token_urlsafe(32)
-    ttl = timedelta(hours=current_app.config["TOKEN_TTL_HOURS"])
-    record = ApiToken(user=user, token_hash=_digest(raw), created_at=now, expires_at=now + ttl)
+    config = current_app.config
+    if device_name is None:
+        record = ApiToken(user=user, token_hash=_digest(raw), kind="api", created_at=now,
+                          expires_at=now + timedelta(hours=config["TOKEN_TTL_HOURS"]))
+    else:
+        record = ApiToken(user=user, token_hash=_digest(raw), kind="device", device_name=device_name[:120],
+                          created_at=now, expires_at=now + timedelta(days=config["DEVICE_TOKEN_DAYS"]))
     db.session.add(record)
     return raw, record
 
@@ -103,14 +126,24 @@ def _bearer_user() -> User | None:
     header = request.headers.get("Authorization", "")
     if not header.lower().startswith("bearer "):
         return None
-    raw = header[7:].strip()
+    raw, now = header[7:].strip(), office_now()
     record = db.session.scalar(db.select(ApiToken).options(joinedload(ApiToken.user))  # one query, not two
                                .filter_by(token_hash=_digest(raw)))
-    if record is None or record.revoked_at is not None or record.expires_at <= office_now():
-        raise Unauthorized(Msg("El token no es válido o ha vencido. Inicie sesión de nuevo."))
+    if record is None or record.revoked_at is not None or record.expires_at <= now:
+        raise TokenRefused(Msg("El token no es válido o ha vencido. Inicie sesión de nuevo."))
     if not record.user.active:
-        raise Unauthorized(Msg("La cuenta está desactivada."))
+        raise TokenRefused(Msg("La cuenta está desactivada."))
+    request.environ["baliza.token_id"] = record.id
+    if record.kind == "device" and (record.last_used_at is None or now - record.last_used_at >= TOUCH_EVERY):
+        record.last_used_at = now  # at most once a minute, like a page session's touch
+        _commit_touch()
     return record.user
+
+
+def request_token_id() -> int | None:
+    """The id of the bearer token this request came with (None for a page session or anonymous)."""
+    api_user()
+    return request.environ.get("baliza.token_id")
 
 
 def api_user() -> User | None:
@@ -128,15 +161,21 @@ def api_user() -> User | None:
     return cache["baliza.user"]
 
 
-BEARER = [{"bearerAuth": []}]  # the OpenAPI security requirement; the scheme is declared in api/__init__.py
+BEARER = [{"bearerAuth": []}]  # the OpenAPI security requirements; the schemes are declared in api/__init__.py
+PAGE_SESSION = [{"pageSession": []}]
 
 
 @dataclass(frozen=True)
 class Access:
-    """Who may call a view: `roles` (any signed-in role when empty), on the API or on a page."""
+    """Who may call a view: `roles` (any signed-in role when empty), on the API or on a page.
+
+    `session`: an API view that authenticates with the page session (its cookie and, for a write,
+    the page's CSRF token in the X-CSRFToken header) instead of a bearer token.
+    """
 
     roles: tuple[str, ...]
     page: bool
+    session: bool = False
 
 
 def require(*roles: str):
@@ -153,6 +192,32 @@ def require(*roles: str):
         return view
 
     return decorate
+
+
+def require_session(*roles: str):
+    """Mark an API view as needing the page session and its CSRF token (X-CSRFToken), never a bearer token.
+
+    It is how a signed-in page hands a bearer token to its own scripts: a form or script on another
+    site sends the cookie but cannot read the page's CSRF token.
+    """
+
+    def decorate(view):
+        refusals = {"400": "BAD_REQUEST", "401": "UNAUTHORIZED", **({"403": "FORBIDDEN"} if roles else {})}
+        view = Blueprint.doc(security=PAGE_SESSION, responses=refusals)(view)
+        view.access = Access(roles, page=False, session=True)
+        return view
+
+    return decorate
+
+
+def _check_csrf_header() -> None:
+    """The page's CSRF token must come in X-CSRFToken (pages check it in the form; the API is exempt there)."""
+    if not current_app.config.get("WTF_CSRF_ENABLED", True):
+        return
+    try:
+        validate_csrf(request.headers.get("X-CSRFToken"))
+    except ValidationError:
+        raise CsrfRefused(Msg("Falta el token CSRF de la página o no es válido: recargue la página e inténtelo de nuevo.")) from None
 
 
 def require_page(*roles: str):
@@ -200,6 +265,10 @@ def authorize_request():
         if not current_user.is_authenticated:
             return login_manager.unauthorized()
         user = current_user
+    elif access.session:
+        if not current_user.is_authenticated:
+            raise Unauthorized(Msg("Inicie sesión en la página para vincular este dispositivo."))
+        user = current_user
     else:
         user = api_user()
         if user is None:
@@ -207,6 +276,8 @@ def authorize_request():
     refuse_unseen_records(user, request.view_args or {})
     if access.roles and user.role not in access.roles:
         raise Forbidden()
+    if access.session and request.method not in ("GET", "HEAD"):
+        _check_csrf_header()
     return None
 
 

@@ -17,6 +17,8 @@ DEFAULTS = {
     "AUTO_SIGNING_KEY": False,  # make the office's first key on first issue: the demo only (`python app.py`)
     "VERIFY_CACHE_SIZE": 10_000,  # recent signature checks kept per process; 0 checks every scan
     "TOKEN_TTL_HOURS": 12,
+    # A tablet's device token outlives a trip up the river offline; its user or an admin revokes it.
+    "DEVICE_TOKEN_DAYS": 30,
     # Page sessions end after 8 h without a request (a shift left signed in on a shared desk or a
     # lost tablet) and 7 days after sign-in whatever the use: an inspector on a week's trip up
     # the river is not asked to sign in again mid-route, and a stolen cookie dies within a week.

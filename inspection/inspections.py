@@ -22,6 +22,7 @@ from .models import (
     Vessel,
 )
 from .outcomes import compute_outcome, unanswered_items
+from .pins import checklist_pin
 from .vessel_checklists import pinned_items
 from .vessels import particulars_of
 
@@ -39,14 +40,15 @@ def _refuse_conflict(inspector: User, vessel: Vessel) -> None:
         raise Forbidden(Msg("Conflicto de intereses (art. 214): el inspector está vinculado al armador de este buque."))
 
 
-def _require_inspector(actor: User, inspection: Inspection) -> None:
+def require_inspector(actor: User, inspection: Inspection) -> None:
     """Only the assigned inspector acts on an inspection, and never against art. 214."""
     if actor.id != inspection.inspector_id:
         raise Forbidden(Msg("Solo el inspector asignado puede actuar en esta inspección."))
     _refuse_conflict(actor, inspection.vessel)
 
 
-def _require_status(inspection: Inspection, *statuses: str) -> None:
+def require_status(inspection: Inspection, *statuses: str) -> None:
+    """409 unless the inspection is in one of `statuses`."""
     if inspection.status not in statuses:
         raise Conflict(Msg("La inspección está en estado «{status}»; esta acción no corresponde.",
                            status=inspection.status))
@@ -115,21 +117,61 @@ def schedule_inspection(actor: User, vessel: Vessel, kind: str, inspector: User,
     return inspection
 
 
-def start_inspection(actor: User, inspection: Inspection, now: datetime) -> Inspection:
-    """Pin the checklist versions, the computed items and the particulars; a repeat start changes nothing."""
-    _require_inspector(actor, inspection)
-    if inspection.status == "in_progress":
-        return inspection
-    _require_status(inspection, "scheduled")
+class ChecklistChanged(Conflict):
+    """The tablet downloaded an inspection whose checklist or vessel has changed since."""
+
+    code = "checklist-changed"
+
+
+START_AHEAD = timedelta(minutes=5)  # a tablet's clock may run this far ahead of the server's
+START_BEFORE_CREATED = timedelta(days=1)  # and this far behind the inspection's creation
+
+
+def pinning_of(inspection: Inspection) -> tuple[dict, list[dict], dict]:
+    """What the inspection pins (versions, items, particulars in their stored form): the pinned ones once
+    started, else what a start would pin now from the vessel as it stands."""
+    if inspection.items is not None:
+        return inspection.checklist_versions, inspection.items, inspection.particulars
     particulars = particulars_of(inspection.vessel)
     versions, items = pinned_items(particulars, inspection.kind)
-    inspection.checklist_versions, inspection.items = versions, items
-    inspection.particulars = {"registration": inspection.vessel.registration, "name": inspection.vessel.name,
-                              **particulars}
-    inspection.status, inspection.started_at = "in_progress", now
+    return versions, items, {"registration": inspection.vessel.registration, "name": inspection.vessel.name,
+                             **particulars}
+
+
+def start_inspection(actor: User, inspection: Inspection, now: datetime, started_at: datetime | None = None,
+                     pin: str | None = None, client_id: str | None = None) -> Inspection:
+    """Pin the checklist versions, the computed items and the particulars; a repeat start changes nothing.
+
+    A tablet that started offline sends its clock's `started_at` and the `pin` of what it downloaded:
+    a pin that is not what the server pins (the checklist or the vessel changed meanwhile) is refused,
+    since its answers would be to other items.
+    """
+    require_inspector(actor, inspection)
+    lock_inspection(inspection)  # a tablet's retry racing its first try: one pins, the other finds it started
+    if inspection.status == "in_progress":
+        if pin is not None and pin != checklist_pin(*pinning_of(inspection)):
+            raise _changed()
+        return inspection
+    require_status(inspection, "scheduled")
+    if started_at is not None and started_at > now + START_AHEAD:
+        raise Invalid(errors={"started_at": [Msg("La hora de comienzo es posterior a la hora actual; revise el reloj de la tableta.")]})
+    if started_at is not None and started_at < inspection.created_at - START_BEFORE_CREATED:
+        raise Invalid(errors={"started_at": [Msg("La hora de comienzo es anterior a la creación de la inspección; revise el reloj de la tableta.")]})
+    versions, items, particulars = pinning_of(inspection)
+    if pin is not None and pin != checklist_pin(versions, items, particulars):
+        raise _changed()
+    inspection.checklist_versions, inspection.items, inspection.particulars = versions, items, particulars
+    inspection.status, inspection.started_at = "in_progress", started_at or now
     record_event(actor, "inspection.started", "inspection", inspection.id, inspection_id=inspection.id,
-                 details={"checklist_versions": versions, "items": len(items)})
+                 client_id=client_id, at=now,
+                 details={"checklist_versions": versions, "items": len(items),
+                          "started_at": inspection.started_at.isoformat(), "tablet_clock": started_at is not None})
     return inspection
+
+
+def _changed() -> ChecklistChanged:
+    return ChecklistChanged(Msg("La lista de verificación o las características del buque cambiaron desde que se "
+                                "descargó la inspección: descárguela de nuevo antes de comenzar."))
 
 
 # --- answers ---------------------------------------------------------------------------------------
@@ -190,12 +232,12 @@ def record_answer(actor: User, inspection: Inspection, item_id: str, data: dict,
 
     The same write again (its client_id already stored) returns the stored answer and changes nothing.
     """
-    _require_inspector(actor, inspection)
+    require_inspector(actor, inspection)
     lock_inspection(inspection)  # one writer at a time decides which answer is current
     existing = recorded_answer(actor, inspection, item_id, data)
     if existing is not None:
         return existing
-    _require_status(inspection, "in_progress")
+    require_status(inspection, "in_progress")
     item = pinned_item(inspection, item_id)
     check_answer(item, data)
     recorded_at = data.get("recorded_at") or now
@@ -247,9 +289,9 @@ def evidence_of(inspection: Inspection) -> dict:
 def submit_inspection(actor: User, inspection: Inspection, data: dict, today: date, now: datetime) -> dict:
     """Close the inspection: refuse while items are unanswered or evidence is missing (409 with the list),
     compute the outcome, open deficiencies. An inspection that cannot be finished is interrupted instead."""
-    _require_inspector(actor, inspection)
+    require_inspector(actor, inspection)
     lock_inspection(inspection)  # no answer lands while the outcome is computed; a second submit waits, then 409
-    _require_status(inspection, "in_progress")
+    require_status(inspection, "in_progress")
     answers = {k: answer_values(v) for k, v in current_answers(inspection).items()}
     unanswered = unanswered_items(inspection.items, answers)
     if unanswered:
@@ -297,11 +339,11 @@ def interrupt_inspection(actor: User, inspection: Inspection, reason: str, now: 
     far stay as a record. The assigned inspector, or an admin, decides; the same request again changes nothing.
     """
     if actor.role != "admin":
-        _require_inspector(actor, inspection)
+        require_inspector(actor, inspection)
     lock_inspection(inspection)
     if inspection.status == "interrupted" and inspection.interruption_reason == reason:
         return inspection
-    _require_status(inspection, "in_progress")
+    require_status(inspection, "in_progress")
     inspection.status, inspection.interrupted_at, inspection.interruption_reason = "interrupted", now, reason
     record_event(actor, "inspection.interrupted", "inspection", inspection.id, inspection_id=inspection.id,
                  details={"reason": reason, "answered": len(current_answers(inspection)),
@@ -392,8 +434,8 @@ def lift_detention(actor: User, detention: Detention, reason: str, now: datetime
 def add_photo(actor: User, inspection: Inspection, item_id: str, client_id: str, processed, storage,
               taken_at: datetime | None, latitude: float | None, longitude: float | None, now: datetime) -> Photo:
     """The assigned inspector's photo of an item of an inspection in progress."""
-    _require_inspector(actor, inspection)
-    _require_status(inspection, "in_progress")
+    require_inspector(actor, inspection)
+    require_status(inspection, "in_progress")
     pinned_item(inspection, item_id)
     return store_photo(actor, inspection, item_id, client_id, processed, storage, taken_at, latitude, longitude, now)
 

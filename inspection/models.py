@@ -28,6 +28,7 @@ OUTCOMES = ("passed", "passed_with_observations", "failed")
 RESULTS = ("pass", "fail", "not_applicable")
 ACTIONS = ("rectified", "before_departure", "within_14_days", "next_port", "detained")
 DEFICIENCY_STATUSES = ("open", "reported_fixed", "closed")
+TOKEN_KINDS = ("api", "device")  # api: hours, by password; device: a tablet's trip, listed and revocable
 
 
 def utcnow() -> datetime:
@@ -162,14 +163,21 @@ class ConflictOfInterest(db.Model):
 
 
 class ApiToken(db.Model):
-    """A bearer token for the JSON API; only its SHA-256 is stored, so a leak of the table is inert."""
+    """A bearer token for the JSON API; only its SHA-256 is stored, so a leak of the table is inert.
+
+    A device token is a tablet's session for a trip offline (DEVICE_TOKEN_DAYS): it has a name, says
+    when it was last used, and its user or an admin can revoke it.
+    """
 
     __tablename__ = "api_tokens"
     id: Mapped[int] = mapped_column(primary_key=True)
     user_id: Mapped[int] = mapped_column(sa.ForeignKey("users.id"), index=True)
     token_hash: Mapped[str] = mapped_column(sa.String(64), unique=True)
+    kind: Mapped[str] = mapped_column(_enum("token_kind", TOKEN_KINDS), default="api", server_default="api")
+    device_name: Mapped[str | None] = mapped_column(sa.String(120))
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
     expires_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    last_used_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
     revoked_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
 
     user: Mapped[User] = relationship()

@@ -12,10 +12,7 @@ def inspection_detail(inspection: Inspection, lang: str, limits: PhotoLimits) ->
     answers = current_answers(inspection)
     history = db.session.scalars(db.select(Answer).filter_by(inspection_id=inspection.id)
                                  .order_by(Answer.recorded_at, Answer.id)).all()
-    items = []
-    for item in inspection.items or []:
-        answer = answers.get(item["id"])
-        items.append({**localized_item(item, lang), "answer": AnswerSchema().dump(answer) if answer else None})
+    items = presented_items(inspection.items or [], answers, lang)
     audit = db.session.scalars(db.select(AuditEvent).filter_by(inspection_id=inspection.id)
                                .order_by(AuditEvent.at, AuditEvent.id)).all()
     deficiencies = db.session.scalars(db.select(Deficiency).filter_by(inspection_id=inspection.id)
@@ -25,6 +22,12 @@ def inspection_detail(inspection: Inspection, lang: str, limits: PhotoLimits) ->
             "deficiencies": DeficiencySchema(many=True).dump(deficiencies),
             "evidence": evidence_of(inspection) if inspection.items else None,
             "audit": [_audit(e) for e in audit], "photo_limits": limits.as_dict()}
+
+
+def presented_items(items: list[dict], answers: dict[str, Answer], lang: str) -> list[dict]:
+    """Pinned items as the API shows them: in `lang`, each with its current answer or None."""
+    return [{**localized_item(item, lang), "answer": AnswerSchema().dump(answers[item["id"]]) if item["id"] in answers else None}
+            for item in items]
 
 
 def _audit(event: AuditEvent) -> dict:

@@ -212,6 +212,26 @@ class TokenRequest(BaseSchema):
 
     username = fields.String(required=True, validate=validate.Length(min=1, max=80))
     password = fields.String(required=True, load_only=True, validate=validate.Length(min=1, max=200))
+    device = fields.String(load_default=None, validate=validate.Length(min=1, max=120),
+                           metadata={"description": "Nombre de la tableta: pide un token de dispositivo (días, revocable)"})
+
+
+class DeviceRequest(BaseSchema):
+    """A page session asking a token for its own device."""
+
+    name = fields.String(load_default=None, validate=validate.Length(min=1, max=120),
+                         metadata={"description": "Nombre del dispositivo; por omisión, el User-Agent"})
+
+
+class DeviceSchema(BaseSchema):
+    """A signed-in device: a device token, as its user sees it."""
+
+    id = fields.Integer()
+    device_name = fields.String(allow_none=True)
+    created_at = fields.AwareDateTime()
+    last_used_at = fields.AwareDateTime(allow_none=True, metadata={"description": "Último uso (al minuto)"})
+    expires_at = fields.AwareDateTime()
+    current = fields.Boolean(metadata={"description": "El token de esta misma solicitud"})
 
 
 class MeSchema(BaseSchema):
@@ -238,6 +258,7 @@ class TokenResponse(BaseSchema):
     role = fields.String(validate=validate.OneOf(ROLES))
     user_id = fields.Integer()
     expires_at = fields.AwareDateTime()
+    device_id = fields.Integer(metadata={"description": "Solo en un token de dispositivo"})
 
 
 class UserSchema(BaseSchema):
@@ -285,6 +306,15 @@ class InspectionQuery(PageArgs):
     kind = fields.String(validate=validate.OneOf(KINDS))
     date_from = fields.Date(metadata={"description": "scheduled_on desde (incluida)"})
     date_to = fields.Date(metadata={"description": "scheduled_on hasta (incluida)"})
+
+
+class StartInSchema(BaseSchema):
+    """Starting an inspection, optionally from a tablet that started it offline."""
+
+    client_id = fields.UUID(load_default=None)
+    started_at = fields.AwareDateTime(load_default=None, metadata={"description": "Hora de la tableta al comenzar"})
+    pin = fields.String(load_default=None, validate=HEX64,
+                        metadata={"description": "El `pin` del paquete descargado: 409 si la lista o el buque cambiaron"})
 
 
 class AnswerInSchema(BaseSchema):
@@ -510,6 +540,51 @@ class InspectionDetailSchema(InspectionSchema):
     evidence = fields.Dict(allow_none=True, metadata={"description": "null antes de comenzar"})
     audit = fields.List(fields.Nested(AuditSchema))
     photo_limits = fields.Nested(PhotoLimitsSchema)
+
+
+class AgendaQuery(BaseSchema):
+    """How far ahead the agenda looks."""
+
+    days = fields.Integer(load_default=7, validate=validate.Range(min=1, max=60))
+
+
+class AgendaItemSchema(InspectionSchema):
+    """An inspection on the inspector's agenda."""
+
+    bucket = fields.String(validate=validate.OneOf(("overdue", "today", "week")))
+
+
+class AgendaSchema(BaseSchema):
+    """The inspector's scheduled and in-progress inspections up to `days` ahead, overdue ones first."""
+
+    today = fields.Date(metadata={"description": "La fecha de la oficina"})
+    items = fields.List(fields.Nested(AgendaItemSchema))
+
+
+class PackageVesselSchema(BaseSchema):
+    """The vessel as the tablet keeps it offline."""
+
+    id = fields.Integer()
+    registration = fields.String()
+    name = fields.String()
+    owner = fields.String()
+    home_port = fields.String()
+    particulars = fields.Dict()
+
+
+class PackageSchema(BaseSchema):
+    """Everything a tablet needs to carry out one inspection offline."""
+
+    inspection = fields.Nested(InspectionSchema)
+    vessel = fields.Nested(PackageVesselSchema)
+    checklist_versions = fields.Dict()
+    items = fields.List(fields.Dict(), metadata={"description": "Los ítems fijados, o los que se fijarían al comenzar"})
+    pin = fields.String(metadata={"description": "SHA-256 de versiones, ítems y características: envíelo al comenzar"})
+    open_deficiencies = fields.List(fields.Nested(DeficiencySchema))
+    photo_limits = fields.Nested(PhotoLimitsSchema)
+    answers = fields.List(fields.Nested(AnswerSchema))
+    photos = fields.List(fields.Nested(PhotoSchema))
+    evidence = fields.Dict(allow_none=True)
 
 
 class SubmitOutSchema(BaseSchema):

@@ -111,3 +111,23 @@ def test_simultaneous_submissions_close_once(app, db, crew, started):
     assert sorted(status for status, _ in results) == [200, 409, 409, 409], results
     assert db.session.scalar(db.select(db.func.count(Deficiency.id))) == 1
     assert db.session.scalar(db.select(db.func.count(Inspection.id)).filter_by(reinspection_of_id=inspection_id)) == 1
+
+
+def test_a_tablets_offline_start_racing_its_retry_starts_once(app, db, client, crew):
+    """Two starts of one inspection at once (the first try and a retry under a new client_id): one pins it."""
+    from inspection.models import AuditEvent
+    from tests.test_inspections_api import schedule
+
+    inspection_id = schedule(client, crew)
+    now = datetime.now(timezone.utc)
+    times = [now - timedelta(minutes=10), now - timedelta(minutes=9)]
+    results = in_parallel(app, db, [
+        (lambda at: lambda c: c.post(f"/api/v1/inspections/{inspection_id}/start", headers=crew["ih"],
+                                     json={"client_id": cid(), "started_at": at.isoformat()}))(at)
+        for at in times])
+    assert [status for status, _ in results] == [200, 200]
+    events = db.session.scalars(db.select(AuditEvent).filter_by(action="inspection.started",
+                                                                inspection_id=inspection_id)).all()
+    assert len(events) == 1
+    started_at = db.session.get(Inspection, inspection_id).started_at
+    assert started_at in times and all(body["started_at"] == started_at.isoformat() for _, body in results)

@@ -106,7 +106,8 @@ def test_every_field_that_may_be_none_is_nullable(spec):
 
 
 def test_security_is_documented_exactly_where_a_role_is_required(app, spec):
-    """`require` marks the view and documents it; a view without it is public and documented so."""
+    """`require` marks the view and documents it (`require_session` as the page's cookie); a view without it is
+    public and documented so."""
     views = {}
     for rule in app.url_map.iter_rules():
         path = re.sub(r"<(?:\w+:)?(\w+)>", r"{\1}", rule.rule)
@@ -114,7 +115,8 @@ def test_security_is_documented_exactly_where_a_role_is_required(app, spec):
             views[f"{method} {path}"] = app.view_functions[rule.endpoint]
     for name, op in operations(spec):
         access = getattr(views[name], "access", None)
-        assert (op.get("security") == [{"bearerAuth": []}]) == (access is not None), name
+        scheme = "pageSession" if access is not None and access.session else "bearerAuth"
+        assert (op.get("security") == [{scheme: []}]) == (access is not None), name
         assert ("401" in op["responses"]) == (access is not None), name
 
 

@@ -11,6 +11,7 @@ from tests.fleets import PASSWORD, seed_fleets
 
 ROLES = ("anonymous", "admin", "inspector", "owner", "police")
 PUBLIC = "public"  # no login needed
+PAGE_SESSION = "page session"  # the page's cookie (and CSRF header), never a bearer token: every bearer caller is 401
 SIGNED_IN = frozenset(ROLES[1:])
 STAFF = frozenset({"admin", "inspector"})
 
@@ -19,6 +20,8 @@ STAFF = frozenset({"admin", "inspector"})
 API_PERMISSIONS = {
     "POST /api/v1/auth/token": PUBLIC,
     "DELETE /api/v1/auth/token": SIGNED_IN,
+    "POST /api/v1/auth/device": PAGE_SESSION,
+    "DELETE /api/v1/auth/devices/{device_id}": SIGNED_IN,
     "POST /api/v1/owners": {"admin"},
     "PATCH /api/v1/owners/{owner_id}": {"admin"},
     "POST /api/v1/vessels": {"admin"},
@@ -47,6 +50,7 @@ PAGE_PERMISSIONS = {
     "/login": PUBLIC,
     "/logout": PUBLIC,
     "/cuenta": SIGNED_IN,
+    "/cuenta/dispositivos/<int:device_id>/revocar": SIGNED_IN,
     "/buques/nuevo": {"admin"},
     "/buques/<int:vessel_id>/editar": {"admin"},
     "/armadores/nuevo": {"admin"},
@@ -54,6 +58,7 @@ PAGE_PERMISSIONS = {
     "/usuarios": {"admin"},
     "/usuarios/<int:user_id>/conflictos": {"admin"},
     "/usuarios/<int:user_id>/activo": {"admin"},
+    "/usuarios/<int:user_id>/dispositivos/revocar": {"admin"},
     "/inspecciones": STAFF,
     "/inspecciones/<int:inspection_id>/comenzar": {"inspector"},
     "/inspecciones/<int:inspection_id>/items/<item_id>": {"inspector"},
@@ -89,17 +94,28 @@ def test_the_tables_cover_every_write(client, app):
     assert page_forms == set(PAGE_PERMISSIONS)
 
 
-def path_values(seeded, fleet: str) -> dict:
-    """Path arguments naming records of one fleet (the owner user's "own", or a stranger's "other")."""
+def path_values(seeded, fleet: str, role: str = "anonymous") -> dict:
+    """Path arguments naming records of one fleet (the owner user's "own", or a stranger's "other"), and a
+    device of the caller's own."""
     records = seeded["fleets"][fleet]
-    return {**records, "user_id": seeded["users"]["inspector"].id, "decision": "suspender"}
+    return {**records, "user_id": seeded["users"]["inspector"].id, "decision": "suspender",
+            "device_id": own_device(seeded, role)}
+
+
+def own_device(seeded, role: str) -> int:
+    """The id of a new device token of the `role` user (any id for the anonymous caller)."""
+    if role == "anonymous":
+        return 1
+    _, record = issue_token(seeded["users"][role], utcnow(), "Tableta")
+    db.session.commit()
+    return record.id
 
 
 def expected(allowed, role: str, fleet: str, path_args: set, has_body: bool) -> int | None:
     """The status the caller must get, or None when anything but a refusal of who they are is right."""
     if allowed == PUBLIC:
         return None
-    if role == "anonymous":
+    if role == "anonymous" or allowed == PAGE_SESSION:
         return 401
     if role == "owner" and fleet == "other" and path_args & FLEET_ARGS:
         return 404
@@ -115,8 +131,10 @@ def test_api_refuses_who_may_not_before_reading_the_body(client, seeded):
         method, template = operation.split(" ")
         content = (writes[operation].get("requestBody") or {}).get("content", {})
         for role, fleet in [(role, "own") for role in ROLES] + [("owner", "other")]:
-            response = call_api(client, seeded, method, template.format(**path_values(seeded, fleet)), role, content)
-            want = expected(allowed, role, fleet, set(re.findall(r"{(\w+)}", template)), bool(content))
+            path = template.format(**path_values(seeded, fleet, role))
+            response = call_api(client, seeded, method, path, role, content)
+            body = writes[operation].get("requestBody") or {}
+            want = expected(allowed, role, fleet, set(re.findall(r"{(\w+)}", template)), bool(body.get("required")))
             if want is None:
                 right = response.status_code not in (401, 403, 404)
             else:
@@ -150,7 +168,7 @@ def test_pages_refuse_who_may_not_before_reading_the_form(app, seeded):
     app.config["WTF_CSRF_ENABLED"] = True
     wrong = []
     for rule, allowed in PAGE_PERMISSIONS.items():
-        if allowed == PUBLIC:
+        if allowed in (PUBLIC, PAGE_SESSION):
             continue
         args = set(re.findall(r"<(?:\w+:)?(\w+)>", rule))
         for role, fleet in [(role, "own") for role in ROLES] + [("owner", "other")]:

@@ -47,6 +47,9 @@ def register_api(app) -> Api:
         "info": {"description": "API de Baliza: registro, listas de verificación, inspecciones y certificados."},
     })
     api.spec.components.security_scheme("bearerAuth", {"type": "http", "scheme": "bearer"})
+    api.spec.components.security_scheme("pageSession", {
+        "type": "apiKey", "in": "cookie", "name": app.config["SESSION_COOKIE_NAME"],
+        "description": "La sesión de las páginas; una escritura lleva además su token CSRF en X-CSRFToken"})
     for module in BLUEPRINTS:
         api.register_blueprint(module.blp, url_prefix="/api/v1")
     for name, schema in api.spec.components.schemas.items():

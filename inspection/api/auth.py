@@ -1,29 +1,72 @@
-"""Bearer tokens for the JSON API."""
+"""Bearer tokens for the JSON API, and the device tokens a tablet keeps for a trip."""
 from flask import request
+from flask_login import current_user
 from flask_smorest import Blueprint
 
-from ..auth import api_user, authenticate, issue_token, require, revoke_token
+from ..auth import api_user, authenticate, issue_token, request_token_id, require, require_session, revoke_token
 from ..clock import office_now
+from ..devices import device_name_for, list_devices, revoke_device
 from ..exceptions import Unauthorized
 from ..extensions import db
 from ..messages import Msg
-from ..schemas import MeSchema, TokenRequest, TokenResponse
+from ..schemas import DeviceRequest, DeviceSchema, MeSchema, TokenRequest, TokenResponse
 
 blp = Blueprint("api_auth", __name__, description="Autenticación")
+
+
+def _token_json(user, raw: str, record) -> dict:
+    """The token response; a device token also says its id (to list or revoke it)."""
+    body = {"token": raw, "role": user.role, "user_id": user.id, "expires_at": record.expires_at}
+    if record.kind == "device":
+        body["device_id"] = record.id
+    return body
 
 
 @blp.route("/auth/token", methods=["POST"])
 @blp.arguments(TokenRequest)
 @blp.response(201, TokenResponse)
 def create_token(credentials):
-    """Exchange a username and password for an expiring bearer token."""
-    user = authenticate(credentials["username"], credentials["password"], office_now())
+    """Exchange a username and password for an expiring bearer token (a device token when `device` names the tablet)."""
+    now = office_now()
+    user = authenticate(credentials["username"], credentials["password"], now)
     if user is None:
         db.session.commit()  # keep the failure: it counts toward the lockout
         raise Unauthorized(Msg("Usuario o contraseña incorrectos."))
-    raw, record = issue_token(user, office_now())
+    device = credentials.get("device")
+    raw, record = issue_token(user, now, device_name_for(device, "") if device is not None else None)
     db.session.commit()
-    return {"token": raw, "role": user.role, "user_id": user.id, "expires_at": record.expires_at}
+    return _token_json(user, raw, record)
+
+
+@blp.route("/auth/device", methods=["POST"])
+@blp.arguments(DeviceRequest, required=False)
+@blp.response(201, TokenResponse)
+@require_session()
+def create_device_token(data):
+    """Exchange this page's session (cookie plus X-CSRFToken) for a device token that lasts a trip offline."""
+    user = current_user._get_current_object()
+    name = device_name_for((data or {}).get("name"), request.user_agent.string)
+    raw, record = issue_token(user, office_now(), name)
+    db.session.commit()
+    return _token_json(user, raw, record)
+
+
+@blp.route("/auth/devices")
+@blp.response(200, DeviceSchema(many=True))
+@require()
+def get_devices():
+    """The caller's signed-in devices; `current` marks the one this request came from."""
+    return list_devices(api_user(), office_now(), request_token_id())
+
+
+@blp.route("/auth/devices/<int:device_id>", methods=["DELETE"])
+@blp.response(204)
+@require()
+def delete_device(device_id):
+    """Sign one of one's own devices out (a lost tablet); another user's device is not found."""
+    revoke_device(api_user(), device_id, office_now())
+    db.session.commit()
+    return None
 
 
 @blp.route("/auth/token", methods=["DELETE"])

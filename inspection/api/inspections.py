@@ -7,6 +7,7 @@ from flask_smorest.fields import Upload
 from marshmallow import Schema, ValidationError
 from sqlalchemy.exc import IntegrityError
 
+from ..aboard import agenda, package
 from ..access import deficiency_scope, get_deficiency_for, get_vessel_for
 from ..auth import api_user, require
 from ..clock import office_date, office_now, office_today
@@ -39,6 +40,8 @@ from ..models import Deficiency, Detention, Inspection, Photo, User
 from ..office import current_office
 from ..reports import inspection_detail
 from ..schemas import (
+    AgendaQuery,
+    AgendaSchema,
     AnswerInSchema,
     AnswerSchema,
     DeficiencyQuery,
@@ -51,10 +54,12 @@ from ..schemas import (
     InspectionQuery,
     InspectionSchema,
     NoteSchema,
+    PackageSchema,
     PhotoFormSchema,
     PhotoLimitsSchema,
     PhotoSchema,
     ReportFixedSchema,
+    StartInSchema,
     SubmitInSchema,
     SubmitOutSchema,
     SyncEntrySchema,
@@ -113,14 +118,47 @@ def get_inspection(inspection_id):
     return json_response(inspection_detail(get_inspection_for(api_user(), inspection_id), current_language(), photo_limits()), 200)
 
 
+@blp.route("/agenda")
+@blp.arguments(AgendaQuery, location="query")
+@blp.response(200, AgendaSchema)
+@require("inspector")
+def get_agenda(args):
+    """The inspector's agenda: scheduled and in-progress inspections up to `days` ahead, overdue ones included."""
+    return json_response(agenda(api_user(), office_today(), args["days"]), 200)
+
+
+@blp.route("/inspections/<int:inspection_id>/package")
+@blp.response(200, PackageSchema)
+@require("inspector")
+def get_package(inspection_id):
+    """Everything the assigned inspector's tablet keeps to carry out the inspection offline."""
+    actor = api_user()
+    return json_response(package(actor, get_inspection_for(actor, inspection_id), current_language(), photo_limits()), 200)
+
+
 @blp.route("/inspections/<int:inspection_id>/start", methods=["POST"])
+@blp.arguments(StartInSchema, required=False)
 @blp.response(200, InspectionSchema)
 @require("inspector")
-def post_start(inspection_id):
-    """Pin the checklist version and the vessel's particulars; answers come after this."""
-    inspection = start_inspection(api_user(), get_inspection_for(api_user(), inspection_id), office_now())
-    db.session.commit()
-    return inspection
+def post_start(data, inspection_id):
+    """Pin the checklist version and the vessel's particulars; answers come after this.
+
+    A tablet that started offline sends its `started_at` and the package's `pin`, with a `client_id`
+    that makes a retry return the first result.
+    """
+    actor, data = api_user(), data or {}
+    inspection = get_inspection_for(actor, inspection_id)
+    client_id = str(data["client_id"]) if data.get("client_id") else None
+
+    def action():
+        start_inspection(actor, inspection, office_now(), data.get("started_at"), data.get("pin"), client_id)
+        return InspectionSchema().dump(inspection)
+
+    if client_id is None:
+        body = action()
+        db.session.commit()
+        return json_response(body, 200)
+    return run_once(actor, f"start:{inspection.id}", client_id, request.get_json(), action)
 
 
 # --- answers ---------------------------------------------------------------------------------------

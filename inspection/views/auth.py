@@ -6,6 +6,7 @@ from flask_login import current_user
 
 from ..auth import authenticate, require_page, sign_in, sign_out
 from ..clock import office_now
+from ..devices import list_devices, revoke_device
 from ..exceptions import DomainError
 from ..extensions import db
 from ..i18n import gettext
@@ -67,7 +68,7 @@ def logout():
 @bp.route("/cuenta", methods=["GET", "POST"])
 @require_page()
 def account():
-    """Change one's own password."""
+    """Change one's own password; see and sign out one's devices."""
     errors, done, status = {}, False, 200
     if request.method == "POST":
         try:
@@ -79,4 +80,14 @@ def account():
         except DomainError as error:
             db.session.rollback()
             errors, status = domain_errors(error), error.status
-    return render_template("auth/account.html", errors=errors, done=done), status
+    devices = list_devices(current_user, office_now())
+    return render_template("auth/account.html", errors=errors, done=done, devices=devices), status
+
+
+@bp.route("/cuenta/dispositivos/<int:device_id>/revocar", methods=["POST"])
+@require_page()
+def account_device_revoke(device_id):
+    """Sign one of one's own devices out; another user's is not found."""
+    revoke_device(current_user, device_id, office_now())
+    db.session.commit()
+    return redirect(url_for("pages.account") + "#dispositivos")

@@ -4,6 +4,7 @@ from flask_login import current_user
 
 from ..auth import require_page
 from ..clock import office_now
+from ..devices import device_counts, revoke_devices
 from ..exceptions import DomainError, NotFound
 from ..extensions import db
 from ..models import ROLES, ConflictOfInterest, Owner, User
@@ -22,7 +23,8 @@ def _page(form_errors=None, values=None, conflict_errors=None, status=200):
     for conflict in conflicts:
         by_user.setdefault(conflict.user_id, []).append(conflict)
     return render_template("users/list.html", users=users, owners=owners, roles=ROLES, conflicts=by_user,
-                           owner_names={o.id: o.name for o in owners}, errors=form_errors or {},
+                           owner_names={o.id: o.name for o in owners}, devices=device_counts(office_now()),
+                           errors=form_errors or {},
                            values=values or {}, conflict_errors=conflict_errors or {}), status
 
 
@@ -82,4 +84,16 @@ def user_active(user_id):
     except DomainError as error:
         db.session.rollback()
         return _page(conflict_errors={user.id: domain_errors(error)}, status=error.status)
+    return redirect(url_for("users.user_list") + f"#user-{user.id}")
+
+
+@bp.route("/usuarios/<int:user_id>/dispositivos/revocar", methods=["POST"])
+@require_page("admin")
+def user_devices_revoke(user_id):
+    """Sign every tablet of a user out (a lost or handed-over device); audited."""
+    user = db.session.get(User, user_id)
+    if user is None:
+        raise NotFound()
+    revoke_devices(current_user, user, office_now())
+    db.session.commit()
     return redirect(url_for("users.user_list") + f"#user-{user.id}")
