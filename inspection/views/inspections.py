@@ -320,7 +320,7 @@ def inspection_submit(inspection_id):
     if not errors:
         now, office = office_now(), current_office()
         _, error = _attempt(lambda: close_inspection(current_user, inspection, data, office, signer(office, now),
-                                                     office_date(now), now))
+                                                     office_date(now), now, media_storage()))
         if error is None:
             return _back(inspection)
         errors, status = domain_errors(error), error.status
