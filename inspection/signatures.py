@@ -7,6 +7,7 @@ decode, the ink and a fresh re-encode that carries no text chunks, profile or ti
 from __future__ import annotations
 
 import io
+import struct
 from dataclasses import dataclass
 
 from PIL import Image
@@ -56,25 +57,21 @@ def normalize_signature(data: bytes, limits: SignatureLimits = SIGNATURE_LIMITS)
 
 
 def _decoded(data: bytes, limits: SignatureLimits) -> Image.Image:
-    """The decoded PNG, its dimensions checked from the header first; a decoder failure is a refusal."""
-    try:
-        image = Image.open(io.BytesIO(data), formats=["PNG"])
-        _check_size(image, limits)  # before any pixel is decoded
-        image.load()
-    except SignatureRejected:
-        raise
-    except Exception:  # truncated, a corrupt chunk, a bomb: all mean the same to the inspector
-        raise SignatureRejected(Msg("La imagen de la firma está dañada o no es un PNG válido.")) from None
-    return image
-
-
-def _check_size(image: Image.Image, limits: SignatureLimits) -> None:
-    """Refuse a canvas larger than any tablet's signature box."""
-    width, height = image.size
+    """The decoded PNG, its dimensions checked from the IHDR chunk first; a decoder failure is a refusal."""
+    damaged = SignatureRejected(Msg("La imagen de la firma está dañada o no es un PNG válido."))
+    if len(data) < 24 or data[12:16] != b"IHDR":
+        raise damaged
+    width, height = struct.unpack(">II", data[16:24])  # read before Pillow sees a single byte
     if width > limits.max_width or height > limits.max_height:
         raise SignatureRejected(Msg("La firma mide {width} × {height} píxeles; el máximo es {max_width} × {max_height}.",
                                     width=width, height=height, max_width=limits.max_width,
                                     max_height=limits.max_height))
+    try:
+        image = Image.open(io.BytesIO(data), formats=["PNG"])
+        image.load()
+    except Exception:  # truncated, a corrupt chunk, a bad CRC: all mean the same to the inspector
+        raise damaged from None
+    return image
 
 
 def _flattened(image: Image.Image) -> Image.Image:
