@@ -111,3 +111,23 @@ def test_simultaneous_submissions_close_once(app, db, crew, started):
     assert sorted(status for status, _ in results) == [200, 409, 409, 409], results
     assert db.session.scalar(db.select(db.func.count(Deficiency.id))) == 1
     assert db.session.scalar(db.select(db.func.count(Inspection.id)).filter_by(reinspection_of_id=inspection_id)) == 1
+
+
+def test_copies_of_one_submission_at_once_all_get_its_result(app, db, crew, started, tmp_path, monkeypatch):
+    """One closing sent four times at once (a retrying tablet): one closing, four identical answers, two files."""
+    from inspection.media import media_storage
+    from inspection.models import AuditEvent
+
+    monkeypatch.setitem(app.config, "MEDIA_DIR", str(tmp_path / "media"))
+    monkeypatch.delitem(app.extensions, "baliza.media", raising=False)
+    inspection_id, items = started
+    answer_all(app.test_client(), crew, inspection_id, items)
+    client_id = cid()
+    results = in_parallel(app, db, [lambda c: submit(c, crew, inspection_id, client_id)] * 4)
+    assert [status for status, _ in results] == [200] * 4, results
+    assert all(body == results[0][1] for _, body in results)
+    assert db.session.scalar(db.select(db.func.count(AuditEvent.id)).filter_by(action="inspection.submitted")) == 1
+    inspection = db.session.get(Inspection, inspection_id)
+    assert sorted(media_storage().iter_keys("signatures/")) == sorted(
+        [inspection.inspector_signature_key, inspection.master_signature_key])
+    app.extensions.pop("baliza.media", None)
