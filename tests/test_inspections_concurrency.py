@@ -12,7 +12,7 @@ import pytest
 
 from inspection.models import Answer, Deficiency, Inspection
 from tests.conftest import TEST_DATABASE_URL
-from tests.test_inspections_api import answer_all, crew, started, submit  # noqa: F401 (fixtures)
+from tests.test_inspections_api import answer_all, crew, own_media, started, submit  # noqa: F401 (fixtures)
 
 pytestmark = pytest.mark.skipif(
     not (TEST_DATABASE_URL or "").startswith("postgresql"),
@@ -113,13 +113,11 @@ def test_simultaneous_submissions_close_once(app, db, crew, started):
     assert db.session.scalar(db.select(db.func.count(Inspection.id)).filter_by(reinspection_of_id=inspection_id)) == 1
 
 
-def test_copies_of_one_submission_at_once_all_get_its_result(app, db, crew, started, tmp_path, monkeypatch):
+def test_copies_of_one_submission_at_once_all_get_its_result(app, db, crew, started, own_media):
     """One closing sent four times at once (a retrying tablet): one closing, four identical answers, two files."""
     from inspection.media import media_storage
     from inspection.models import AuditEvent
 
-    monkeypatch.setitem(app.config, "MEDIA_DIR", str(tmp_path / "media"))
-    monkeypatch.delitem(app.extensions, "baliza.media", raising=False)
     inspection_id, items = started
     answer_all(app.test_client(), crew, inspection_id, items)
     client_id = cid()
@@ -130,4 +128,3 @@ def test_copies_of_one_submission_at_once_all_get_its_result(app, db, crew, star
     inspection = db.session.get(Inspection, inspection_id)
     assert sorted(media_storage().iter_keys("signatures/")) == sorted(
         [inspection.inspector_signature_key, inspection.master_signature_key])
-    app.extensions.pop("baliza.media", None)

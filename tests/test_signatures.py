@@ -17,7 +17,7 @@ from inspection.models import AuditEvent, Inspection
 from inspection.signatures import SIGNATURE_LIMITS, SignatureRejected, normalize_signature
 from tests.conftest import PASSWORD
 from tests.media_samples import SIGNATURES, data_url, encode, noisy_image, signature_images, signatures
-from tests.test_inspections_api import answer_all, cid, crew, started, submit  # noqa: F401 (fixtures)
+from tests.test_inspections_api import answer_all, cid, crew, own_media, started, submit  # noqa: F401 (fixtures)
 
 
 def png(size=(600, 200), mode="RGBA", background=(0, 0, 0, 0), ink=(20, 30, 110, 255), stroke=True, convert=None,
@@ -49,15 +49,6 @@ BIG = encode(noisy_image((400, 300)), "PNG")  # noise does not compress: over 30
 
 def stored_signatures() -> list[str]:
     return list(media_storage().iter_keys("signatures/"))
-
-
-@pytest.fixture
-def own_media(app, tmp_path, monkeypatch):
-    """A media directory of this test's own, so the files a test leaves can be counted."""
-    monkeypatch.setitem(app.config, "MEDIA_DIR", str(tmp_path / "media"))
-    monkeypatch.delitem(app.extensions, "baliza.media", raising=False)
-    yield
-    app.extensions.pop("baliza.media", None)
 
 
 # --- the pure rule ---------------------------------------------------------------------------------
