@@ -21,7 +21,10 @@ office and the signatures art. 221 requires.
     articles            list of str, e.g. ["Ley N.º 928/1927, arts. 201 a 210"]
                         (optional: defaults by kind, DEFAULT_ARTICLES)
     conditions          list of str (conditions / observations; empty prints "Sin observaciones.")
-    signatories         list of {role, name} (optional: defaults by kind, DEFAULT_SIGNATORIES)
+    signatories         list of {role, name, image} (optional: defaults by kind, DEFAULT_SIGNATORIES);
+                        ``image`` (optional) is the drawn signature as PNG bytes, printed above the line
+    master              {name, image} of the captain or skipper who took cognizance of the inspection
+                        (optional: printed as one more signature slot)
     verify_url          the URL inside the QR; only its base is printed
     qr_png              PNG bytes from qrcodes.make_qr
 
@@ -69,6 +72,8 @@ DEFAULT_SIGNATORIES = {
         {"role": "Prefecto General de Puertos", "name": ""},
     ],
 }
+
+MASTER_ROLE = "Capitán o patrón (tomó conocimiento)"
 
 PREAMBLE = {
     "navegabilidad": (
@@ -376,13 +381,19 @@ def render_certificate_pdf(cert: dict, lang: str = "es") -> bytes:
     office = cert.get("office_name") or "Prefectura General de Puertos"
     pdf.cell(RIGHT - LEFT, 5, f"Expedido por {office}, el {_long_date(cert.get('issued_on'))}.",
              align="C")
-    signatories = cert.get("signatories") or DEFAULT_SIGNATORIES[kind]
+    signatories = list(cert.get("signatories") or DEFAULT_SIGNATORIES[kind])
+    if cert.get("master"):
+        signatories.append({"role": MASTER_ROLE, **cert["master"]})
     count = max(len(signatories), 1)
     slot = (RIGHT - LEFT) / count
+    half = min(30, slot / 2 - 3)
     line_y = y + 21
     for i, signer in enumerate(signatories):
         cx = LEFT + slot * i + slot / 2
-        pdf.rule(line_y, cx - 30, cx + 30, INK, 0.3)
+        if signer.get("image"):  # the drawn signature, fitted into the box above its line
+            pdf.image(io.BytesIO(signer["image"]), x=cx - half, y=line_y - 15.5, w=2 * half, h=15,
+                      keep_aspect_ratio=True)
+        pdf.rule(line_y, cx - half, cx + half, INK, 0.3)
         pdf.set_xy(cx - slot / 2, line_y + 1.2)
         pdf.set_font("Times", "B", 10.5)
         pdf.cell(slot, 5, signer.get("name") or "", align="C")

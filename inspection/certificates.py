@@ -32,6 +32,7 @@ from .models import (
 from .numbering import format_number
 from .office import Office
 from .qrcodes import make_qr, verify_url
+from .signatures import ROLES as SIGNATURE_ROLES
 from .signing import CertificateClaims, sign_certificate
 from .tonnage import round_tonnage
 
@@ -238,12 +239,16 @@ def certificate_json(certificate: Certificate, status: str, public_url: str) -> 
     }
 
 
-def certificate_document(certificate: Certificate, office: Office, zone: tzinfo) -> dict:
-    """The printable certificate's data (certificate_pdf's `cert` shape), for the PDF and the page."""
+def certificate_document(certificate: Certificate, office: Office, zone: tzinfo, storage=None) -> dict:
+    """The printable certificate's data (certificate_pdf's `cert` shape), for the PDF and the page.
+
+    With `storage` (the PDF), the drawn signatures of the inspection are read and printed; the page names them.
+    """
     vessel = dict(certificate.inspection.particulars or {}) if certificate.inspection else {}
     if "gross_tonnage" in vessel:  # the snapshot keeps a float; the certificate prints art. 195's 2 decimals
         vessel["gross_tonnage"] = round_tonnage(Decimal(str(vessel["gross_tonnage"])))
     v = certificate.vessel
+    drawn = _drawn_signatures(certificate.inspection, storage)
     return {
         "number": certificate.number, "kind": certificate.kind, "revision": certificate.revision,
         "issued_on": certificate.issued_on, "valid_until": certificate.valid_until,
@@ -255,18 +260,28 @@ def certificate_document(certificate: Certificate, office: Office, zone: tzinfo)
                        "crew", "max_passengers", "boilers")}},
         "articles": DEFAULT_ARTICLES[certificate.kind],
         "conditions": certificate.conditions or [],
-        "signatories": _signatories(certificate, office.prefect_name),
+        "signatories": _signatories(certificate, office.prefect_name, drawn.get("inspector")),
+        "master": ({"name": certificate.inspection.master_name or "", "image": drawn["master"]}
+                   if drawn.get("master") else None),
         "verify_url": verify_url(office.public_url, certificate.token),
         "qr_png": certificate.qr_png,
     }
 
 
-def _signatories(certificate: Certificate, prefect_name: str) -> list[dict]:
-    """Art. 221: the Prefecto General de Puertos with the inspector (de Máquinas for seguridad)."""
+def _drawn_signatures(inspection: Inspection | None, storage) -> dict[str, bytes]:
+    """The inspection's drawn signatures (role -> PNG bytes) that were taken; none before issue 9's tablets."""
+    if inspection is None or storage is None:
+        return {}
+    keys = {role: getattr(inspection, f"{role}_signature_key") for role in SIGNATURE_ROLES}
+    return {role: storage.get(key) for role, key in keys.items() if key}
+
+
+def _signatories(certificate: Certificate, prefect_name: str, inspector_image: bytes | None) -> list[dict]:
+    """Art. 221: the Prefecto General de Puertos with the inspector (de Máquinas for seguridad), who signed on the tablet."""
     inspector = certificate.inspection.inspector if certificate.inspection else None
     name = (inspector.full_name or inspector.username) if inspector else ""
     role = "Inspector de Máquinas" if certificate.kind == "seguridad" else "Inspector de Cascos"
-    return [{"role": role, "name": name},
+    return [{"role": role, "name": name, "image": inspector_image},
             {"role": "Prefecto General de Puertos", "name": prefect_name}]
 
 

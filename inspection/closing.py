@@ -6,12 +6,16 @@ from .certificates import issue_certificate
 from .inspections import submit_inspection
 from .models import Inspection, User
 from .office import Office
+from .storage import MediaStorage
 
 
 def close_inspection(actor: User, inspection: Inspection, data: dict, office: Office, signer: Callable[[], tuple],
-                     today: date, now: datetime) -> dict:
-    """Submit (outcome, deficiencies, re-inspection) and issue the certificate of a passed inspection."""
-    result = submit_inspection(actor, inspection, data, today, now)
+                     today: date, now: datetime, storage: MediaStorage) -> dict:
+    """Submit (outcome, deficiencies, signatures, re-inspection) and issue the certificate of a passed inspection.
+
+    The certificate's dates are the office's `today` at the server, whatever the tablet's closing time.
+    """
+    result = submit_inspection(actor, inspection, data, today, now, storage)
     certificate = None
     if result["outcome"] in ("passed", "passed_with_observations"):
         certificate = issue_certificate(actor, inspection, office, signer, today, now, data.get("valid_until"))

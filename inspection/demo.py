@@ -106,6 +106,21 @@ def _demo_photo(seed: int) -> bytes:
     return out.getvalue()
 
 
+def demo_signature(seed: int = 0) -> bytes:
+    """A drawn signature for the demo and the tests: a distinct ink scrawl on a transparent 600 × 200 canvas, as PNG."""
+    import io
+    import math
+
+    from PIL import Image, ImageDraw
+
+    image = Image.new("RGBA", (600, 200), (0, 0, 0, 0))
+    stroke = [(30 + x, 100 + 55 * math.sin(x / (18 + seed % 7)) * math.cos(x / 97)) for x in range(0, 540, 4)]
+    ImageDraw.Draw(image).line(stroke, fill=(20, 30, 110, 255), width=3, joint="curve")
+    out = io.BytesIO()
+    image.save(out, "PNG")
+    return out.getvalue()
+
+
 def _answer_items(inspector, inspection, items, fail: tuple, now) -> None:
     """Answer `items` through the real operation (pass unless in `fail`), photographing evidence items."""
     from uuid import uuid4
@@ -132,14 +147,17 @@ def _inspect(admin, inspector, vessel, kind, now, today, fail: tuple = ()):
     from .closing import close_inspection
     from .inspections import schedule_inspection, start_inspection
     from .keys import signer
+    from .media import media_storage
     from .office import current_office
 
     inspection = schedule_inspection(admin, vessel, kind, inspector, today, "Asunción", today)
     start_inspection(inspector, inspection, now)
     _answer_items(inspector, inspection, inspection.items, fail, now)
     close_inspection(inspector, inspection, {"client_id": str(uuid4()), "signature": inspector.full_name,
-                                             "master_name": "Cap. Ramón Giménez"},
-                     current_office(), signer(current_office(), now), today, now)
+                                             "master_name": "Cap. Ramón Giménez",
+                                             "signatures": {"inspector": demo_signature(inspector.id),
+                                                            "master": demo_signature(vessel.id + 1)}},
+                     current_office(), signer(current_office(), now), today, now, media_storage())
     return inspection
 
 

@@ -3,6 +3,7 @@
 Every operation takes the acting user and the time (`now`, `today`) as values, flushes and never commits:
 the request boundary commits once, so an action and its audit event land together or not at all.
 """
+import hashlib
 from datetime import date, datetime, timedelta
 
 from .audit import record_event
@@ -23,6 +24,8 @@ from .models import (
 )
 from .outcomes import compute_outcome, unanswered_items
 from .pins import checklist_pin
+from .signatures import ROLES, SignatureRejected, normalize_signature
+from .storage import media_key
 from .vessel_checklists import pinned_items
 from .vessels import particulars_of
 
@@ -286,12 +289,57 @@ def evidence_of(inspection: Inspection) -> dict:
 
 # --- submit ----------------------------------------------------------------------------------------
 
-def submit_inspection(actor: User, inspection: Inspection, data: dict, today: date, now: datetime) -> dict:
+CLOCK_TOLERANCE = timedelta(minutes=5)  # how far ahead of the server a tablet's clock may run
+
+
+def normalized_signatures(images: dict) -> dict[str, bytes]:
+    """Both drawn signatures as clean PNGs; 422 with the refusal under `signatures.<role>`."""
+    normalized, errors = {}, {}
+    for role in ROLES:
+        try:
+            normalized[role] = normalize_signature(images[role])
+        except SignatureRejected as refusal:
+            errors[role] = [refusal.message]
+    if errors:
+        raise Invalid(errors={"signatures": errors})
+    return normalized
+
+
+def tablet_submitted_at(inspection: Inspection, submitted_at: datetime | None, now: datetime) -> datetime:
+    """When the inspection was closed on the tablet (synced later), or now; never ahead of now or before the start."""
+    if submitted_at is None:
+        return now
+    if submitted_at > now + CLOCK_TOLERANCE:
+        raise Invalid(errors={"submitted_at": [Msg(
+            "La hora de cierre está más de {minutes} minutos adelantada a la del servidor; corrija el reloj de la tableta.",
+            minutes=int(CLOCK_TOLERANCE.total_seconds() // 60))]})
+    if inspection.started_at is not None and submitted_at < inspection.started_at:
+        raise Invalid(errors={"submitted_at": [Msg("La hora de cierre es anterior al comienzo de la inspección.")]})
+    return submitted_at
+
+
+def store_signatures(inspection: Inspection, signatures: dict[str, bytes], storage) -> None:
+    """Write the signature files (content-addressed, atomic) and point the inspection at them; the row comes after.
+
+    A crash or a rollback before the commit leaves only unrecorded files, which `flask media sweep` removes.
+    """
+    for role, png in signatures.items():
+        sha256 = hashlib.sha256(png).hexdigest()
+        key = media_key("signatures", sha256, "image/png")
+        storage.put(key, png)
+        setattr(inspection, f"{role}_signature_key", key)
+        setattr(inspection, f"{role}_signature_sha256", sha256)
+
+
+def submit_inspection(actor: User, inspection: Inspection, data: dict, today: date, now: datetime, storage) -> dict:
     """Close the inspection: refuse while items are unanswered or evidence is missing (409 with the list),
-    compute the outcome, open deficiencies. An inspection that cannot be finished is interrupted instead."""
+    compute the outcome, open deficiencies, keep the drawn signatures. An inspection that cannot be finished
+    is interrupted instead."""
     require_inspector(actor, inspection)
+    signatures = normalized_signatures(data["signatures"])  # decoded before the row is held
     lock_inspection(inspection)  # no answer lands while the outcome is computed; a second submit waits, then 409
     require_status(inspection, "in_progress")
+    submitted_at = tablet_submitted_at(inspection, data.get("submitted_at"), now)
     answers = {k: answer_values(v) for k, v in current_answers(inspection).items()}
     unanswered = unanswered_items(inspection.items, answers)
     if unanswered:
@@ -317,14 +365,17 @@ def submit_inspection(actor: User, inspection: Inspection, data: dict, today: da
             closing_note="Subsanada a bordo durante la inspección." if rectified else None)
         db.session.add(deficiency)
         deficiencies.append(deficiency)
-    inspection.status, inspection.outcome, inspection.submitted_at = "submitted", result.outcome, now
+    store_signatures(inspection, signatures, storage)  # every refusal is behind us: no file for a 409
+    inspection.status, inspection.outcome, inspection.submitted_at = "submitted", result.outcome, submitted_at
     inspection.inspector_signature = data["signature"]
     inspection.master_name = data["master_name"]
     db.session.flush()
     record_event(actor, "inspection.submitted", "inspection", inspection.id, inspection_id=inspection.id,
-                 client_id=str(data["client_id"]), details={"outcome": result.outcome,
-                                                            "deficiencies": len(deficiencies),
-                                                            "missing_answers": result.missing_answers})
+                 client_id=str(data["client_id"]), at=now,
+                 details={"outcome": result.outcome, "deficiencies": len(deficiencies),
+                          "missing_answers": result.missing_answers,
+                          "submitted_at": submitted_at.isoformat(), "received_at": now.isoformat(),
+                          "signatures": {role: getattr(inspection, f"{role}_signature_sha256") for role in ROLES}})
     reinspection = None
     if result.outcome == "failed":
         reinspection = _schedule_reinspection(actor, inspection, deficiencies, today)
@@ -460,8 +511,6 @@ def store_photo(actor: User, inspection: Inspection, item_id: str, client_id: st
     that item's photo too, sharing the files. A client_id already stored returns its photo (a resent
     form), or is a 409 when it named other bytes or another item.
     """
-    from .storage import media_key
-
     sent_before = db.session.scalar(db.select(Photo).filter_by(client_id=client_id))
     if sent_before is not None:
         if (sent_before.inspection_id, sent_before.item_id, sent_before.sha256) != \

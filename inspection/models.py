@@ -237,6 +237,11 @@ class Inspection(db.Model):
     outcome: Mapped[str | None] = mapped_column(_enum("outcome", OUTCOMES))
     inspector_signature: Mapped[str | None] = mapped_column(sa.String(200))
     master_name: Mapped[str | None] = mapped_column(sa.String(200))
+    # The drawn signatures (normalized PNGs in the media storage, content-addressed) and their SHA-256.
+    inspector_signature_key: Mapped[str | None] = mapped_column(sa.String(512))
+    inspector_signature_sha256: Mapped[str | None] = mapped_column(sa.String(64))
+    master_signature_key: Mapped[str | None] = mapped_column(sa.String(512))
+    master_signature_sha256: Mapped[str | None] = mapped_column(sa.String(64))
     created_by_id: Mapped[int] = mapped_column(sa.ForeignKey("users.id"))
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
 

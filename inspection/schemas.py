@@ -1,4 +1,6 @@
 """One marshmallow schema per resource, plus its query arguments; the OpenAPI document comes from these."""
+import base64
+import binascii
 from decimal import Decimal
 
 from marshmallow import (
@@ -27,6 +29,7 @@ from .models import (
     ROLES,
     SERVICES,
 )
+from .signatures import ROLES as SIGNATURE_ROLES
 from .tonnage import gross_tonnage, round_tonnage
 from .vessels import particular_errors
 
@@ -418,10 +421,47 @@ class PhotoLimitsSchema(BaseSchema):
     mimes = fields.List(fields.String())
 
 
+class SignatureImage(fields.String):
+    """A drawn signature as the canvas gives it (`data:image/png;base64,...`), loaded as the PNG's bytes.
+
+    The image itself (size, pixels, ink) is checked by inspection/signatures.py when the inspection closes.
+    """
+
+    PREFIX = "data:image/png;base64,"
+
+    def _deserialize(self, value, attr, data, **kwargs) -> bytes:
+        text = super()._deserialize(value, attr, data, **kwargs).strip()
+        if not text:
+            raise self.make_error("required")
+        if text[:len(self.PREFIX)].lower() != self.PREFIX:
+            raise ValidationError(Msg("La firma debe ser una imagen PNG (data:image/png;base64,...)."))
+        try:
+            return base64.b64decode(text[len(self.PREFIX):], validate=True)
+        except (binascii.Error, ValueError):
+            raise ValidationError(Msg("La imagen de la firma no está bien codificada en base64.")) from None
+
+
+def _signature(missing: Msg, who: str) -> SignatureImage:
+    return SignatureImage(required=True, error_messages={"required": missing, "null": missing},
+                          metadata={"description": f"Firma dibujada {who}: PNG como data URL, hasta 300 KB y "
+                                                   "2400 × 1200 píxeles", "example": "data:image/png;base64,iVBORw0K..."})
+
+
+class SignaturesInSchema(BaseSchema):
+    """The two drawn signatures taken on the tablet when the inspection closes."""
+
+    inspector = _signature(Msg("Falta la firma del inspector."), "del inspector")
+    master = _signature(Msg("Falta la firma del capitán o patrón."), "del capitán o patrón")
+
+
 class SubmitInSchema(BaseSchema):
     """Closing an inspection: the inspector's signature and the master's acknowledgement."""
 
     client_id = fields.UUID(required=True)
+    signatures = fields.Nested(SignaturesInSchema, required=True,
+                               metadata={"description": "Firmas dibujadas del inspector y del capitán o patrón"})
+    submitted_at = fields.AwareDateTime(load_default=None, metadata={
+        "description": "Hora de cierre en la tableta (UTC); a lo sumo 5 minutos después de la del servidor"})
     signature = fields.String(required=True, validate=validate.Length(min=2, max=200),
                               metadata={"description": "Nombre del inspector, escrito como firma"})
     master_name = fields.String(required=True, validate=validate.Length(min=2, max=200),
@@ -527,6 +567,13 @@ class InspectionSchema(BaseSchema):
     reinspection_of_id = fields.Integer(allow_none=True)
     master_name = fields.String(allow_none=True)
     inspector_signature = fields.String(allow_none=True)
+    signatures = fields.Method("dump_signatures", metadata={
+        "description": "Por rol (inspector, master): {url, sha256} de la firma dibujada, o null"})
+
+    def dump_signatures(self, inspection) -> dict:
+        base = f"/api/v1/inspections/{inspection.id}/signatures"
+        return {role: {"url": f"{base}/{role}", "sha256": getattr(inspection, f"{role}_signature_sha256")}
+                if getattr(inspection, f"{role}_signature_key") else None for role in SIGNATURE_ROLES}
 
 
 class InspectionDetailSchema(InspectionSchema):

@@ -31,7 +31,7 @@ from typing import Container, Iterator, Protocol, runtime_checkable
 
 _SEGMENT = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
 MAX_KEY_LENGTH = 512
-MEDIA_KINDS = ("originals", "display", "thumbs")
+MEDIA_KINDS = ("originals", "display", "thumbs", "signatures")
 _HEX64 = re.compile(r"^[0-9a-f]{64}$")
 _EXTENSIONS = {"image/jpeg": "jpg", "image/png": "png", "image/webp": "webp"}
 
@@ -85,7 +85,7 @@ def validate_key(key: str) -> str:
 
 
 def media_key(kind: str, sha256: str, mime: str = "image/jpeg") -> str:
-    """The content-addressed key of a photo copy, e.g. 'originals/ab/abcd…ef.jpg'."""
+    """The content-addressed key of a photo copy or a signature, e.g. 'originals/ab/abcd…ef.jpg'."""
     if kind not in MEDIA_KINDS or not _HEX64.match(sha256) or mime not in _EXTENSIONS:
         raise InvalidKey(f"invalid media key parts: {kind!r}, {sha256!r}, {mime!r}")
     return f"{kind}/{sha256[:2]}/{sha256}.{_EXTENSIONS[mime]}"

@@ -24,7 +24,7 @@ from inspection.office import current_office
 from inspection.photos import process_photo
 from inspection.users import create_user
 from inspection.vessels import create_owner, create_vessel
-from tests.media_samples import encode, noisy_image
+from tests.media_samples import encode, noisy_image, signature_images
 
 PASSWORD = "correct-horse-battery"
 NOW = datetime(2026, 11, 30, 15, 0, tzinfo=timezone.utc)
@@ -54,8 +54,9 @@ def _submitted(admin, inspector, vessel):
             add_photo(inspector, inspection, item["id"], str(uuid.uuid4()), process_photo(jpeg, photo_limits()),
                       media_storage(), NOW, None, None, NOW)
     result = close_inspection(inspector, inspection, {"client_id": str(uuid.uuid4()), "signature": "Inspector",
-                                                      "master_name": "Cap. Giménez"},
-                              current_office(), signer(current_office(), NOW), TODAY, NOW)
+                                                      "master_name": "Cap. Giménez",
+                                                      "signatures": signature_images()},
+                              current_office(), signer(current_office(), NOW), TODAY, NOW, media_storage())
     deficiency = db.session.scalar(db.select(Deficiency).filter_by(inspection_id=inspection.id))
     return inspection, deficiency, result["certificate"]
 

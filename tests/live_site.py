@@ -11,7 +11,7 @@ from werkzeug.serving import make_server
 from app import create_app
 from inspection.clock import office_today
 from inspection.extensions import db
-from tests.media_samples import encode, noisy_image
+from tests.media_samples import SIGNATURES, encode, noisy_image
 
 CHROMIUM = Path("/usr/bin/chromium")
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
@@ -98,7 +98,8 @@ def issue_certificate(client, admin, inspector, inspector_id: int, vessel_id: in
                                content_type="multipart/form-data")
             assert sent.status_code == 201, sent.json
     submitted = client.post(f"/api/v1/inspections/{inspection_id}/submit", headers=inspector, json={
-        "client_id": str(uuid.uuid4()), "signature": "Insp. Prueba", "master_name": "Cap. Benítez"})
+        "client_id": str(uuid.uuid4()), "signature": "Insp. Prueba", "master_name": "Cap. Benítez",
+        "signatures": SIGNATURES})
     assert submitted.status_code == 200, submitted.json
     certificate = submitted.json["certificate"]
     assert certificate and certificate["token"], submitted.json

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import base64
 import io
 import random
 import struct
 import zlib
 
 from PIL import Image
+
+from inspection.demo import demo_signature
 
 GPS_IFD, EXIF_IFD = 0x8825, 0x8769
 
@@ -134,3 +137,21 @@ def make_zip(name: str = "payload.html", body: bytes = b"<script>alert(1)</scrip
     with zipfile.ZipFile(out, "w") as archive:
         archive.writestr(name, body)
     return out.getvalue()
+
+
+def data_url(png: bytes) -> str:
+    """PNG bytes as the canvas hands them over (`canvas.toDataURL()`)."""
+    return "data:image/png;base64," + base64.b64encode(png).decode()
+
+
+def signature_images() -> dict[str, bytes]:
+    """Both drawn signatures as PNG bytes, for code that closes inspections through the operations."""
+    return {"inspector": demo_signature(1), "master": demo_signature(2)}
+
+
+def signatures(**overrides) -> dict[str, str]:
+    """Both drawn signatures as the submit body carries them (data URLs), with any role replaced."""
+    return {**{role: data_url(png) for role, png in signature_images().items()}, **overrides}
+
+
+SIGNATURES = signatures()

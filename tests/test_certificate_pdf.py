@@ -178,3 +178,30 @@ def test_rendering_is_deterministic(make_cert):
     """Same certificate, same bytes: the document date is the issue date."""
     cert, _ = make_cert()
     assert render_certificate_pdf(cert) == render_certificate_pdf(cert)
+
+
+def test_drawn_signatures_are_printed_above_their_lines(make_cert):
+    """The inspector's and the master's drawn signatures are two more images, inked where their slots are."""
+    from inspection.demo import demo_signature
+    from inspection.signatures import normalize_signature
+
+    cert, _ = make_cert("seguridad")
+    plain = render_certificate_pdf(cert)
+    cert["signatories"][0]["image"] = normalize_signature(demo_signature(1))
+    cert["master"] = {"name": "Cap. Ramón Giménez", "image": normalize_signature(demo_signature(2))}
+    signed = render_certificate_pdf(cert)
+
+    def images(pdf):
+        page = pdfium.PdfDocument(pdf)[0]
+        return len(list(page.get_objects(filter=[pdfium.raw.FPDF_PAGEOBJ_IMAGE])))
+
+    assert (images(plain), images(signed)) == (1, 3)
+    (text,) = page_text(signed)
+    assert "Capitán o patrón (tomó conocimiento)" in text and "Cap. Ramón Giménez" in text
+    # Above the first and the last signature lines (y = 297 - 58 + 21 mm), the signed page has ink; the plain none.
+    mm = DPI / 25.4
+    for slot in (0, 2):
+        box = (round((18 + 58 * slot + 4) * mm), round((297 - 58 + 6) * mm),
+               round((18 + 58 * (slot + 1) - 4) * mm), round((297 - 58 + 20.5) * mm))
+        dark = [sum(rasterise(pdf).crop(box).convert("L").histogram()[:160]) for pdf in (plain, signed)]
+        assert dark[0] == 0 and dark[1] > 200, (slot, dark)

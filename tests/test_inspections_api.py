@@ -16,7 +16,16 @@ from inspection.models import (
     Photo,
     utcnow,
 )
-from tests.media_samples import encode, make_bomb_png, make_exif, make_flat_png, make_jpeg, make_zip, noisy_image
+from tests.media_samples import (
+    SIGNATURES,
+    encode,
+    make_bomb_png,
+    make_exif,
+    make_flat_png,
+    make_jpeg,
+    make_zip,
+    noisy_image,
+)
 
 
 def cid() -> str:
@@ -83,8 +92,10 @@ def answer_all(client, crew, inspection_id, items, fail=(), skip=()):
             assert upload(client, crew, inspection_id, item["id"], jpeg(1000 + n)).status_code == 201
 
 
-def submit(client, crew, inspection_id, client_id=None):
-    body = {"client_id": client_id or cid(), "signature": "Insp. Demo", "master_name": "Cap. Benítez"}
+def submit(client, crew, inspection_id, client_id=None, **fields):
+    """Close through the API with both drawn signatures; `fields` add to or replace the body's."""
+    body = {"client_id": client_id or cid(), "signature": "Insp. Demo", "master_name": "Cap. Benítez",
+            "signatures": SIGNATURES, **fields}
     return client.post(f"/api/v1/inspections/{inspection_id}/submit", json=body, headers=crew["ih"])
 
 
@@ -519,7 +530,8 @@ def test_closing_with_unanswered_items_is_409_listing_them(client, crew, started
     assert refused.status_code == 409 and refused.mimetype == "application/problem+json"
     assert refused.json["unanswered"] == [{"item_id": i["id"], "title": i["title"]} for i in items[3:]]
     english = client.post(f"/api/v1/inspections/{inspection_id}/submit", headers={**crew["ih"], "Accept-Language": "en"},
-                          json={"client_id": cid(), "signature": "Insp. Demo", "master_name": "Cap. Benítez"})
+                          json={"client_id": cid(), "signature": "Insp. Demo", "master_name": "Cap. Benítez",
+                                "signatures": SIGNATURES})
     assert english.json["unanswered"][0]["title"] == items[3]["title_en"] != items[3]["title"]
     inspection = db.session.get(Inspection, inspection_id)
     assert inspection.status == "in_progress" and inspection.outcome is None

@@ -12,7 +12,7 @@ import pytest
 
 from inspection.models import Answer, Deficiency, Inspection
 from tests.conftest import TEST_DATABASE_URL
-from tests.test_inspections_api import answer_all, crew, started, submit  # noqa: F401 (fixtures)
+from tests.test_inspections_api import answer_all, crew, own_media, started, submit  # noqa: F401 (fixtures)
 
 pytestmark = pytest.mark.skipif(
     not (TEST_DATABASE_URL or "").startswith("postgresql"),
@@ -131,3 +131,20 @@ def test_a_tablets_offline_start_racing_its_retry_starts_once(app, db, client, c
     assert len(events) == 1
     started_at = db.session.get(Inspection, inspection_id).started_at
     assert started_at in times and all(body["started_at"] == started_at.isoformat() for _, body in results)
+
+
+def test_copies_of_one_submission_at_once_all_get_its_result(app, db, crew, started, own_media):
+    """One closing sent four times at once (a retrying tablet): one closing, four identical answers, two files."""
+    from inspection.media import media_storage
+    from inspection.models import AuditEvent
+
+    inspection_id, items = started
+    answer_all(app.test_client(), crew, inspection_id, items)
+    client_id = cid()
+    results = in_parallel(app, db, [lambda c: submit(c, crew, inspection_id, client_id)] * 4)
+    assert [status for status, _ in results] == [200] * 4, results
+    assert all(body == results[0][1] for _, body in results)
+    assert db.session.scalar(db.select(db.func.count(AuditEvent.id)).filter_by(action="inspection.submitted")) == 1
+    inspection = db.session.get(Inspection, inspection_id)
+    assert sorted(media_storage().iter_keys("signatures/")) == sorted(
+        [inspection.inspector_signature_key, inspection.master_signature_key])

@@ -11,7 +11,7 @@ from inspection.clock import office_today
 from inspection.formats import format_day
 from inspection.models import Answer, Deficiency, Detention, Inspection, Photo
 from tests.conftest import PASSWORD
-from tests.media_samples import encode, noisy_image
+from tests.media_samples import SIGNATURES, encode, noisy_image
 
 
 def jpeg(seed: int = 1) -> bytes:
@@ -94,7 +94,8 @@ def answer_all(client, inspection_id, items, fail=(), photos=True):
 
 
 def submit(client, inspection_id, **form):
-    data = {"client_id": str(uuid.uuid4()), "signature": "Insp. Demo", "master_name": "Cap. Benítez", **form}
+    data = {"client_id": str(uuid.uuid4()), "signature": "Insp. Demo", "master_name": "Cap. Benítez",
+            **{f"signatures.{role}": url for role, url in SIGNATURES.items()}, **form}
     return client.post(f"/inspecciones/{inspection_id}/cerrar", data=data)
 
 

@@ -19,6 +19,7 @@ from ..clock import office_date, office_now, office_today, office_zone
 from ..exceptions import DomainError, NotFound
 from ..extensions import db
 from ..keys import current_signing_key, published_keys
+from ..media import media_storage
 from ..messages import Msg
 from ..models import Certificate
 from ..office import current_office
@@ -78,7 +79,7 @@ def get_qr(number):
 def get_pdf(number):
     """The printable A4 certificate."""
     certificate = get_certificate_for(api_user(), number)
-    pdf = render_certificate_pdf(certificate_document(certificate, current_office(), office_zone()))
+    pdf = render_certificate_pdf(certificate_document(certificate, current_office(), office_zone(), media_storage()))
     return Response(pdf, mimetype="application/pdf",
                     headers={"Content-Disposition": f'inline; filename="{certificate.number}.pdf"'})
 

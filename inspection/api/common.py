@@ -54,6 +54,8 @@ def run_once(user, scope: str, client_id: str, payload, action, status: int = 20
     `action()` returns a JSON-ready dict. Two simultaneous first tries race on a unique key (the
     client_id, or a photo's hash): the loser rolls back and returns the winner's stored result, or,
     when the winner was another request for the same thing, runs once more and finds its record.
+    A try refused with a 409 after waiting on a row its twin held (the twin closed the inspection)
+    returns the twin's result too.
     """
     digest = body_hash(payload)
     for attempt in range(2):
@@ -69,6 +71,12 @@ def run_once(user, scope: str, client_id: str, payload, action, status: int = 20
             db.session.rollback()
             if attempt:
                 raise
+        except Conflict:
+            db.session.rollback()
+            prior = prior_result(client_id, user, scope, digest)
+            if prior is None:
+                raise
+            return json_response(prior.response, prior.status_code, replayed=True)
     raise AssertionError("unreachable")
 
 

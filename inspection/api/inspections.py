@@ -39,6 +39,7 @@ from ..messages import Msg
 from ..models import Deficiency, Detention, Inspection, Photo, User
 from ..office import current_office
 from ..reports import inspection_detail
+from ..signatures import ROLES as SIGNATURE_ROLES
 from ..schemas import (
     AgendaQuery,
     AgendaSchema,
@@ -320,7 +321,7 @@ def post_submit(data, inspection_id):
     def action():
         now = office_now()
         today, office = office_date(now), current_office()
-        result = close_inspection(actor, inspection, data, office, signer(office, now), today, now)
+        result = close_inspection(actor, inspection, data, office, signer(office, now), today, now, media_storage())
         certificate = result["certificate"]
         return {"outcome": result["outcome"], "deficiencies": DeficiencySchema(many=True).dump(result["deficiencies"]),
                 "missing_answers": result["missing_answers"],
@@ -328,6 +329,21 @@ def post_submit(data, inspection_id):
                 "certificate": certificates_json([certificate], today, office.public_url)[0] if certificate else None}
 
     return run_once(actor, f"submit:{inspection.id}", str(data["client_id"]), request.get_json(), action)
+
+
+@blp.route("/inspections/<int:inspection_id>/signatures/<role>")
+@blp.doc(**binary("La firma dibujada (PNG normalizado por el servidor)", "image/png"))
+@require(*READERS)
+def get_signature(inspection_id, role):
+    """The inspector's or the master's drawn signature, for users who may see the inspection."""
+    inspection = get_inspection_for(api_user(), inspection_id)
+    key = getattr(inspection, f"{role}_signature_key", None) if role in SIGNATURE_ROLES else None
+    if key is None:
+        raise NotFound()
+    response = Response(media_storage().get(key), mimetype="image/png")
+    response.headers["Cache-Control"] = "private, max-age=86400, immutable"
+    response.headers["ETag"] = f'"{getattr(inspection, f"{role}_signature_sha256")}"'
+    return response
 
 
 @blp.route("/inspections/<int:inspection_id>/interrupt", methods=["POST"])

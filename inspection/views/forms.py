@@ -7,11 +7,17 @@ from ..i18n import localize
 
 def form_values(form, schema: Schema) -> dict:
     """The submitted fields the schema knows; an empty box is a missing value, so the schema says
-    "Este campo es obligatorio." for a required field and uses its default or None otherwise."""
+    "Este campo es obligatorio." for a required field and uses its default or None otherwise.
+    A nested field gathers the boxes named `field.inner`, which its own schema checks."""
     data = {}
     for name, field in schema.load_fields.items():
         if isinstance(field, fields.Boolean):
             data[name] = name in form
+            continue
+        if isinstance(field, fields.Nested):  # fields named "name.inner", e.g. signatures.inspector
+            inner = {key.split(".", 1)[1]: value for key, value in form.items() if key.startswith(f"{name}.")}
+            if inner:
+                data[name] = inner
             continue
         value = form.get(name, "").strip()
         if value:
