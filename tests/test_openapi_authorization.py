@@ -30,6 +30,8 @@ API_PERMISSIONS = {
     "PUT /api/v1/inspections/{inspection_id}/answers/{item_id}": {"inspector"},
     "POST /api/v1/inspections/{inspection_id}/sync": {"inspector"},
     "POST /api/v1/inspections/{inspection_id}/photos": {"inspector"},
+    "POST /api/v1/inspections/{inspection_id}/uploads": {"inspector"},
+    "PATCH /api/v1/inspections/{inspection_id}/uploads/{client_id}": {"inspector"},
     "POST /api/v1/inspections/{inspection_id}/submit": {"inspector"},
     "POST /api/v1/inspections/{inspection_id}/interrupt": STAFF,
     "POST /api/v1/deficiencies/{deficiency_id}/evidence": {"owner"},
@@ -92,7 +94,8 @@ def test_the_tables_cover_every_write(client, app):
 def path_values(seeded, fleet: str) -> dict:
     """Path arguments naming records of one fleet (the owner user's "own", or a stranger's "other")."""
     records = seeded["fleets"][fleet]
-    return {**records, "user_id": seeded["users"]["inspector"].id, "decision": "suspender"}
+    return {**records, "user_id": seeded["users"]["inspector"].id, "decision": "suspender",
+            "client_id": "00000000-0000-4000-8000-000000000000"}
 
 
 def expected(allowed, role: str, fleet: str, path_args: set, has_body: bool) -> int | None:
