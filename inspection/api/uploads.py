@@ -38,12 +38,16 @@ blp = Blueprint("api_uploads", __name__, description="Subidas reanudables de fot
 OFFSET_STREAM = "application/offset+octet-stream"
 PIECE = 64 * 1024  # read a PATCH's body in pieces, so a cut connection keeps all but the last piece's tail
 BYTES_BODY = {"required": True, "content": {OFFSET_STREAM: {"schema": {"type": "string", "format": "binary"}}}}
+OFFSET_HEADER = {"Upload-Offset": {"description": "Bytes recibidos: el próximo PATCH empieza aquí",
+                                   "schema": {"type": "integer"}}}
 
 
 @blp.route("/inspections/<int:inspection_id>/uploads", methods=["POST"])
 @blp.arguments(UploadInSchema)
-@blp.response(201, UploadSchema)
-@blp.alt_response(200, schema=UploadSchema, description="Subida ya declarada: dónde está")
+@blp.response(201, UploadSchema, headers=OFFSET_HEADER)
+@blp.alt_response(200, schema=UploadSchema, headers=OFFSET_HEADER, description="Subida ya declarada: dónde está")
+@blp.alt_response(409, response="CONFLICT")
+@blp.alt_response(413, response="REQUEST_ENTITY_TOO_LARGE")
 @require("inspector")
 def post_upload(data, inspection_id):
     """Declare a photo before sending it; a photo already stored (same item and SHA-256) is complete at once."""
@@ -72,8 +76,12 @@ def post_upload(data, inspection_id):
 @blp.route("/inspections/<int:inspection_id>/uploads/<uuid:client_id>", methods=["PATCH"])
 @blp.arguments(UploadOffsetSchema, location="headers")
 @blp.doc(requestBody=BYTES_BODY)
-@blp.response(200, UploadSchema)
-@blp.alt_response(201, schema=UploadSchema, description="Último byte recibido: la foto quedó guardada")
+@blp.response(200, UploadSchema, headers=OFFSET_HEADER)
+@blp.alt_response(201, schema=UploadSchema, headers=OFFSET_HEADER,
+                  description="Último byte recibido: la foto quedó guardada")
+@blp.alt_response(409, response="CONFLICT")
+@blp.alt_response(413, response="REQUEST_ENTITY_TOO_LARGE")
+@blp.alt_response(415, response="UNSUPPORTED_MEDIA_TYPE")
 @require("inspector")
 def patch_upload(headers, inspection_id, client_id):
     """Append bytes from Upload-Offset; the last byte files the photo. A cut connection keeps what arrived."""
@@ -104,7 +112,7 @@ def patch_upload(headers, inspection_id, client_id):
 
 
 @blp.route("/inspections/<int:inspection_id>/uploads/<uuid:client_id>")
-@blp.response(200, UploadSchema)
+@blp.response(200, UploadSchema, headers=OFFSET_HEADER)
 @require("inspector")
 def get_upload(inspection_id, client_id):
     """Where an upload stands (also as HEAD): the tablet asks before it resumes."""
