@@ -7,7 +7,8 @@ The protocol (paths under `/api/v1/inspections/{id}`; README, "Resumable photo u
    same declaration again is 200 with the current offset; another one under that client_id is 409.
    When the item already has a photo with that SHA-256 (or the client_id already stored one), the
    answer comes at once with `offset == size` and the photo: no byte needs to travel. A size over
-   `max_bytes` is 413, so is an inspection the photo could not be added to refused before any byte.
+   `max_bytes` is 413; whatever `add_photo` would refuse (another inspector, an inspection not in
+   progress, an item not on its list) is refused here, before any byte.
 2. `PATCH /uploads/{client_id}` with `Upload-Offset: n`, `Content-Type:
    application/offset+octet-stream` and bytes from `n` on (any length up to `size - n`; the
    published `upload_chunk_bytes` is a good one): 200 with the new offset, in the body and the
