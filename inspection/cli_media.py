@@ -1,7 +1,8 @@
-"""`flask --app app media sweep`: remove photo and signature files that no record points to (after a crash)."""
+"""`flask --app app media sweep`: remove photo and signature files no record points to (after a crash), and abandoned uploads."""
 from datetime import timedelta
 
 import click
+from flask import current_app
 from flask.cli import AppGroup
 
 from .clock import office_now
@@ -9,6 +10,7 @@ from .extensions import db
 from .media import media_storage
 from .models import Inspection, Photo
 from .storage import sweep_orphans
+from .uploads import sweep_uploads
 
 media_cli = AppGroup("media", help="Archivos de fotos y firmas.")
 
@@ -16,8 +18,9 @@ media_cli = AppGroup("media", help="Archivos de fotos y firmas.")
 @media_cli.command("sweep")
 @click.option("--grace-minutes", default=60, show_default=True, help="No tocar archivos más nuevos que esto.")
 def sweep(grace_minutes):
-    """Delete files written before the grace period that no photo or inspection row records (run from cron)."""
-    cutoff = office_now() - timedelta(minutes=grace_minutes)  # read before the keys: an upload in flight is newer
+    """Delete unrecorded photo and signature files past the grace period, and uploads idle for PHOTO_UPLOAD_KEEP_DAYS."""
+    now = office_now()
+    cutoff = now - timedelta(minutes=grace_minutes)  # read before the keys: an upload in flight is newer
     known = set()
     for row in db.session.execute(db.select(Photo.original_key, Photo.display_key, Photo.thumb_key)):
         known.update(row)
@@ -26,4 +29,7 @@ def sweep(grace_minutes):
     storage = media_storage()
     removed = sweep_orphans(storage, known, cutoff)
     stale = storage.remove_stale_temp(cutoff) if hasattr(storage, "remove_stale_temp") else []
-    click.echo(f"{len(removed)} archivos huérfanos y {len(stale)} temporales eliminados.")
+    abandoned = sweep_uploads(now - timedelta(days=current_app.config["PHOTO_UPLOAD_KEEP_DAYS"]))
+    db.session.commit()
+    click.echo(f"{len(removed)} archivos huérfanos y {len(stale)} temporales eliminados; "
+               f"{abandoned} subidas sin terminar descartadas.")

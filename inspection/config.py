@@ -27,6 +27,10 @@ DEFAULTS = {
     "PASSWORD_METHOD": "scrypt",
     "PHOTO_MAX_BYTES": 15 * 1024 * 1024,
     "PHOTO_MAX_PIXELS": 40_000_000,
+    # Resumable uploads: the bytes a tablet should send per PATCH (published with the limits; on a
+    # weak link a cut costs at most this much), and how long an unfinished upload's bytes are kept.
+    "PHOTO_UPLOAD_CHUNK_BYTES": 1024 * 1024,
+    "PHOTO_UPLOAD_KEEP_DAYS": 7,
     "CHECKLIST_SETTINGS": {},
     "MAX_CONTENT_LENGTH": 20 * 1024 * 1024,
     "API_TITLE": "Baliza",

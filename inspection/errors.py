@@ -73,7 +73,9 @@ def handle_domain_error(error: DomainError):
     """Map a domain refusal to problem+json or an error page."""
     detail = error.detail or (_summary(error.errors) if error.errors else error.title)
     if wants_json():
-        return problem(error.status, error.code, error.title, detail, error.errors, error.extra)
+        response = problem(error.status, error.code, error.title, detail, error.errors, error.extra)
+        response.headers.update(error.headers)
+        return response
     return _page(error.status, error.title, detail, error.errors)
 
 

@@ -12,11 +12,13 @@ class DomainError(Exception):
     code = "bad-request"
     title = Msg("Solicitud no válida")
 
-    def __init__(self, detail: Msg | None = None, errors: dict | None = None, extra: dict | None = None):
+    def __init__(self, detail: Msg | None = None, errors: dict | None = None, extra: dict | None = None,
+                 headers: dict | None = None):
         super().__init__(str(detail or self.title))
         self.detail = detail
         self.errors = errors
         self.extra = extra or {}
+        self.headers = headers or {}
 
 
 class Invalid(DomainError):
@@ -41,3 +43,7 @@ class Conflict(DomainError):
 
 class TooLarge(DomainError):
     status, code, title = 413, "too-large", Msg("Contenido demasiado grande")
+
+
+class UnsupportedMedia(DomainError):
+    status, code, title = 415, "unsupported-media-type", Msg("Tipo de contenido no admitido")

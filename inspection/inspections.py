@@ -485,10 +485,15 @@ def lift_detention(actor: User, detention: Detention, reason: str, now: datetime
 def add_photo(actor: User, inspection: Inspection, item_id: str, client_id: str, processed, storage,
               taken_at: datetime | None, latitude: float | None, longitude: float | None, now: datetime) -> Photo:
     """The assigned inspector's photo of an item of an inspection in progress."""
+    check_photo(actor, inspection, item_id)
+    return store_photo(actor, inspection, item_id, client_id, processed, storage, taken_at, latitude, longitude, now)
+
+
+def check_photo(actor: User, inspection: Inspection, item_id: str) -> None:
+    """Refuse an item photo add_photo would refuse, before its bytes travel (a resumable upload asks first)."""
     require_inspector(actor, inspection)
     require_status(inspection, "in_progress")
     pinned_item(inspection, item_id)
-    return store_photo(actor, inspection, item_id, client_id, processed, storage, taken_at, latitude, longitude, now)
 
 
 def add_repair_evidence(actor: User, deficiency: Deficiency, client_id: str, processed, storage,

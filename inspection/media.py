@@ -17,9 +17,10 @@ def media_storage() -> MediaStorage:
 
 
 def photo_limits() -> PhotoLimits:
-    """The published upload limits (bytes and pixels)."""
+    """The published upload limits (bytes and pixels) and a resumable upload's suggested bytes per PATCH."""
     return PhotoLimits(max_bytes=current_app.config["PHOTO_MAX_BYTES"],
-                       max_pixels=current_app.config["PHOTO_MAX_PIXELS"])
+                       max_pixels=current_app.config["PHOTO_MAX_PIXELS"],
+                       upload_chunk_bytes=current_app.config["PHOTO_UPLOAD_CHUNK_BYTES"])
 
 
 REJECTION_STATUS = {"too_large": 413, "too_many_pixels": 413, "decompression_bomb": 413,
@@ -40,8 +41,19 @@ def process_upload(data: bytes, limits):
     try:
         return process_photo(data, limits, camera_tz=office_zone())
     except PhotoRejected as error:
-        error_cls = TooLarge if REJECTION_STATUS.get(error.code) == 413 else PhotoRefused
-        refusal = error_cls(Localized({"es": error.messages("es"), "en": error.messages("en")}),
-                            extra={"reason": error.code, "limits": limits.as_dict()})
-        refusal.status = REJECTION_STATUS.get(error.code, 422)
-        raise refusal from None
+        raise refusal(error, limits) from None
+
+
+def refuse_oversize(size: int, limits) -> None:
+    """The 413 process_upload would give, for a photo announced at `size` bytes before any byte is sent."""
+    if size > limits.max_bytes:
+        raise refusal(PhotoRejected("too_large", {"size_bytes": size, "max_bytes": limits.max_bytes}), limits)
+
+
+def refusal(error: PhotoRejected, limits) -> DomainError:
+    """A PhotoRejected as the DomainError the API and pages answer, with its status and the limits."""
+    error_cls = TooLarge if REJECTION_STATUS.get(error.code) == 413 else PhotoRefused
+    refused = error_cls(Localized({"es": error.messages("es"), "en": error.messages("en")}),
+                        extra={"reason": error.code, "limits": limits.as_dict()})
+    refused.status = REJECTION_STATUS.get(error.code, 422)
+    return refused

@@ -305,6 +305,38 @@ class Photo(db.Model):
     received_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
 
 
+class PhotoUpload(db.Model):
+    """A photo arriving in pieces (resumable upload): what the tablet declared, how much arrived, what it became.
+
+    Several app servers share it, so it lives in the database; `received` is the next byte expected.
+    """
+
+    __tablename__ = "photo_uploads"
+    __table_args__ = (sa.UniqueConstraint("user_id", "client_id", name="uq_photo_uploads_user_id_client_id"),)
+    id: Mapped[int] = mapped_column(primary_key=True)
+    client_id: Mapped[str] = mapped_column(sa.String(36))
+    user_id: Mapped[int] = mapped_column(sa.ForeignKey("users.id"))
+    inspection_id: Mapped[int] = mapped_column(sa.ForeignKey("inspections.id"), index=True)
+    item_id: Mapped[str] = mapped_column(sa.String(120))
+    sha256: Mapped[str] = mapped_column(sa.String(64))
+    size: Mapped[int]
+    mime: Mapped[str] = mapped_column(sa.String(40))
+    meta: Mapped[dict] = mapped_column(sa.JSON)
+    received: Mapped[int] = mapped_column(default=0)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    updated_at: Mapped[datetime] = mapped_column(UTCDateTime, index=True)
+    photo_id: Mapped[int | None] = mapped_column(sa.ForeignKey("photos.id"))
+
+
+class PhotoUploadPart(db.Model):
+    """One PATCH's bytes of an upload, starting at `offset`; the parts in order are the photo."""
+
+    __tablename__ = "photo_upload_parts"
+    upload_id: Mapped[int] = mapped_column(sa.ForeignKey("photo_uploads.id"), primary_key=True)
+    offset: Mapped[int] = mapped_column(primary_key=True)
+    data: Mapped[bytes] = mapped_column(sa.LargeBinary)
+
+
 class Deficiency(db.Model):
     """A failed item turned into a follow-up with an action and a due date (port-state practice)."""
 

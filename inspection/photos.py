@@ -90,10 +90,11 @@ class PhotoLimits:
     display_px: int = 1600
     thumb_px: int = 320
     jpeg_quality: int = 82
+    upload_chunk_bytes: int = MIB  # a resumable upload's suggested bytes per PATCH (not a processing limit)
 
     def __post_init__(self) -> None:
         """Refuse limits that make no sense rather than fail later on a photo."""
-        if min(self.max_bytes, self.max_pixels, self.max_decode_bytes, self.thumb_px) < 1:
+        if min(self.max_bytes, self.max_pixels, self.max_decode_bytes, self.thumb_px, self.upload_chunk_bytes) < 1:
             raise ValueError("photo limits must be positive")
         if self.thumb_px > self.display_px:
             raise ValueError("thumb_px must not exceed display_px")

@@ -4,6 +4,7 @@ import binascii
 from decimal import Decimal
 
 from marshmallow import (
+    EXCLUDE,
     INCLUDE,
     Schema,
     ValidationError,
@@ -30,6 +31,7 @@ from .models import (
     SERVICES,
 )
 from .signatures import ROLES as SIGNATURE_ROLES
+from .photos import SUPPORTED_MIMES
 from .tonnage import gross_tonnage, round_tonnage
 from .vessels import particular_errors
 
@@ -418,6 +420,7 @@ class PhotoLimitsSchema(BaseSchema):
     display_px = fields.Integer()
     thumb_px = fields.Integer()
     jpeg_quality = fields.Integer()
+    upload_chunk_bytes = fields.Integer(metadata={"description": "Bytes sugeridos por PATCH de una subida reanudable"})
     mimes = fields.List(fields.String())
 
 
@@ -452,6 +455,32 @@ class SignaturesInSchema(BaseSchema):
 
     inspector = _signature(Msg("Falta la firma del inspector."), "del inspector")
     master = _signature(Msg("Falta la firma del capitán o patrón."), "del capitán o patrón")
+class UploadInSchema(PhotoFormSchema):
+    """A resumable upload's declaration: the photo's item, hash, size and type, before any byte is sent."""
+
+    sha256 = fields.String(required=True, validate=HEX64, metadata={"description": "SHA-256 de los bytes que se enviarán"})
+    size = fields.Integer(required=True, validate=validate.Range(min=1, max=2**31 - 1),
+                          metadata={"description": "Bytes de la foto; a lo sumo max_bytes de /photos/limits"})
+    mime = fields.String(required=True, validate=validate.OneOf(SUPPORTED_MIMES))
+
+
+class UploadSchema(BaseSchema):
+    """Where a resumable upload stands: the next byte the server expects, and the photo once it is filed."""
+
+    client_id = fields.String()
+    offset = fields.Integer(metadata={"description": "Bytes recibidos: el próximo PATCH empieza aquí"})
+    size = fields.Integer()
+    photo = fields.Nested(PhotoSchema, allow_none=True)
+
+
+class UploadOffsetSchema(Schema):
+    """A PATCH's Upload-Offset header: where its bytes start (other headers are not this schema's business)."""
+
+    class Meta:
+        unknown = EXCLUDE
+
+    offset = fields.Integer(required=True, data_key="Upload-Offset", validate=validate.Range(min=0, max=2**31 - 1),
+                            metadata={"description": "Posición del primer byte de este envío"})
 
 
 class SubmitInSchema(BaseSchema):

@@ -33,6 +33,8 @@ API_PERMISSIONS = {
     "PUT /api/v1/inspections/{inspection_id}/answers/{item_id}": {"inspector"},
     "POST /api/v1/inspections/{inspection_id}/sync": {"inspector"},
     "POST /api/v1/inspections/{inspection_id}/photos": {"inspector"},
+    "POST /api/v1/inspections/{inspection_id}/uploads": {"inspector"},
+    "PATCH /api/v1/inspections/{inspection_id}/uploads/{client_id}": {"inspector"},
     "POST /api/v1/inspections/{inspection_id}/submit": {"inspector"},
     "POST /api/v1/inspections/{inspection_id}/interrupt": STAFF,
     "POST /api/v1/deficiencies/{deficiency_id}/evidence": {"owner"},
@@ -99,7 +101,7 @@ def path_values(seeded, fleet: str, role: str = "anonymous") -> dict:
     device of the caller's own."""
     records = seeded["fleets"][fleet]
     return {**records, "user_id": seeded["users"]["inspector"].id, "decision": "suspender",
-            "device_id": own_device(seeded, role)}
+            "device_id": own_device(seeded, role), "client_id": "00000000-0000-4000-8000-000000000000"}
 
 
 def own_device(seeded, role: str) -> int:

@@ -54,6 +54,9 @@ def pick(choices: list, generated):
     return choices[index] if index < len(choices) else generated
 
 
+# A resumable upload's PATCH body is raw bytes under its tus-like media type.
+schemathesis.serializer.alias("application/offset+octet-stream", "application/octet-stream")
+
 ROLES = ("admin", "inspector", "owner", "anonymous")
 CHECKS = [not_a_server_error, response_schema_conformance, content_type_conformance]
 

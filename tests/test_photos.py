@@ -484,12 +484,14 @@ def test_limits_are_published_and_validated():
     assert LIMITS.as_dict() == {
         "max_bytes": 15 * MIB, "max_pixels": 40_000_000, "max_decode_bytes": 256 * MIB,
         "display_px": 1600, "thumb_px": 320,
-        "jpeg_quality": 82, "mimes": ["image/jpeg", "image/png", "image/webp"],
+        "jpeg_quality": 82, "upload_chunk_bytes": MIB, "mimes": ["image/jpeg", "image/png", "image/webp"],
     }
     with pytest.raises(ValueError):
         PhotoLimits(thumb_px=2000)
     with pytest.raises(ValueError):
         PhotoLimits(max_bytes=0)
+    with pytest.raises(ValueError):
+        PhotoLimits(upload_chunk_bytes=0)
     with pytest.raises(AttributeError):
         LIMITS.max_bytes = 1
 

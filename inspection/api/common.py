@@ -57,16 +57,21 @@ def run_once(user, scope: str, client_id: str, payload, action, status: int = 20
     A try refused with a 409 after waiting on a row its twin held (the twin closed the inspection)
     returns the twin's result too.
     """
+    return json_response(*first_result(user, scope, client_id, payload, action, status))
+
+
+def first_result(user, scope: str, client_id: str, payload, action, status: int = 200) -> tuple[dict, int, bool]:
+    """run_once's (body, status, replayed), for a view that wraps the result in a larger answer."""
     digest = body_hash(payload)
     for attempt in range(2):
         prior = prior_result(client_id, user, scope, digest)
         if prior is not None:
-            return json_response(prior.response, prior.status_code, replayed=True)
+            return prior.response, prior.status_code, True
         try:
             body = action()
             remember_result(client_id, user, scope, digest, status, body)
             db.session.commit()
-            return json_response(body, status, replayed=False)
+            return body, status, False
         except IntegrityError:
             db.session.rollback()
             if attempt:

@@ -71,6 +71,7 @@ from ..schemas import (
 from .common import (
     binary,
     body_hash,
+    first_result,
     json_response,
     paginate,
     prior_result,
@@ -265,26 +266,45 @@ def post_photo(form, files, inspection_id):
     """One photo of one item (multipart), idempotent by client_id; the same bytes twice for one item are one photo."""
     actor = api_user()
     inspection = get_inspection_for(actor, inspection_id)
-    extra = {"item_id": form["item_id"], "taken_at": form.get("taken_at"), "latitude": form.get("latitude"),
-             "longitude": form.get("longitude")}
+    return json_response(*item_photo_once(actor, inspection, form, read_upload(files["file"])))
+
+
+def item_photo_request(inspection, meta: dict, sha256: str) -> tuple[str, str, dict]:
+    """An item photo's idempotency scope, client_id and payload, whichever way its bytes came (POST or resumable)."""
+    extra = {"item_id": meta["item_id"], "taken_at": meta.get("taken_at"), "latitude": meta.get("latitude"),
+             "longitude": meta.get("longitude")}
+    return f"photo:{inspection.id}", str(meta["client_id"]), {**extra, "sha256": sha256}
+
+
+def item_photo_once(actor, inspection, meta: dict, data: bytes, on_stored=None) -> tuple[dict, int, bool]:
+    """File an item's photo once per client_id: the one path of a multipart POST and of a finished resumable upload.
+
+    `meta` holds the form's (or the declaration's) fields; `on_stored(photo)` flushes with the new photo.
+    """
+    scope, client_id, payload = item_photo_request(inspection, meta, hashlib.sha256(data).hexdigest())
 
     def store(processed):
-        return add_photo(actor, inspection, form["item_id"], str(form["client_id"]), processed, media_storage(),
-                         form.get("taken_at"), form.get("latitude"), form.get("longitude"), office_now())
+        photo = add_photo(actor, inspection, meta["item_id"], client_id, processed, media_storage(),
+                          meta.get("taken_at"), meta.get("latitude"), meta.get("longitude"), office_now())
+        if on_stored is not None:
+            on_stored(photo)
+        return photo
 
-    return upload_once(actor, f"photo:{inspection.id}", str(form["client_id"]), files["file"], extra, store)
+    return photo_once(actor, scope, client_id, data, payload, store)
 
 
-def upload_once(actor, scope: str, client_id: str, upload, extra: dict, store):
-    """Read an upload within the limits; replay the first result of its client_id, else process and store it once."""
-    limits = photo_limits()
-    data = upload.read(limits.max_bytes + 1)
-    payload = {**extra, "sha256": hashlib.sha256(data).hexdigest()}
+def read_upload(upload) -> bytes:
+    """A multipart file's bytes, at most one past the limit (enough to refuse it without reading it all)."""
+    return upload.read(photo_limits().max_bytes + 1)
+
+
+def photo_once(actor, scope: str, client_id: str, data: bytes, payload: dict, store) -> tuple[dict, int, bool]:
+    """Replay the first result of a photo's client_id, else process the bytes within the limits and store them once."""
     prior = prior_result(client_id, actor, scope, body_hash(payload))
     if prior is not None:
-        return json_response(prior.response, prior.status_code, replayed=True)
-    processed = process_upload(data, limits)
-    return run_once(actor, scope, client_id, payload, lambda: PhotoSchema().dump(store(processed)), status=201)
+        return prior.response, prior.status_code, True
+    processed = process_upload(data, photo_limits())
+    return first_result(actor, scope, client_id, payload, lambda: PhotoSchema().dump(store(processed)), status=201)
 
 
 VARIANTS = {"original": "original_key", "display": "display_key", "thumb": "thumb_key"}
@@ -388,8 +408,9 @@ def post_repair_evidence(form, files, deficiency_id):
     def store(processed):
         return add_repair_evidence(actor, deficiency, client_id, processed, media_storage(), office_now())
 
-    return upload_once(actor, f"evidence:{deficiency.id}", client_id, files["file"], {"deficiency_id": deficiency.id},
-                       store)
+    data = read_upload(files["file"])
+    payload = {"deficiency_id": deficiency.id, "sha256": hashlib.sha256(data).hexdigest()}
+    return json_response(*photo_once(actor, f"evidence:{deficiency.id}", client_id, data, payload, store))
 
 
 @blp.route("/deficiencies/<int:deficiency_id>/report-fixed", methods=["POST"])

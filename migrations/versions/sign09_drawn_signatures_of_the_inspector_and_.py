@@ -1,7 +1,7 @@
 """Drawn signatures of the inspector and the master
 
 Revision ID: sign09
-Revises: sig0drop01
+Revises: devtok09
 Create Date: 2026-12-01 11:24:38.797720
 
 """
@@ -11,7 +11,7 @@ import sqlalchemy as sa
 
 # revision identifiers, used by Alembic.
 revision = 'sign09'
-down_revision = 'sig0drop01'
+down_revision = 'devtok09'
 branch_labels = None
 depends_on = None
 
