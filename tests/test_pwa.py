@@ -1,9 +1,10 @@
-"""The police verifier as an installable app: public page, root-scoped service worker, manifest."""
+"""The installable app: the public verifier page, the root-scoped module service worker, the manifest."""
 import io
 import json
+import os
 import re
 import shutil
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 import pytest
 from PIL import Image
@@ -12,7 +13,7 @@ from inspection.i18n import translate
 from inspection.views.pwa import build_id
 
 ROOT = Path(__file__).resolve().parent.parent
-CACHE_NAME = re.compile(r"""const CACHE = '(baliza-verificar-v\d+-[0-9a-f]{12})';""")
+CACHE_NAME = re.compile(r"""const CACHE = '(baliza-v\d+-[0-9a-f]{12})';""")
 
 
 def precached(sw_source: str) -> list[str]:
@@ -30,7 +31,7 @@ def test_verifier_page_needs_no_login(client, lang, html_lang, heading, button):
     response = client.get(f"/verificar?lang={lang}")
     assert response.status_code == 200
     html = response.get_data(as_text=True)
-    assert f'<html lang="{html_lang}">' in html
+    assert f'<html lang="{html_lang}" ' in html
     assert heading in html and button in html
     assert 'rel="manifest" href="/manifest.webmanifest"' in html
     assert 'type="module" src="/static/js/verificar.js"' in html
@@ -80,8 +81,9 @@ def test_manifest(client):
     assert response.status_code == 200
     assert response.mimetype == "application/manifest+json"
     manifest = json.loads(response.get_data(as_text=True))
-    assert manifest["name"] == "Baliza Verificador"
-    assert manifest["start_url"] == "/verificar" and manifest["display"] == "standalone"
+    assert manifest["name"].startswith("Baliza") and manifest["id"] == "/"
+    # one app: "/" sends each user where they work (inspectors to their agenda, police to the verifier)
+    assert manifest["start_url"] == "/" and manifest["scope"] == "/" and manifest["display"] == "standalone"
     sizes = {icon["sizes"] for icon in manifest["icons"]}
     assert {"192x192", "512x512"} <= sizes
     for icon in manifest["icons"]:
@@ -91,18 +93,38 @@ def test_manifest(client):
             assert image.format == "PNG" and f"{image.width}x{image.height}" == icon["sizes"]
 
 
-def test_the_worker_precaches_every_module_the_verifier_imports(client):
-    """Offline, a module import the worker never cached fails and the verifier never starts."""
-    static = Path(__file__).resolve().parent.parent / "static" / "js"
-    imports, todo = set(), ["verificar.js"]
+def module_graph(*entries: str) -> set[str]:
+    """Every module URL the entry modules import, followed through relative and absolute imports."""
+    root = Path(__file__).resolve().parent.parent
+    found, todo = set(), list(entries)
     while todo:
-        name = todo.pop()
-        imports.add(f"/static/js/{name}")
-        for found in re.findall(r"^import [^;]*? from '\./([\w-]+\.js)';", (static / name).read_text(), re.M | re.S):
-            if f"/static/js/{found}" not in imports:
-                todo.append(found)
-    assert {"/static/js/formats.js", "/static/js/i18n.js"} <= imports
+        url = todo.pop()
+        found.add(url)
+        source = (root / url.lstrip("/")).read_text()
+        for target in re.findall(r"^import [^;]*? from '([^']+\.js)';", source, re.M | re.S):
+            resolved = str(PurePosixPath(url).parent / target) if target.startswith(".") else target
+            resolved = os.path.normpath(resolved)
+            if resolved not in found:
+                todo.append(resolved)
+    return found
+
+
+def test_the_worker_precaches_every_module_the_pages_import(client):
+    """Offline, a module import the worker never cached fails and the page never starts."""
+    imports = module_graph("/static/js/verificar.js", "/static/js/tablet/agenda.js",
+                           "/static/js/tablet/inspection.js", "/static/js/pwa.js")
+    assert {"/static/js/formats.js", "/static/js/i18n.js", "/static/vendor/idb.js",
+            "/static/js/tablet/sync.js", "/static/js/tablet/uploads.js"} <= imports
     assert imports <= set(precached(client.get("/sw.js").get_data(as_text=True)))
+
+
+def test_the_worker_sends_the_outbox_on_background_sync(client):
+    """A module worker importing the sync engine, listening for the outbox's Background Sync tag."""
+    source = client.get("/sw.js").get_data(as_text=True)
+    assert "import { syncNow } from '/static/js/tablet/sync.js';" in source
+    assert "addEventListener('sync'" in source and "const OUTBOX_TAG = 'baliza-outbox';" in source
+    assert "const LOCK = 'baliza-outbox';" in (Path(__file__).resolve().parent.parent
+                                               / "static/js/tablet/sync.js").read_text()
 
 
 def test_the_verifier_words_come_from_the_catalog(client):

@@ -160,6 +160,7 @@ def answer_everything(page, seeded, answers, camera_files):
 
 
 def draw_signature(page, selector: str, wave: int):
+    page.locator(selector).scroll_into_view_if_needed()
     box = page.locator(selector).bounding_box()
     page.mouse.move(box["x"] + 20, box["y"] + box["height"] / 2)
     page.mouse.down()
@@ -174,7 +175,12 @@ def close_inspection(page):
     draw_signature(page, "#sig-master", 1)
     page.fill("#master-name", "Cap. Ramón Benítez")
     page.click("#close-button")
-    page.wait_for_selector("text=Cerrada en la tableta", timeout=10_000)
+    try:
+        page.wait_for_selector("text=Cerrada en la tableta", timeout=10_000)
+    except Exception:
+        page.screenshot(path="/tmp/close-fail.png", full_page=False)
+        print(page.locator("#closing-problems").inner_text())
+        raise
 
 
 def local_record(page, inspection_id: int) -> dict:

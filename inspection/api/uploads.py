@@ -93,20 +93,26 @@ def patch_upload(headers, inspection_id, client_id):
     if request.mimetype != OFFSET_STREAM:
         raise UnsupportedMedia(Msg("Envíe los bytes de la foto como {mime}.", mime=OFFSET_STREAM))
     offset = headers["offset"]
-    require_offset(upload, offset)
+    complete = upload.received == upload.size  # a copy brought the last byte: nothing more to read
+    if not complete:
+        require_offset(upload, offset)
     room = upload.size - offset
     if (request.content_length or 0) > room:
         raise _too_long(room)
     db.session.commit()  # no transaction (nor SQLite's write lock) stays open while the bytes travel
-    chunk = read_chunk(request.stream, room)
+    chunk = b"" if complete else read_chunk(request.stream, room)
     lock_upload(upload)
     if upload.photo_id is not None:  # a copy of this PATCH finished it while this one's bytes arrived
         return upload_state(upload)
-    require_offset(upload, offset)
-    append_bytes(upload, chunk, office_now())
-    if upload.received < upload.size:
-        db.session.commit()
-        return upload_state(upload)
+    if upload.received < upload.size:  # else a copy brought the last byte: file what the server holds
+        require_offset(upload, offset)
+        append_bytes(upload, chunk, office_now())
+        db.session.commit()  # what arrived is kept whatever filing the photo decides
+        if upload.received < upload.size:
+            return upload_state(upload)
+        lock_upload(upload)
+        if upload.photo_id is not None:  # a copy filed it between the commit and the lock
+            return upload_state(upload)
     status = _file_photo(actor, inspection, upload)
     return upload_state(upload, status)
 

@@ -79,7 +79,7 @@ function badge(user) {
     } else if (status.pending) {
       text.textContent = `${gettext('{n} pendientes', { n: status.pending })} · ${last}`;
     } else {
-      text.textContent = `${gettext('Al día')} · ${last}`;
+      text.textContent = status.last_sync ? `${gettext('Al día')} · ${last}` : gettext('Nada pendiente de envío');
     }
     const work = await unsentWork();
     const size = document.getElementById('unsent-size');

@@ -180,7 +180,7 @@ function itemCard(item) {
                               'aria-label': gettext('Agregar foto: {title}', { title: item.title }),
                               onchange: (event) => addPhotos(item, event.target) });
   const photos = el('div', { class: 'photos' },
-    el('label', { class: `button photo-button${disabled ? ' disabled' : ''}` }, input, `📷 ${gettext('Agregar foto')}`),
+    el('label', { class: `button photo-button${disabled ? ' disabled' : ''}` }, input, gettext('Agregar foto')),
     el('ul', { class: 'thumbs', 'aria-label': gettext('Fotos del ítem') }));
   return el('article', { class: 'item card', id: `item-${item.id}`, 'data-item': item.id, 'aria-labelledby': titleId },
     el('h3', { id: titleId, text: item.title }),
@@ -291,6 +291,10 @@ function refreshItem(item) {
   ul.replaceChildren(...photos.map((ph, n) => thumb(item, ph, n)));
   const needs = item.evidence_required && a && a.result && a.result !== 'not_applicable' && !photos.length;
   card.classList.toggle('needs-photo', Boolean(needs));
+  if (needs) {
+    status.textContent = `${status.textContent} · ${gettext('Falta la foto de evidencia')}`;
+    status.className = 'item-status warn';
+  }
 }
 
 function thumb(item, photo, n) {

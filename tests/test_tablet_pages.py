@@ -1,0 +1,91 @@
+"""The tablet's two screens as people meet them, in Debian's Chromium: accessible, touchable, no sideways scroll.
+
+axe-core finds no serious or critical violation on the agenda and the inspection screen (scheduled,
+then started and partly answered, with a failed item showing its action); every target is at least
+44 × 44 px; at phone and tablet widths the pages scroll only vertically. Screenshots are written to
+the screenshots folder for a person to look at.
+"""
+import os
+from pathlib import Path
+
+import pytest
+from playwright import sync_api
+
+from tests.live_site import ARGS, CHROMIUM
+from tests.tablet_rig import tablet_rig
+from tests.test_tablet_journey import PASSWORD, seed, sign_in_and_take_aboard
+
+pytestmark = pytest.mark.browser
+
+axe_package = pytest.importorskip("axe_playwright_python", reason="axe-playwright-python is not installed")
+AXE_JS = Path(axe_package.__file__).parent / "axe.min.js"
+BLOCKING = {"serious", "critical"}
+SIZES = {"tablet": {"width": 800, "height": 1280}, "phone": {"width": 412, "height": 915}}
+SHOTS = Path(os.environ.get("BALIZA_SCREENSHOTS", "/tmp/baliza-screenshots"))
+TARGETS = ("button, a[href], select, textarea, summary, label.choice, label.photo-button, canvas, "
+           "input:not([type=radio]):not([type=file]):not([type=checkbox]):not([type=hidden])")
+
+
+@pytest.fixture(scope="module")
+def rig(tmp_path_factory):
+    with tablet_rig(tmp_path_factory.mktemp("tablet-pages")) as started:
+        from inspection.extensions import db
+        from inspection.users import create_user
+        with started.app.app_context():
+            started.admin_id = create_user("jefa", PASSWORD, "admin").id
+            db.session.commit()
+        yield started
+
+
+def axe_violations(page) -> list[str]:
+    page.add_script_tag(path=str(AXE_JS))
+    found = page.evaluate("""async () => (await axe.run(document, {resultTypes: ['violations']})).violations
+        .map((v) => ({id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map((n) => n.target.join(' '))}))""")
+    return [f"{v['id']} ({v['impact']}): {v['help']} at {v['nodes'][:3]}" for v in found if v["impact"] in BLOCKING]
+
+
+def small_targets(page) -> list[str]:
+    """Visible targets smaller than 44 × 44 CSS px, as 'selector-ish text: w×h'."""
+    return page.evaluate("""(selector) => [...document.querySelectorAll(selector)]
+        .filter((el) => el.offsetParent !== null && getComputedStyle(el).visibility !== 'hidden')
+        .map((el) => ({el, box: el.getBoundingClientRect()}))
+        .filter(({box}) => box.width < 43.5 || box.height < 43.5)
+        .map(({el, box}) => `${el.tagName.toLowerCase()}.${el.className} "${(el.textContent || el.name || '').trim().slice(0, 30)}": ${Math.round(box.width)}×${Math.round(box.height)}`)""",
+                         TARGETS)
+
+
+def check(page, name: str, size: str) -> list[str]:
+    problems = [f"{name}: {p}" for p in axe_violations(page)]
+    problems += [f"{name}: small target {p}" for p in small_targets(page)]
+    width = page.evaluate("document.documentElement.scrollWidth")
+    if width > SIZES[size]["width"]:
+        problems.append(f"{name}: scrolls sideways ({width} px wide)")
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / f"baliza_{size}_tablet_{name}.png"), full_page=True)
+    return problems
+
+
+@pytest.mark.parametrize("size", ["tablet", "phone"])
+def test_agenda_and_inspection_screen(rig, tmp_path, size):
+    seeded = seed(rig, f"vista{size}")
+    with sync_api.sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+        page = browser.new_context(viewport=SIZES[size], locale="es-PY").new_page()
+        sign_in_and_take_aboard(rig, page, seeded)
+        problems = check(page, "agenda", size)
+        page.goto(f"{rig.origin}/inspecciones/{seeded['inspection_id']}")
+        page.wait_for_selector("#inspection[data-ready] #start-button")
+        problems += check(page, "inspeccion_programada", size)
+        page.click("#start-button")
+        first, second, third = seeded["items"][:3]
+        page.locator(f"article[data-item='{first['id']}'] input[value=pass]").check()
+        page.locator(f"article[data-item='{second['id']}'] input[value=fail]").check()
+        page.locator(f"article[data-item='{third['id']}'] input[value=not_applicable]").check()  # a note is due
+        page.wait_for_function("document.getElementById('progress-text').textContent.includes('2 de')")
+        problems += check(page, "inspeccion_en_curso", size)
+        page.goto(f"{rig.origin}/inspecciones/{seeded['inspection_id']}?lang=en")
+        page.wait_for_selector("#inspection[data-ready] article.item")
+        assert page.locator(f"article[data-item='{first['id']}'] label.choice-pass").inner_text().strip() == "Pass"
+        problems += check(page, "inspection_en", size)
+        browser.close()
+    assert not problems, "\n".join(problems)
