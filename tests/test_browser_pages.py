@@ -102,7 +102,7 @@ def pages_for(role: str, s: dict) -> list[str]:
         "anonymous": ["/login", *public],
         "police": [*fleet, *public],
         "owner": [*fleet, *staff],
-        "inspector": [*fleet, *staff],
+        "inspector": ["/agenda", *fleet, *staff],
         "admin": [*fleet, *staff, *admin],
     }[role]
 

@@ -13,7 +13,7 @@ from playwright import sync_api
 
 from tests.live_site import ARGS, CHROMIUM
 from tests.tablet_rig import tablet_rig
-from tests.test_tablet_journey import PASSWORD, seed, sign_in_and_take_aboard
+from tests.tablet_steps import PASSWORD, open_profile, seed, sign_in_and_take_aboard
 
 pytestmark = pytest.mark.browser
 
@@ -89,3 +89,17 @@ def test_agenda_and_inspection_screen(rig, tmp_path, size):
         problems += check(page, "inspection_en", size)
         browser.close()
     assert not problems, "\n".join(problems)
+
+
+def test_chromium_finds_the_app_installable(rig, tmp_path):
+    """The manifest linked from the page, its icons and the service worker controlling it: no installability errors."""
+    seeded = seed(rig, "instalable")
+    with sync_api.sync_playwright() as pw:
+        context, page = open_profile(pw, tmp_path / "profile")  # a real profile: incognito never installs
+        sign_in_and_take_aboard(rig, page, seeded)
+        cdp = context.new_cdp_session(page)
+        errors = cdp.send("Page.getInstallabilityErrors")["installabilityErrors"]
+        manifest = cdp.send("Page.getAppManifest")
+        context.close()
+    assert errors == [], errors
+    assert manifest["url"].endswith("/manifest.webmanifest") and not manifest.get("errors")
