@@ -172,7 +172,8 @@ def _interrupt(admin, inspector, vessel, kind, now, today, answered: int, reason
 
 
 def seed_activity(now, today) -> None:
-    """Two certificates (one with an observation), an interrupted inspection and an upcoming one, for every portal."""
+    """Two certificates (one with an observation), an interrupted inspection, and the inspector's agenda
+    (the interrupted one again today, another in five days) to try on the tablet."""
     from datetime import timedelta
 
     from .inspections import schedule_inspection
@@ -185,6 +186,7 @@ def seed_activity(now, today) -> None:
     _inspect(admin, inspector, vessels["PY-1003"], "seguridad", now, today, fail=("seg.hoses.weekly",))
     _interrupt(admin, inspector, vessels["PY-2001"], "seguridad", now, today, 5,
                "Tormenta en el puerto: el buque volvió a amarrar antes de terminar la inspección.")
+    schedule_inspection(admin, vessels["PY-2001"], "seguridad", inspector, today, "Asunción", today)
     schedule_inspection(admin, vessels["PY-1001"], "seguridad", inspector, today + timedelta(days=5),
                         "Asunción", today)
 

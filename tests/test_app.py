@@ -80,7 +80,7 @@ def test_demo_seeds_only_an_empty_database(tmp_path):
         assert {v.service for v in vessels} >= {"passenger", "cargo", "tug"}
         assert {u.username for u in db.session.scalars(db.select(User))} == {"admin", "inspector", "owner", "police"}
         inspections = db.session.scalars(db.select(Inspection)).all()
-        assert sorted(i.status for i in inspections) == ["interrupted", "scheduled", "submitted", "submitted"]
+        assert sorted(i.status for i in inspections) == ["interrupted", "scheduled", "scheduled", "submitted", "submitted"]
         for inspection in inspections:
             answered = {a.item_id for a in db.session.scalars(db.select(Answer).filter_by(inspection_id=inspection.id))}
             if inspection.status == "submitted":  # closed only with every item answered

@@ -121,7 +121,7 @@ def test_verdicts_offline_after_one_online_visit(site, browser):
     page = context.new_page()
     visit_online(page, f"{site.origin}/verificar")
     cached = page.evaluate("""async () => {
-        const name = (await caches.keys()).find((n) => n.startsWith('baliza-verificar-'));
+        const name = (await caches.keys()).find((n) => n.startsWith('baliza-v2-'));
         return (await (await caches.open(name)).keys()).map((r) => new URL(r.url).pathname);
     }""")
     assert {"/verificar", "/api/v1/keys", "/api/v1/status-list", "/static/js/verificar.js",

@@ -1,9 +1,9 @@
-"""Inspection pages for the tablet and the office: list and schedule, work through the items, report.
+"""Inspection pages for the office: list and schedule, a read-only view while it runs, the report and its follow-up.
 
-Each POST validates with the API's schema, calls one operation, commits once and redirects; a domain
-refusal comes back into the same page, in the user's language, with its own status code. Every write
-form carries a client_id made when the page is rendered (`new_client_id`), so a form sent twice (a double
-tap, a reload after a lost response) is one write.
+The assigned inspector works on the tablet screen (views/tablet.py, static/js/tablet), which writes
+through the API. Each POST here validates with the API's schema, calls one operation, commits once
+and redirects; a domain refusal comes back into the same page, in the user's language, with its own
+status code.
 """
 import uuid
 from datetime import datetime
@@ -65,12 +65,6 @@ CHOICES = {"kind": KINDS, "status": INSPECTION_STATUSES, "result": RESULTS, "act
 
 
 bp.app_template_global("term")(term)
-
-
-@bp.app_template_global()
-def new_client_id() -> str:
-    """A fresh client_id for one write form, made when the page is rendered so a resent form is one write."""
-    return str(uuid.uuid4())
 
 
 @bp.app_template_filter()

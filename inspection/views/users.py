@@ -52,13 +52,19 @@ def user_create():
     return _page(errors, values, status=422)
 
 
+def _user_or_404(user_id: int) -> User:
+    """The user an admin form names, or 404."""
+    user = db.session.get(User, user_id)
+    if user is None:
+        raise NotFound()
+    return user
+
+
 @bp.route("/usuarios/<int:user_id>/conflictos", methods=["POST"])
 @require_page("admin")
 def conflict_create(user_id):
     """Declare an inspector's link to an owner (art. 214)."""
-    user = db.session.get(User, user_id)
-    if user is None:
-        raise NotFound()
+    user = _user_or_404(user_id)
     data, errors = load_form(request.form, ConflictSchema())
     if not errors:
         try:
@@ -75,9 +81,7 @@ def conflict_create(user_id):
 @require_page("admin")
 def user_active(user_id):
     """Disable an account (its sessions and tokens end at once) or enable it again."""
-    user = db.session.get(User, user_id)
-    if user is None:
-        raise NotFound()
+    user = _user_or_404(user_id)
     try:
         set_active(current_user, user, request.form.get("active") == "1", office_now())
         db.session.commit()
@@ -91,9 +95,7 @@ def user_active(user_id):
 @require_page("admin")
 def user_devices_revoke(user_id):
     """Sign every tablet of a user out (a lost or handed-over device); audited."""
-    user = db.session.get(User, user_id)
-    if user is None:
-        raise NotFound()
+    user = _user_or_404(user_id)
     revoke_devices(current_user, user, office_now())
     db.session.commit()
     return redirect(url_for("users.user_list") + f"#user-{user.id}")
