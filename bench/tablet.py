@@ -232,9 +232,10 @@ def echo_server():
     from werkzeug.serving import make_server
 
     def sink(environ, start_response):
-        stream, size = environ["wsgi.input"], 0
-        while chunk := stream.read(65536):
+        stream, left, size = environ["wsgi.input"], int(environ.get("CONTENT_LENGTH") or 0), 0
+        while left and (chunk := stream.read(min(65536, left))):
             size += len(chunk)
+            left -= len(chunk)
         start_response("201 Created", [("Content-Type", "text/plain"), ("Access-Control-Allow-Origin", "*")])
         return [str(size).encode()]
 
@@ -338,7 +339,7 @@ def run(args, base: Path) -> dict:
     from playwright import sync_api
 
     from tests.tablet_rig import wait_until
-    from tests.tablet_steps import close_inspection, go_offline, local_record, open_profile, plan, server_state, \
+    from tests.tablet_steps import close_inspection, local_record, open_profile, plan, server_state, \
         sign_in_and_take_aboard
 
     print(f"making {args.photos} {args.camera} 4000x3000 camera JPEGs ...", flush=True)
@@ -359,7 +360,15 @@ def run(args, base: Path) -> dict:
             time.sleep(1.0)  # the worker's last precache responses
             shell = shell_summary(rig.wire[visit_start:])
 
-            go_offline(rig, context)
+            # The link is cut with the page's own CDP session, not context.set_offline: Playwright's offline
+            # also holds the worker-passed requests of the page offline until context.set_offline(False),
+            # whose `online` event would come before the emulated link; this way one CDP call later brings
+            # the link back, throttled, and fires `online` at once. The worker is cut by the proxy.
+            cdp = context.new_cdp_session(page)
+            cdp.send("Network.enable")
+            rig.faults.down = True
+            cdp.send("Network.emulateNetworkConditions", {"offline": True, "latency": 0, "uploadThroughput": -1,
+                                                          "downloadThroughput": -1})
             offline_start = len(rig.wire)
             local_photos, answered, taken = [], 0, 0
             for s, count in zip(seeded, counts):
@@ -377,23 +386,18 @@ def run(args, base: Path) -> dict:
                 answered += len(s["items"])
                 print(f"  inspection {s['inspection_id']}: {len(s['items'])} answers, {count} photos, closed "
                       f"offline in {time.perf_counter() - started:.1f} s", flush=True)
-            assert len(rig.wire) == offline_start, "the tablet reached the server while offline"
+            assert not any(r["down"] for r in rig.wire[offline_start:]), "the server answered while offline"
+            assert all(server_state(rig, s["inspection_id"])["answer_rows"] == 0 for s in seeded)
             queued = page.evaluate(OUTBOX_COUNT)
 
             up_bps, rtt = args.up_mbit * 1e6, args.rtt_ms / 1000
             conditions = {"offline": False, "latency": args.rtt_ms, "uploadThroughput": up_bps / 8,
                           "downloadThroughput": args.down_mbit * 1e6 / 8}
-            cdp = context.new_cdp_session(page)
-            cdp.send("Network.enable")
             print(f"back online over the emulated link: {queued} outbox entries ...", flush=True)
             sync_start = len(rig.wire)
             rig.faults.down = False
             online_at = time.monotonic()
             cdp.send("Network.emulateNetworkConditions", conditions)  # the last word on the page: online, throttled
-            print("DEBUG online", page.evaluate("navigator.onLine"), flush=True)
-            time.sleep(5)
-            print("DEBUG online", page.evaluate("navigator.onLine"), len(rig.wire) - sync_start, page.locator("#sync-badge").inner_text(), flush=True)
-            for r in rig.wire[sync_start:]: print("DEBUG", {k: v for k, v in r.items() if k != "_reply"})
             wait_until(lambda: page.evaluate(OUTBOX_COUNT) == 0, args.timeout, 0.05, "an empty outbox")
             sync_s = time.monotonic() - online_at
             records = [dict(r) for r in rig.wire[sync_start:]]
@@ -410,7 +414,6 @@ def run(args, base: Path) -> dict:
             sizes = [r["head"] + r["body"] for r in records]
             print(f"bare baselines to an echo over the same link: one POST of {sum(sizes) / 1e6:.2f} MB, "
                   f"then {len(sizes)} POSTs of the same sizes ...", flush=True)
-            context.set_offline(False)
             bare = context.new_page()  # the echo's own origin: no service worker, no app in the way
             bare_cdp = context.new_cdp_session(bare)
             bare_cdp.send("Network.enable")

@@ -4,6 +4,7 @@ the page checks (tests/test_tablet_pages.py) and the benchmark (bench/tablet.py)
 State the browser does not need to build (the vessel, the inspector, the schedule) is made with the
 operations against the rig's database; everything the inspector does goes through the screen.
 """
+import os
 from decimal import Decimal
 from pathlib import Path
 
@@ -19,6 +20,7 @@ from inspection.vessels import create_owner, create_vessel, particulars_of
 from tests.live_site import ARGS, CHROMIUM
 
 TABLET = {"width": 800, "height": 1280}
+SHOTS = Path(os.environ.get("BALIZA_SCREENSHOTS", "/tmp/baliza-screenshots"))  # for a person to look at
 PASSWORD = "tableta-de-prueba"
 PARTICULARS = {
     "flag": "national", "cabotage_permit": None, "home_port": "Asunción", "propulsion": "motor",

@@ -20,6 +20,7 @@ from inspection.users import create_user
 from tests.tablet_rig import tablet_rig, wait_until
 from tests.tablet_steps import (
     PASSWORD,
+    SHOTS,
     answer_everything,
     camera_jpegs,
     checked_count,
@@ -52,8 +53,16 @@ def camera_files(tmp_path_factory):
     return camera_jpegs(tmp_path_factory.mktemp("camera"))
 
 
-def journey(rig, tmp_path, camera_files, name: str, fault=None, sync_timeout: float = 120):
-    """The whole journey; `fault(rig, context, page)` runs as the link comes back. Returns what it saw."""
+def journey(rig, tmp_path, camera_files, name: str, fault=None, sync_timeout: float = 120, shots: bool = False):
+    """The whole journey; `fault(rig, context, page)` runs as the link comes back. Returns what it saw.
+
+    With `shots`, the screen is saved at each stage (offline at work, closed offline, synced) for a person to look at.
+    """
+    def shoot(page, stage):
+        if shots:
+            SHOTS.mkdir(parents=True, exist_ok=True)
+            page.screenshot(path=str(SHOTS / f"baliza_tablet_journey_{stage}.png"))
+
     seeded = seed(rig, name)
     answers = plan(seeded["items"])
     inspection_id = seeded["inspection_id"]
@@ -66,7 +75,10 @@ def journey(rig, tmp_path, camera_files, name: str, fault=None, sync_timeout: fl
         page.click(f"{card} a.agenda-title")
         page.wait_for_selector("#inspection[data-ready] #start-button", timeout=20_000)
         photos = answer_everything(page, seeded, answers, camera_files)
+        page.locator("article.item").nth(5).scroll_into_view_if_needed()
+        shoot(page, "1_offline_answered")
         close_inspection(page)
+        shoot(page, "2_closed_offline")
         local = local_record(page, inspection_id)
         assert len(local["answers"]) == len(seeded["items"]) and len(local["photos"]) == photos
 
@@ -87,7 +99,8 @@ def journey(rig, tmp_path, camera_files, name: str, fault=None, sync_timeout: fl
             fault(rig, context, page)
         context.set_offline(False)  # no reload from here on
         page.wait_for_selector("text=Inspección cerrada y enviada", timeout=sync_timeout * 1000)
-        shown = page.locator(".certificate strong").inner_text()
+        shoot(page, "3_synced")
+        shown = page.locator("#closed-banner .certificate strong").inner_text()
         badge = page.locator("#sync-badge").inner_text()
         final_local = local_record(page, inspection_id)
         context.close()
@@ -107,7 +120,7 @@ def journey(rig, tmp_path, camera_files, name: str, fault=None, sync_timeout: fl
 
 
 def test_a_whole_inspection_offline_then_synced(rig, tmp_path, camera_files):
-    seen = journey(rig, tmp_path, camera_files, "sereno")
+    seen = journey(rig, tmp_path, camera_files, "sereno", shots=True)
     assert seen["photos"] >= 10
     for photo in seen["local"]["photos"]:
         assert max(photo["width"], photo["height"]) == 2560  # downscaled from 4000 × 3000 before sending

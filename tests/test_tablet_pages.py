@@ -5,7 +5,6 @@ then started and partly answered, with a failed item showing its action); every 
 44 × 44 px; at phone and tablet widths the pages scroll only vertically. Screenshots are written to
 the screenshots folder for a person to look at.
 """
-import os
 from pathlib import Path
 
 import pytest
@@ -13,7 +12,7 @@ from playwright import sync_api
 
 from tests.live_site import ARGS, CHROMIUM
 from tests.tablet_rig import tablet_rig
-from tests.tablet_steps import PASSWORD, open_profile, seed, sign_in_and_take_aboard
+from tests.tablet_steps import PASSWORD, SHOTS, open_profile, seed, sign_in_and_take_aboard
 
 pytestmark = pytest.mark.browser
 
@@ -21,7 +20,6 @@ axe_package = pytest.importorskip("axe_playwright_python", reason="axe-playwrigh
 AXE_JS = Path(axe_package.__file__).parent / "axe.min.js"
 BLOCKING = {"serious", "critical"}
 SIZES = {"tablet": {"width": 800, "height": 1280}, "phone": {"width": 412, "height": 915}}
-SHOTS = Path(os.environ.get("BALIZA_SCREENSHOTS", "/tmp/baliza-screenshots"))
 TARGETS = ("button, a[href], select, textarea, summary, label.choice, label.photo-button, canvas, "
            "input:not([type=radio]):not([type=file]):not([type=checkbox]):not([type=hidden])")
 

@@ -98,7 +98,8 @@ function render() {
     el('progress', { id: 'progress-bar', max: items().length, value: 0, 'aria-labelledby': 'progress-text' }),
     el('button', { type: 'button', id: 'next-unanswered', onclick: nextUnanswered, text: gettext('Siguiente sin responder') }),
     el('a', { href: '#cerrar', class: 'button', text: gettext('Cerrar') }));
-  const parts = [head, sticky, deficienciesCard(), startCard(), topicNav()];
+  const parts = [head, el('div', { id: 'closed-banner', 'aria-live': 'polite' }), sticky, deficienciesCard(), startCard(),
+                 topicNav()];
   const body = el('div', { id: 'items' });
   groups().forEach((g) => body.append(topicSection(g)));
   parts.push(body, closingCard(), interruptCard());
@@ -202,7 +203,7 @@ function closingCard() {
   const disabled = closed() || !started();
   return el('section', { class: 'card submit', id: 'cerrar' },
     el('h2', { text: gettext('Cerrar la inspección') }),
-    el('div', { id: 'closing-state', 'aria-live': 'polite' }),
+    el('div', { id: 'closing-state' }),
     el('div', { id: 'closing-problems', class: 'missing', tabindex: '-1', hidden: true }),
     el('div', { class: 'grid-form' },
       el('label', {}, gettext('Firma del inspector (nombre completo)'),
@@ -259,6 +260,8 @@ function refresh() {
     refreshItem(item);
   });
   document.getElementById('progress-text').textContent = gettext('Respondidos {n} de {total}', { n: answered, total });
+  document.getElementById('next-unanswered').hidden = closed();
+  document.querySelector('#progress a[href="#cerrar"]').hidden = closed();
   document.getElementById('progress-bar').value = answered;
   document.querySelectorAll('[data-topic]').forEach((node) => {
     const t = perTopic.get(node.dataset.topic);
@@ -320,6 +323,8 @@ function refreshClosing() {
   if (!box) return;
   const w = state.work;
   box.replaceChildren();
+  const banner = document.getElementById('closed-banner');
+  if (banner) banner.replaceChildren();
   if (w.closing || w.interrupt) {
     const when = formatMoment((w.closing || w.interrupt).submitted_at || (w.interrupt || {}).at, lang);
     if (w.server_status === 'submitted' && w.result) {
@@ -337,6 +342,7 @@ function refreshClosing() {
       box.append(el('p', { class: 'warn big', text: w.interrupt ? gettext('Interrumpida en la tableta el {when}; se enviará al volver la señal.', { when })
         : gettext('Cerrada en la tableta el {when}; se enviará al volver la señal.', { when }) }));
     }
+    if (banner) banner.replaceChildren(el('section', { class: 'card closed-banner' }, ...[...box.childNodes].map((n) => n.cloneNode(true))));
   } else if (started()) {
     const problems = closingProblems(items(), state.answers, state.photos);
     box.append(el('p', { class: problems.ok ? 'ok' : 'muted', text: problems.ok ? gettext('Todo respondido: firme y cierre.')
@@ -494,6 +500,13 @@ async function reread() {
   const work = await get('work', id);
   if (work) state.work = { ...state.work, server_status: work.server_status, result: work.result };
   if (!state.pkg) { refreshClosing(); return; }
+  if (['submitted', 'interrupted'].includes(state.work.server_status)) {
+    // The server confirmed everything and the device dropped its copy: what is on screen was all sent.
+    for (const [itemId, answer] of state.answers) state.answers.set(itemId, { ...answer, state: 'sent' });
+    for (const [itemId, list] of state.photos) state.photos.set(itemId, list.map((p) => ({ ...p, state: 'sent' })));
+    refresh();
+    return;
+  }
   (await byInspection('answers', id)).forEach((a) => {
     const mine = state.answers.get(a.item_id);
     if (!mine || mine.client_id === a.client_id) state.answers.set(a.item_id, a);
