@@ -228,3 +228,53 @@ def test_a_revoked_tablet_keeps_its_work_until_the_inspector_signs_in_again(rig,
     server = server_state(rig, inspection_id)
     assert server["status"] == "in_progress" and server["answer_rows"] == 2
     assert server["current"][first["id"]]["result"] == "fail" and server["current"][second["id"]]["result"] == "pass"
+
+
+def test_a_start_refused_because_the_vessel_changed_is_shown_and_put_right(rig, tmp_path):
+    """The office corrects the crew while the tablet is out: the offline start no longer matches (409
+    checklist-changed). The tablet shows why and what to do, holds the answers, and after "Descargar de
+    nuevo" starts against the new checklist, keeping the answers whose items still exist."""
+    from inspection.models import Vessel
+    from inspection.vessels import update_vessel
+
+    seeded = seed(rig, "corregida")
+    inspection_id = seeded["inspection_id"]
+    buckets = next(i for i in seeded["items"] if i["id"] == "seg.buckets.total")
+    other = next(i for i in seeded["items"] if i["required"] is None and not i["evidence_required"])
+    with sync_api.sync_playwright() as pw:
+        context, page = open_profile(pw, tmp_path / "profile")
+        card = sign_in_and_take_aboard(rig, page, seeded)
+        with rig.app.app_context():
+            vessel = db.session.scalar(db.select(Vessel).filter_by(name="Río corregida"))
+            update_vessel(vessel, {"crew": vessel.crew + 4})  # more crew: more buckets required (art. 144)
+            db.session.commit()
+        go_offline(rig, context)
+        page.click(f"{card} a.agenda-title")
+        page.wait_for_selector("#inspection[data-ready] #start-button")
+        page.click("#start-button")
+        page.locator(f"article[data-item='{other['id']}'] input[value=pass]").check()
+        page.locator(f"article[data-item='{buckets['id']}'] input[value=pass]").check()
+        page.locator(f"article[data-item='{buckets['id']}'] input[name=observed]").fill(str(buckets["required"] + 10))
+        wait_until(lambda: local_record(page, inspection_id)["outbox"] == 3, 10, what="start and two answers queued")
+
+        rig.faults.down = False
+        context.set_offline(False)
+        problems = page.locator("#sync-problems")
+        problems.wait_for(state="visible", timeout=30_000)
+        text = problems.inner_text()
+        assert "cambiaron" in text and "Vuelva a descargar la inspección" in text, text
+        assert server_state(rig, inspection_id)["answer_rows"] == 0  # nothing sent past the refused start
+        assert local_record(page, inspection_id)["outbox"] == 3
+
+        page.on("dialog", lambda dialog: dialog.accept())
+        problems.get_by_role("button", name="Descargar de nuevo").click()
+        page.wait_for_load_state()
+        page.wait_for_selector("#inspection[data-ready]")
+        wait_until(lambda: local_record(page, inspection_id)["outbox"] == 0, 30, what="the outbox to empty")
+        shown = page.locator(f"article[data-item='{buckets['id']}'] .qty strong").inner_text()
+        context.close()
+
+    server = server_state(rig, inspection_id)
+    assert server["status"] == "in_progress" and server["answer_rows"] == 2
+    assert server["current"][buckets["id"]]["observed"] == buckets["required"] + 10
+    assert int(shown) > buckets["required"]  # the screen now asks for the new quantity

@@ -101,3 +101,34 @@ def test_chromium_finds_the_app_installable(rig, tmp_path):
         context.close()
     assert errors == [], errors
     assert manifest["url"].endswith("/manifest.webmanifest") and not manifest.get("errors")
+
+
+def test_a_sideways_camera_photo_is_sent_upright_and_smaller(rig, tmp_path):
+    """A 3000 × 2000 JPEG whose EXIF says "rotate 90°" (a phone held upright): the tablet sends it upright,
+    2560 px on its long side, hashed as sent, and the server stores those exact bytes."""
+    import hashlib
+
+    from inspection.models import Photo
+    from tests.media_samples import make_exif, make_jpeg
+
+    seeded = seed(rig, "girada")
+    item = next(i for i in seeded["items"] if i["evidence_required"])
+    camera = make_jpeg((3000, 2000), exif=make_exif(orientation=6), quality=85)
+    with sync_api.sync_playwright() as pw:
+        context, page = open_profile(pw, tmp_path / "profile")
+        sign_in_and_take_aboard(rig, page, seeded)
+        page.goto(f"{rig.origin}/inspecciones/{seeded['inspection_id']}")
+        page.wait_for_selector("#inspection[data-ready] #start-button")
+        page.click("#start-button")
+        page.locator(f"article[data-item='{item['id']}'] input[type=file]").set_input_files(
+            {"name": "IMG_2041.jpg", "mimeType": "image/jpeg", "buffer": camera})
+        page.locator(f"article[data-item='{item['id']}'] li.thumb-sent").wait_for(timeout=30_000)
+        context.close()
+    with rig.app.app_context():
+        from inspection.extensions import db
+        from inspection.media import media_storage
+        photo = db.session.scalar(db.select(Photo).filter_by(inspection_id=seeded["inspection_id"]))
+        original = media_storage().get(photo.original_key)
+        db.session.remove()
+    assert (photo.width, photo.height) == (1706, 2560)  # upright (taller than wide), long side 2560
+    assert hashlib.sha256(original).hexdigest() == photo.sha256 and len(original) < len(camera)

@@ -48,3 +48,28 @@ export async function takeAboard(userId, inspectionId) {
   });
   return get('packages', inspectionId);
 }
+
+/**
+ * The checklist or the vessel changed after the inspection was taken aboard, and the server refused
+ * the offline start (409 checklist-changed): download the inspection again, start against the new
+ * pin, and keep every answer whose item still exists (the others are listed back to the inspector).
+ */
+export async function takeAboardAgain(userId, inspectionId) {
+  const pkg = await api(userId, 'GET', `/api/v1/inspections/${inspectionId}/package`);
+  const kept = new Set(pkg.items.map((item) => item.id));
+  const dropped = [];
+  await transact(['packages', 'answers', 'outbox'], async (tx) => {
+    tx.objectStore('packages').put({ id: inspectionId, user_id: userId, fetched_at: new Date().toISOString(), package: pkg });
+    for (const answer of await tx.objectStore('answers').index('by_inspection').getAll(inspectionId)) {
+      if (!kept.has(answer.item_id)) {
+        dropped.push(answer.item_id);
+        tx.objectStore('answers').delete([inspectionId, answer.item_id]);
+      }
+    }
+    for (const entry of await tx.objectStore('outbox').index('by_inspection').getAll(inspectionId)) {
+      if (entry.type === 'start') tx.objectStore('outbox').put({ ...entry, pin: pkg.pin, state: 'pending', reason: null, code: null });
+      else if (entry.type === 'answer' && !kept.has(entry.item_id)) tx.objectStore('outbox').delete(entry.seq);
+    }
+  });
+  return dropped;
+}

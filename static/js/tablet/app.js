@@ -4,6 +4,7 @@ import { askPersistence, all, put } from './store.js';
 import { deviceToken, enrollDevice } from './net.js';
 import { startSyncing, syncNow, watch } from './sync.js';
 import { entries, retry } from './outbox.js';
+import { takeAboardAgain } from './aboard.js';
 import { gettext } from '../i18n.js';
 import { formatMoment, pageLanguage } from '../formats.js';
 
@@ -108,8 +109,21 @@ function showProblems(list, failed) {
     link.textContent = gettext('Inspección {id}', { id: entry.inspection_id }) + where;
     const again = document.createElement('button');
     again.type = 'button';
-    again.textContent = gettext('Reintentar');
-    again.addEventListener('click', () => retry(entry.seq));
+    if (entry.code === 'checklist-changed') {
+      again.textContent = gettext('Descargar de nuevo');
+      again.addEventListener('click', async () => {
+        again.disabled = true;
+        try {
+          const dropped = await takeAboardAgain(entry.user_id, entry.inspection_id);
+          window.alert(dropped.length ? gettext('Descargada de nuevo. Ya no están en la lista y se quitaron: {items}.', { items: dropped.join(', ') })
+            : gettext('Descargada de nuevo; sus respuestas se conservan.'));
+          location.reload();
+        } catch (error) { again.disabled = false; window.alert(error.message); }
+      });
+    } else {
+      again.textContent = gettext('Reintentar');
+      again.addEventListener('click', () => retry(entry.seq));
+    }
     li.append(link, ': ', entry.reason || '', ' ', (WHAT_TO_DO[entry.type] || (() => ''))(), ' ', again);
     items.append(li);
   });

@@ -38,9 +38,10 @@ export async function pendingFor(inspectionId) {
   return (await byInspection('outbox', inspectionId)).sort((a, b) => a.seq - b.seq);
 }
 
-export async function markFailed(entry, reason) {
+/** Keep a refused entry with the server's words and the problem's code (the end of its `type`). */
+export async function markFailed(entry, reason, code = null) {
   const current = await get('outbox', entry.seq);
-  if (current) await put('outbox', { ...current, state: STATES.failed, reason, attempts: (current.attempts || 0) + 1 });
+  if (current) await put('outbox', { ...current, state: STATES.failed, reason, code, attempts: (current.attempts || 0) + 1 });
 }
 
 export async function retry(seq) {

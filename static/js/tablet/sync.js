@@ -116,7 +116,8 @@ async function run() {
         continue;
       }
       if (error.kind === 'refused') {
-        await markFailed(entry, error.message);
+        const type = error.problem && error.problem.type;
+        await markFailed(entry, error.message, type ? String(type).split('/').pop() : null);
         continue;
       }
       if (error.kind === 'auth') {
