@@ -7,15 +7,17 @@ them asking for photo evidence). In Debian's Chromium (tests/tablet_rig.py: the 
 process behind a proxy on a stable origin), a fresh profile signs in at /login and lands on
 /agenda, which takes every inspection aboard: the app shell's transferred size is every non-API GET
 response of that cold first visit, counted on the wire by the proxy (status line, headers and body
-as sent, so gzip included where Flask-Compress applied it). Then the link is cut and each
+as sent, compressed where Flask-Compress did it: zstd for Chromium). Then the link is cut (the
+proxy closes every connection; the page's CDP session emulates offline) and each
 inspection is started, fully answered through the screen (about 205 answers for 5), photographed,
 signed and closed. Photos: --photos camera JPEGs of 4000 x 3000 through the file input, spread
 evenly over the inspections on their first evidence items; the remaining evidence items are
 answered "No corresponde" with a note (an evidence item needs a photo unless it is not applicable,
 and closing refuses otherwise), so every inspection closes and the total is exactly --photos.
---camera deck: the journey tests' flat deck scenes (about 270 kB each, unrealistically small);
-textured (default): bench.photos_pipeline's camera-like JPEGs (gradients, texture, grain; 3-4 MB,
-like a phone's), half of them rotated by EXIF.
+--camera deck (default, about 2 minutes): the journey tests' flat deck scenes (about 270 kB each,
+far smaller than a phone's); textured (about 11 minutes, the link's rate being the point):
+bench.photos_pipeline's camera-like JPEGs (gradients, texture, grain; 3-4 MB, like a phone's),
+half of them rotated by EXIF.
 
 With the page still open on the last inspection, Chromium's network emulation (CDP on the page:
 --up-mbit up, --down-mbit down, --rtt-ms latency per request) brings the link back, and the clock
@@ -30,7 +32,9 @@ Figures, all from the proxy's byte counts during the sync:
   bare, same    the same sequence of request body sizes, one after another, to the same echo
                 (the link's cost of this many requests, with no app and no sync engine);
   photo bytes   the bytes the tablet sent per photo (PATCH bodies) against the original file.
-Prints the ratios; writes bench/results/tablet.json.
+Prints the ratios; writes bench/results/tablet.json (tablet-textured.json with --camera textured).
+Chromium's emulation delays each request by the latency once and paces bodies at the rate; it
+models no TCP handshake, slow start or loss, so a real river link is slower than this floor.
 """
 from __future__ import annotations
 
@@ -113,8 +117,10 @@ def shell_summary(records: list[dict]) -> dict:
     return {"responses": len(shell), "distinct_paths": len(set(paths)),
             "bytes": sum(r["down"] for r in shell), "body_bytes": sum(r["down"] - r["down_head"] for r in shell),
             "bytes_distinct": sum(r["down"] for r in {r["request"]: r for r in shell}.values()),
-            "text_responses": len(text), "gzipped_text": sum(1 for r in text if r["encoding"] == "gzip"),
-            "not_gzipped": sorted({r["request"][4:] for r in text if r["encoding"] != "gzip" and r["down"] > 1400}),
+            "text_responses": len(text), "compressed_text": sum(1 for r in text if r["encoding"]),
+            "encodings": {e: sum(1 for r in text if (r["encoding"] or "identity") == e) for e in sorted({r["encoding"] or "identity" for r in text})},
+            "not_compressed": sorted({r["request"][4:] for r in text if not r["encoding"] and r["down"] > 1400}),
+            "statuses": {str(c): sum(1 for r in shell if r["status"] == c) for c in sorted({r["status"] or 0 for r in shell})},
             "twice": sorted({p for p in paths if paths.count(p) > 1}),
             "api_bytes": sum(r["down"] for r in records if r["request"].split(" ")[1].startswith("/api/")),
             "by_path": {p: sum(r["down"] for r in shell if r["request"][4:] == p) for p in sorted(set(paths))}}
@@ -229,7 +235,7 @@ def counting_rig(base: Path):
 @contextmanager
 def echo_server():
     """A bare HTTP sink on another port: reads the whole body, answers 201 with its length (CORS open)."""
-    from werkzeug.serving import make_server
+    from werkzeug.serving import WSGIRequestHandler, make_server
 
     def sink(environ, start_response):
         stream, left, size = environ["wsgi.input"], int(environ.get("CONTENT_LENGTH") or 0), 0
@@ -239,8 +245,12 @@ def echo_server():
         start_response("201 Created", [("Content-Type", "text/plain"), ("Access-Control-Allow-Origin", "*")])
         return [str(size).encode()]
 
+    class Quiet(WSGIRequestHandler):
+        def log_request(self, *args, **kwargs):
+            pass
+
     port = free_port()
-    server = make_server("127.0.0.1", port, sink, threaded=True)
+    server = make_server("127.0.0.1", port, sink, threaded=True, request_handler=Quiet)
     thread = threading.Thread(target=server.serve_forever, daemon=True, name="bench-echo")
     thread.start()
     try:
@@ -411,15 +421,16 @@ def run(args, base: Path) -> dict:
                                          f"{len(s['items'])} items, {len(state['photos'])} photos for {count}")
 
             sync = summarize(records)
-            sizes = [r["head"] + r["body"] for r in records]
-            print(f"bare baselines to an echo over the same link: one POST of {sum(sizes) / 1e6:.2f} MB, "
-                  f"then {len(sizes)} POSTs of the same sizes ...", flush=True)
+            sent = sync["up_heads"] + sync["up_bodies"]
+            sizes = [r["body"] for r in records]  # each bare POST adds its own head, as the sync's did
+            print(f"bare baselines to an echo over the same link: one POST of {sent / 1e6:.2f} MB, "
+                  f"then {len(sizes)} POSTs of the same body sizes ...", flush=True)
             bare = context.new_page()  # the echo's own origin: no service worker, no app in the way
             bare_cdp = context.new_cdp_session(bare)
             bare_cdp.send("Network.enable")
             bare_cdp.send("Network.emulateNetworkConditions", conditions)
             bare.goto(echo_url)
-            bare_one = sum(bare.evaluate(BARE_POSTS, [echo_url, [sum(sizes)]]))
+            bare_one = sum(bare.evaluate(BARE_POSTS, [echo_url, [sent]]))
             bare_same = sum(bare.evaluate(BARE_POSTS, [echo_url, sizes])) if not args.no_sequence else None
             context.close()
 
@@ -480,7 +491,8 @@ def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--inspections", type=int, default=5)
     parser.add_argument("--photos", type=int, default=30)
-    parser.add_argument("--camera", choices=("deck", "textured"), default="textured")
+    parser.add_argument("--camera", choices=("deck", "textured"), default="deck",
+                        help="deck: the journey tests' flat scenes (fast); textured: phone-like 3-4 MB JPEGs (~10 min)")
     parser.add_argument("--up-mbit", type=float, default=1.5)
     parser.add_argument("--down-mbit", type=float, default=6.0)
     parser.add_argument("--rtt-ms", type=float, default=150)
@@ -496,7 +508,8 @@ def main(argv=None) -> None:
     details = rows[0]["details"]
     report(f"Tablet sync: {details['answers']} answers + {details['photos']} photos ({args.camera}) in "
            f"{args.inspections} inspections, {args.up_mbit:g} Mbit/s up, {args.down_mbit:g} down, "
-           f"{args.rtt_ms:g} ms RTT (Chromium emulation)", rows, name="tablet")
+           f"{args.rtt_ms:g} ms RTT (Chromium emulation)", rows,
+           name="tablet" if args.camera == "deck" else f"tablet-{args.camera}")
     photo, shell = details["photo"], details["shell"]
     print(f"sync {rows[0]['seconds']} s = {rows[0]['vs_floor']}x the floor ({rows[0]['floor_s']} s: "
           f"{details['floor_bytes_part_s']} s of bytes + {details['floor_round_trips_s']} s of round trips); "
@@ -505,8 +518,10 @@ def main(argv=None) -> None:
           f"original = {photo['sent_vs_original']}x ({photo['sizes']}), "
           f"{photo['upload_requests_per_photo']} requests per photo")
     print(f"app shell, cold visit: {shell['bytes'] / 1e3:.0f} kB on the wire in {shell['responses']} responses "
-          f"({shell['distinct_paths']} paths; {shell['gzipped_text']} of {shell['text_responses']} text responses "
-          f"gzipped); fetched twice: {len(shell['twice'])}; plus {shell['api_bytes'] / 1e3:.0f} kB of API data")
+          f"({shell['distinct_paths']} paths; {shell['compressed_text']} of {shell['text_responses']} text responses "
+          f"compressed: {shell['encodings']}); {shell['bytes_distinct'] / 1e3:.0f} kB counting each path once "
+          f"({len(shell['twice'])} fetched twice: page, then the worker's precache); "
+          f"plus {shell['api_bytes'] / 1e3:.0f} kB of API data (taking aboard)")
 
 
 if __name__ == "__main__":
