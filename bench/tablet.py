@@ -208,31 +208,6 @@ class CountingRig(Rig):
 
 
 @contextmanager
-def counting_rig(base: Path):
-    """As tests.tablet_rig.tablet_rig, with the counting proxy; an admin (rig.admin_id) made."""
-    from app import create_app
-    from inspection.extensions import db
-    from inspection.users import create_user
-    from tests.tablet_rig import app_config
-    from tests.tablet_steps import PASSWORD
-    app = create_app(app_config(base))
-    with app.app_context():
-        db.create_all()
-        admin_id = create_user("jefa", PASSWORD, "admin", full_name="Jefa de Inspecciones").id
-        db.session.commit()
-    rig = CountingRig(base)
-    rig.app, rig.admin_id = app, admin_id
-    rig.start()
-    try:
-        yield rig
-    finally:
-        rig.stop()
-        with app.app_context():
-            db.session.remove()
-            db.engine.dispose()
-
-
-@contextmanager
 def echo_server():
     """A bare HTTP sink on another port: reads the whole body, answers 201 with its length (CORS open)."""
     from werkzeug.serving import WSGIRequestHandler, make_server
@@ -304,25 +279,6 @@ def camera_files(folder: Path, count: int, kind: str) -> list[Path]:
     return paths
 
 
-def answer_inspection(page, items: list[dict], answers: dict, photo_files: dict) -> None:
-    """Start, answer every item through the screen, attach `photo_files[item_id]` (as tablet_steps.answer_everything)."""
-    page.click("#start-button")
-    for item in items:
-        wanted = answers[item["id"]]
-        card = page.locator(f"article[data-item='{item['id']}']")
-        card.locator(f"input[type=radio][value='{wanted['result']}']").check()
-        if wanted["observed"] is not None:
-            card.locator("input[name=observed]").fill(str(wanted["observed"]))
-        if wanted["note"]:
-            card.locator("textarea[name=note]").fill(wanted["note"])
-        if wanted.get("action"):
-            card.locator("select[name=action]").select_option(wanted["action"])
-        if item["id"] in photo_files:
-            card.locator("input[type=file]").set_input_files(str(photo_files[item["id"]]))
-            card.locator("li.thumb img").wait_for(timeout=60_000)
-    page.wait_for_function(f"document.getElementById('progress-text').textContent.includes('{len(items)} de')")
-
-
 OUTBOX_COUNT = """async () => {
     const db = await new Promise((ok, fail) => { const r = indexedDB.open('baliza-tablet'); r.onsuccess = () => ok(r.result); r.onerror = fail; });
     const n = await new Promise((ok) => { const r = db.transaction('outbox').objectStore('outbox').count(); r.onsuccess = () => ok(r.result); });
@@ -348,15 +304,15 @@ def run(args, base: Path) -> dict:
     """The whole journey and the sync; returns the measured figures."""
     from playwright import sync_api
 
-    from tests.tablet_rig import wait_until
-    from tests.tablet_steps import close_inspection, local_record, open_profile, plan, server_state, \
+    from tests.tablet_rig import tablet_rig, wait_until
+    from tests.tablet_steps import answer_items, close_inspection, local_record, open_profile, plan, server_state, \
         sign_in_and_take_aboard
 
     print(f"making {args.photos} {args.camera} 4000x3000 camera JPEGs ...", flush=True)
     (base / "camera").mkdir()
     files = camera_files(base / "camera", args.photos, args.camera)
     (base / "rig").mkdir()
-    with counting_rig(base / "rig") as rig, echo_server() as echo_url:
+    with tablet_rig(base / "rig", CountingRig) as rig, echo_server() as echo_url:
         seeded = seed_inspections(rig, args.inspections)
         counts = photo_counts(args.photos, len(seeded), [sum(1 for i in s["items"] if i["evidence_required"])
                                                          for s in seeded])
@@ -388,7 +344,7 @@ def run(args, base: Path) -> dict:
                 started = time.perf_counter()
                 page.goto(f"{rig.origin}/inspecciones/{s['inspection_id']}")  # the worker serves the shell
                 page.wait_for_selector("#inspection[data-ready] #start-button", timeout=30_000)
-                answer_inspection(page, s["items"], answers, photo_files)
+                answer_items(page, s["items"], answers, photo_files)
                 close_inspection(page)
                 local = local_record(page, s["inspection_id"])
                 assert len(local["answers"]) == len(s["items"]) and len(local["photos"]) == count, local

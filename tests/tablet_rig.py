@@ -161,15 +161,19 @@ class Rig:
 
 
 @contextmanager
-def tablet_rig(base: Path):
-    """A started rig (database created, app up behind the proxy); stopped afterwards."""
+def tablet_rig(base: Path, rig_class: type[Rig] = Rig):
+    """A started rig (database created, an admin as `rig.admin_id`, app up behind the proxy); stopped afterwards."""
     from app import create_app
     from inspection.extensions import db
+    from inspection.users import create_user
+    from tests.tablet_steps import PASSWORD
     app = create_app(app_config(base))
     with app.app_context():
         db.create_all()
-    rig = Rig(base)
-    rig.app = app
+        admin_id = create_user("jefa", PASSWORD, "admin", full_name="Jefa de Inspecciones").id
+        db.session.commit()
+    rig = rig_class(base)
+    rig.app, rig.admin_id = app, admin_id
     rig.start()
     try:
         yield rig

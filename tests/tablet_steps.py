@@ -98,10 +98,18 @@ def go_offline(rig, context):
     context.set_offline(True)
 
 
-def answer_everything(page, seeded, answers, camera_files):
+def answer_everything(page, seeded, answers, camera_files) -> int:
+    """Start and answer every item, a camera file (in turn) on every evidence item; how many photos."""
+    evidence = [item for item in seeded["items"] if item["evidence_required"]]
+    photo_files = {item["id"]: camera_files[n % len(camera_files)] for n, item in enumerate(evidence)}
+    answer_items(page, seeded["items"], answers, photo_files)
+    return len(photo_files)
+
+
+def answer_items(page, items: list[dict], answers: dict, photo_files: dict) -> None:
+    """Start, answer every item through the screen and attach `photo_files[item_id]` through the file input."""
     page.click("#start-button")
-    photos = 0
-    for item in seeded["items"]:
+    for item in items:
         wanted = answers[item["id"]]
         card = page.locator(f"article[data-item='{item['id']}']")
         card.locator(f"input[type=radio][value='{wanted['result']}']").check()
@@ -111,12 +119,10 @@ def answer_everything(page, seeded, answers, camera_files):
             card.locator("textarea[name=note]").fill(wanted["note"])
         if wanted.get("action"):
             card.locator("select[name=action]").select_option(wanted["action"])
-        if item["evidence_required"]:
-            card.locator("input[type=file]").set_input_files(str(camera_files[photos % len(camera_files)]))
-            photos += 1
-            card.locator("li.thumb img").wait_for(timeout=30_000)
-    page.wait_for_function(f"document.getElementById('progress-text').textContent.includes('{len(seeded['items'])} de')")
-    return photos
+        if item["id"] in photo_files:
+            card.locator("input[type=file]").set_input_files(str(photo_files[item["id"]]))
+            card.locator("li.thumb img").wait_for(timeout=60_000)
+    page.wait_for_function(f"document.getElementById('progress-text').textContent.includes('{len(items)} de')")
 
 
 def draw_signature(page, selector: str, wave: int):

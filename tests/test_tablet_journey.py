@@ -16,7 +16,6 @@ import pytest
 from playwright import sync_api
 
 from inspection.extensions import db
-from inspection.users import create_user
 from tests.tablet_rig import tablet_rig, wait_until
 from tests.tablet_steps import (
     PASSWORD,
@@ -40,10 +39,6 @@ pytestmark = pytest.mark.browser
 def rig(tmp_path_factory):
     base = tmp_path_factory.mktemp("tablet")
     with tablet_rig(base) as started:
-        with started.app.app_context():
-            admin = create_user("jefa", PASSWORD, "admin", full_name="Jefa de Inspecciones")
-            started.admin_id = admin.id
-            db.session.commit()
         yield started
 
 

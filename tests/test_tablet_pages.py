@@ -12,7 +12,7 @@ from playwright import sync_api
 
 from tests.live_site import ARGS, CHROMIUM
 from tests.tablet_rig import tablet_rig
-from tests.tablet_steps import PASSWORD, SHOTS, open_profile, seed, sign_in_and_take_aboard
+from tests.tablet_steps import SHOTS, open_profile, seed, sign_in_and_take_aboard
 
 pytestmark = pytest.mark.browser
 
@@ -27,11 +27,6 @@ TARGETS = ("button, a[href], select, textarea, summary, label.choice, label.phot
 @pytest.fixture(scope="module")
 def rig(tmp_path_factory):
     with tablet_rig(tmp_path_factory.mktemp("tablet-pages")) as started:
-        from inspection.extensions import db
-        from inspection.users import create_user
-        with started.app.app_context():
-            started.admin_id = create_user("jefa", PASSWORD, "admin").id
-            db.session.commit()
         yield started
 
 
