@@ -65,8 +65,10 @@ const OUTBOX_TAG = 'baliza-outbox';
 self.addEventListener('install', (event) => {
   event.waitUntil((async () => {
     const cache = await caches.open(CACHE);
-    // cache: 'reload' so the HTTP cache cannot hand us a copy older than this version.
-    await cache.addAll([PAGE, ...STATIC].map((url) => new Request(url, { cache: 'reload' })));
+    // cache: 'reload' so the HTTP cache cannot hand us a copy older than this version. No cookies:
+    // these are public, and a page's Set-Cookie arriving after a sign-in would put back the signed-out
+    // session (the install runs while the login form is being sent).
+    await cache.addAll([PAGE, ...STATIC].map((url) => new Request(url, { cache: 'reload', credentials: 'omit' })));
     // The lists are welcome but not required to install: the page keeps its own copy too.
     await Promise.all(LISTS.map((url) => refreshList(cache, new Request(url)).catch(() => null)));
     await self.skipWaiting();
@@ -107,7 +109,7 @@ self.addEventListener('fetch', (event) => {
 
 /** Fetch a list and keep a copy stamped with the time it arrived. */
 async function refreshList(cache, request) {
-  const response = await fetch(request, { cache: 'no-store' });
+  const response = await fetch(request, { cache: 'no-store', credentials: 'omit' });
   if (response.ok) {
     const headers = new Headers(response.headers);
     headers.set('X-Baliza-Fetched-At', new Date().toISOString());

@@ -127,3 +127,39 @@ def test_a_sideways_camera_photo_is_sent_upright_and_smaller(rig, tmp_path):
         db.session.remove()
     assert (photo.width, photo.height) == (1706, 2560)  # upright (taller than wide), long side 2560
     assert hashlib.sha256(original).hexdigest() == photo.sha256 and len(original) < len(camera)
+
+
+def test_the_workers_install_never_signs_anyone_out(tmp_path):
+    """The worker installs while the login form is sent: its fetch of the public /verificar, answered
+    after the sign-in, must not bring back the signed-out session cookie (it sends and keeps none)."""
+    import time as clock
+
+    from inspection.extensions import db
+    from inspection.users import create_user
+    from tests.live_site import PASSWORD as LIVE_PASSWORD
+    from tests.live_site import live_app
+
+    with live_app(tmp_path, "install-race", "baliza-install-race") as (app, origin, hits):
+        with app.app_context():
+            create_user("jefa", LIVE_PASSWORD, "admin")
+            db.session.commit()
+        serve = app.wsgi_app
+
+        def slow_worker_fetches(environ, start_response):
+            if environ.get("PATH_INFO") == "/verificar" and environ.get("HTTP_SEC_FETCH_DEST") == "empty":
+                clock.sleep(1.5)  # the worker's precache answer lands after the sign-in's cookie
+            return serve(environ, start_response)
+
+        app.wsgi_app = slow_worker_fetches
+        with sync_api.sync_playwright() as pw:
+            context, page = open_profile(pw, tmp_path / "profile")
+            page.goto(f"{origin}/login")
+            page.fill("input[name=username]", "jefa")
+            page.fill("input[name=password]", LIVE_PASSWORD)
+            page.click("button[type=submit]")
+            page.wait_for_url(f"{origin}/buques")
+            page.wait_for_function("navigator.serviceWorker.controller !== null", timeout=20_000)
+            clock.sleep(0.5)
+            response = page.goto(f"{origin}/certificados")
+            context.close()
+        assert response.url == f"{origin}/certificados" and response.status == 200  # still signed in
