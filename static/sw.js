@@ -57,6 +57,7 @@ const STATIC = [
   '/static/icons/apple-touch-icon.png',
 ];
 const PAGE_TIMEOUT_MS = 4000;
+const LANGUAGES = ['es', 'en'];  // as inspection/messages.py LANGUAGES
 const AGENDA = '/agenda';
 const SHELL = '/tablet/inspeccion';
 const TABLET_PAGES = [AGENDA, SHELL];
@@ -68,7 +69,9 @@ self.addEventListener('install', (event) => {
     // cache: 'reload' so the HTTP cache cannot hand us a copy older than this version. No cookies:
     // these are public, and a page's Set-Cookie arriving after a sign-in would put back the signed-out
     // session (the install runs while the login form is being sent).
-    await cache.addAll([PAGE, ...STATIC].map((url) => new Request(url, { cache: 'reload', credentials: 'omit' })));
+    // Without cookies the page comes in the default language, so each language's copy is kept too.
+    const pages = [PAGE, ...LANGUAGES.map((lang) => `${PAGE}?lang=${lang}`)];
+    await cache.addAll([...pages, ...STATIC].map((url) => new Request(url, { cache: 'reload', credentials: 'omit' })));
     // The lists are welcome but not required to install: the page keeps its own copy too.
     await Promise.all(LISTS.map((url) => refreshList(cache, new Request(url)).catch(() => null)));
     await self.skipWaiting();

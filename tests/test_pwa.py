@@ -137,3 +137,15 @@ def test_the_verifier_words_come_from_the_catalog(client):
     assert strings["Certificado auténtico y vigente."] == translate("Certificado auténtico y vigente.", "en")
     spanish = client.get("/verificar?lang=es").get_data(as_text=True)
     assert '<script type="application/json" id="strings">{}</script>' in spanish
+
+
+def test_the_worker_keeps_the_verifier_in_every_language(client):
+    """The install fetches without cookies (so no Set-Cookie can sign anyone out), hence one copy per language."""
+    from inspection.messages import LANGUAGES
+
+    source = client.get("/sw.js").get_data(as_text=True)
+    listed = re.search(r"const LANGUAGES = \[([^\]]*)\];", source).group(1)
+    assert tuple(re.findall(r"'(\w+)'", listed)) == LANGUAGES
+    assert "credentials: 'omit'" in source
+    for lang in LANGUAGES:
+        assert f'<html lang="{lang}" ' in client.get(f"/verificar?lang={lang}").get_data(as_text=True)
