@@ -273,3 +273,46 @@ def test_a_start_refused_because_the_vessel_changed_is_shown_and_put_right(rig, 
     assert server["status"] == "in_progress" and server["answer_rows"] == 2
     assert server["current"][buckets["id"]]["observed"] == buckets["required"] + 10
     assert int(shown) > buckets["required"]  # the screen now asks for the new quantity
+
+
+def test_work_refused_by_the_server_is_shown_never_dropped(rig, tmp_path, camera_files):
+    """An admin interrupts the inspection while the tablet is out: its answers and its photo are refused
+    when the signal returns; each refusal stays on the device, on its item and in the list, in Spanish."""
+    from inspection.clock import office_now
+    from inspection.inspections import interrupt_inspection
+    from inspection.models import Inspection, User
+
+    seeded = seed(rig, "interrumpida")
+    inspection_id = seeded["inspection_id"]
+    item = next(i for i in seeded["items"] if i["evidence_required"] and i["required"] is None)
+    with sync_api.sync_playwright() as pw:
+        context, page = open_profile(pw, tmp_path / "profile")
+        card = sign_in_and_take_aboard(rig, page, seeded)
+        page.click(f"{card} a.agenda-title")
+        page.wait_for_selector("#inspection[data-ready] #start-button")
+        page.click("#start-button")  # online: the start reaches the server
+        wait_until(lambda: server_state(rig, inspection_id)["status"] == "in_progress", 20, what="the start")
+        go_offline(rig, context)
+        card_item = page.locator(f"article[data-item='{item['id']}']")
+        card_item.locator("input[value=pass]").check()
+        card_item.locator("input[type=file]").set_input_files(str(camera_files[0]))
+        card_item.locator("li.thumb img").wait_for()
+        with rig.app.app_context():
+            admin = db.session.get(User, rig.admin_id)
+            interrupt_inspection(admin, db.session.get(Inspection, inspection_id), "El buque zarpó antes de tiempo.",
+                                 office_now())
+            db.session.commit()
+        rig.faults.down = False
+        context.set_offline(False)
+        page.locator("#sync-problems").wait_for(state="visible", timeout=30_000)
+        wait_until(lambda: page.locator("#sync-problems li").count() == 2, 20, what="both refusals listed")
+        listed = page.locator("#sync-problems").inner_text()
+        assert "esta acción no corresponde" in listed, listed  # the server's own words
+        assert "Tome la foto de nuevo o descártela." in listed and "Corrija la respuesta del ítem" in listed
+        card_item.locator("li.thumb-failed").wait_for(timeout=10_000)
+        assert "rechazada" in card_item.locator("li.thumb").inner_text()
+        assert "Rechazado por el servidor" in card_item.locator(".item-status").inner_text()
+        assert local_record(page, inspection_id)["outbox"] == 2  # kept for the inspector to decide
+        context.close()
+    server = server_state(rig, inspection_id)
+    assert server["status"] == "interrupted" and server["answer_rows"] == 0 and server["photos"] == []

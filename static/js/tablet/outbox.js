@@ -44,9 +44,14 @@ export async function markFailed(entry, reason, code = null) {
   if (current) await put('outbox', { ...current, state: STATES.failed, reason, code, attempts: (current.attempts || 0) + 1 });
 }
 
+/** Try a refused entry again (the inspector fixed what the server said); a photo shows as pending again. */
 export async function retry(seq) {
   const current = await get('outbox', seq);
   if (current) await put('outbox', { ...current, state: STATES.pending, reason: null });
+  if (current && current.type === 'photo') {
+    const photo = await get('photos', current.client_id);
+    if (photo) await put('photos', { ...photo, state: 'pending', reason: null });
+  }
   await wake();
 }
 

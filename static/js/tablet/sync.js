@@ -118,6 +118,7 @@ async function run() {
       if (error.kind === 'refused') {
         const type = error.problem && error.problem.type;
         await markFailed(entry, error.message, type ? String(type).split('/').pop() : null);
+        if (entry.type === 'photo') await markPhotoRefused(entry.client_id, error.message);
         continue;
       }
       if (error.kind === 'auth') {
@@ -153,6 +154,12 @@ async function send(entry, progress) {
 async function updateWork(id, change) {
   const work = (await get('work', id)) || { id };
   await put('work', { ...work, ...change(work) });
+}
+
+/** A photo the server refused shows so on its item, with the reason, until it is taken again or removed. */
+async function markPhotoRefused(clientId, reason) {
+  const photo = await get('photos', clientId);
+  if (photo) await put('photos', { ...photo, state: 'failed', reason });
 }
 
 async function sendStart(entry) {
