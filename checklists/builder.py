@@ -2,10 +2,12 @@
 
 from collections.abc import Mapping
 
-from .loader import Catalog, Checklist, ChecklistError, Context, Item, check_particular
+from .loader import Catalog, Checklist, ChecklistError, Context, Item, check_particular, citations
 from .rules import RuleError
 
 LANGS = ("es", "en")
+STATUS_ES = {"covered": "CUBIERTO", "excluded": "EXCLUIDO", "pending": "PENDIENTE",
+             "uncovered": "SIN CUBRIR"}
 
 
 class _Env(dict):
@@ -133,4 +135,55 @@ def format_coverage(rows: list[dict]) -> str:
     for row in rows:
         lines.append(f"{row['kind']} {row['version']} ({row['items']} items) | {row['source']}: "
                      f"{row['source_items']} items, arts. {', '.join(row['articles'])}")
+    return "\n".join(lines)
+
+
+def article_coverage(catalog: Catalog) -> list[dict]:
+    """Per source and article: the items (any checklist) citing it, or why it is excluded; else uncovered."""
+    cited: dict[tuple[str, str], list[dict]] = {}
+    for kind in catalog.kinds:
+        checklist = catalog.get(kind)
+        titles = {i.id: (i.title_es, i.title_en) for i in checklist.items}
+        titles.update({e.id: (e.reason_es, e.reason_en) for e in checklist.exemptions})
+        for source, article, entry_id in citations(checklist):
+            title_es, title_en = titles[entry_id]
+            cited.setdefault((source, article), []).append(
+                {"id": entry_id, "kind": kind, "title_es": title_es, "title_en": title_en})
+    texts = []
+    for name, source in catalog.context.sources.items():
+        articles = []
+        for article in sorted(source.articles, key=int):
+            items = cited.get((name, article), [])
+            exclusion = catalog.exclusions.get((name, article))
+            status = ("covered" if items else "uncovered" if exclusion is None
+                      else "pending" if exclusion.pending else "excluded")
+            articles.append({"article": article, "status": status, "items": items,
+                             "reason_es": exclusion.reason_es if exclusion else None,
+                             "reason_en": exclusion.reason_en if exclusion else None})
+        texts.append({"source": name, "short_es": source.short_es, "short_en": source.short_en,
+                      "files": list(source.files), "articles": articles})
+    return texts
+
+
+def uncovered_articles(texts: list[dict]) -> list[str]:
+    """'Source art. N' for each article neither covered nor excluded nor pending."""
+    return [f"{t['source']} art. {a['article']}" for t in texts for a in t["articles"] if a["status"] == "uncovered"]
+
+
+def format_article_coverage(texts: list[dict]) -> str:
+    """Plain-text rendering of article_coverage() for the CLI, in Spanish: one line per article."""
+    lines = []
+    for text in texts:
+        counts = {label: sum(1 for a in text["articles"] if a["status"] == status)
+                  for status, label in STATUS_ES.items()}
+        lines.append(f"== {text['source']} ({', '.join(text['files'])}): "
+                     + ", ".join(f"{label} {n}" for label, n in counts.items()))
+        for a in text["articles"]:
+            if a["status"] == "covered":
+                detail = ", ".join(i["id"] for i in a["items"])
+            elif a["status"] == "uncovered":
+                detail = "ningún ítem lo cita y exclusions.toml no lo lista"
+            else:
+                detail = a["reason_es"]
+            lines.append(f"  art. {a['article']}: {STATUS_ES[a['status']]}: {detail}")
     return "\n".join(lines)

@@ -27,6 +27,8 @@ ITEM_REQUIRED = ("id", "topic", "title_es", "title_en", "source", "article", "te
 ITEM_OPTIONAL = ("applies", "required", "unit")
 EXEMPTION_FIELDS = ("id", "when", "source", "article", "text", "reason_es", "reason_en")
 HEADER_REQUIRED = ("kind", "version", "title_es", "title_en", "covers", "items")
+EXCLUSION_FIELDS = ("source", "articles", "reason_es", "reason_en")
+EXCLUSION_LISTS = ("excluded", "pending")
 
 
 class ChecklistError(Exception):
@@ -131,11 +133,23 @@ class Checklist:
 
 
 @dataclass(frozen=True)
+class Exclusion:
+    """An article no item covers, and why: left out on purpose, or pending an item being written."""
+
+    source: str
+    article: str
+    reason_es: str
+    reason_en: str
+    pending: bool
+
+
+@dataclass(frozen=True)
 class Catalog:
-    """All checklists, loaded and validated."""
+    """All checklists, loaded and validated, and the articles left out of them."""
 
     checklists: Mapping[str, Checklist]
     context: Context
+    exclusions: Mapping[tuple[str, str], Exclusion]
 
     @property
     def kinds(self) -> tuple[str, ...]:
@@ -176,7 +190,8 @@ def _load(directory: Path) -> Catalog:
     context = Context(*(MappingProxyType(m) for m in (sources, particulars, settings, terms, topics)))
     seen: dict[str, str] = {}
     checklists = {kind: _load_checklist(directory, kind, context, seen) for kind in KINDS}
-    return Catalog(MappingProxyType(checklists), context)
+    exclusions = _load_exclusions(directory, context, checklists)
+    return Catalog(MappingProxyType(checklists), context, MappingProxyType(exclusions))
 
 
 def _read_toml(path: Path) -> dict:
@@ -442,3 +457,55 @@ def _check_covers(covers, items, context, file) -> Mapping[str, tuple[str, ...]]
         if article not in result.get(source, ()):
             raise ChecklistError(f"cites {source} art. {article}, which 'covers' does not list", file, item_id)
     return MappingProxyType(result)
+
+
+def citations(checklist: Checklist) -> list[tuple[str, str, str]]:
+    """(source, article, id) of every item and exemption: what the checklist covers."""
+    return [(entry.source, entry.article, entry.id) for entry in (*checklist.items, *checklist.exemptions)]
+
+
+def _load_exclusions(directory: Path, context: Context, checklists: Mapping[str, Checklist]):
+    """exclusions.toml: each article named exists in its source, has reasons, and no item covers it."""
+    file = "exclusions.toml"
+    data = _read_toml(directory / file)
+    unknown = set(data) - set(EXCLUSION_LISTS)
+    if unknown:
+        raise ChecklistError(f"unknown keys {sorted(unknown)} (use {list(EXCLUSION_LISTS)})", file)
+    covered: dict[tuple[str, str], str] = {}
+    for checklist in checklists.values():
+        for source, article, item_id in citations(checklist):
+            covered.setdefault((source, article), item_id)
+    exclusions: dict[tuple[str, str], Exclusion] = {}
+    for key in EXCLUSION_LISTS:
+        entries = data.get(key, [])
+        if not isinstance(entries, list) or not all(isinstance(e, dict) for e in entries):
+            raise ChecklistError(f"{key!r} must be a list of tables ([[{key}]])", file)
+        for entry in entries:
+            extra = set(entry) - set(EXCLUSION_FIELDS)
+            if extra:
+                raise ChecklistError(f"{key}: unknown fields {sorted(extra)}", file)
+            source_name = _text(entry, "source", file)
+            source = context.sources.get(source_name)
+            if source is None:
+                raise ChecklistError(f"{key}: unknown source {source_name!r}", file)
+            articles = entry.get("articles")
+            if not isinstance(articles, list) or not articles or not all(
+                    isinstance(a, str) and ARTICLE.match(a) for a in articles):
+                raise ChecklistError(f"{key}: {source_name}: 'articles' must list article numbers as strings",
+                                     file)
+            where = f"{key}: {source_name} art. {articles[0]}"
+            for field in ("reason_es", "reason_en"):
+                if not isinstance(entry.get(field), str) or not entry[field].strip():
+                    raise ChecklistError(f"{where}: needs a non-empty {field!r}", file)
+            for article in articles:
+                if article not in source.articles:
+                    raise ChecklistError(f"{key}: {source_name} has no art. {article}", file)
+                if (source_name, article) in covered:
+                    raise ChecklistError(f"{key}: {source_name} art. {article} is covered by item "
+                                         f"{covered[source_name, article]!r}; remove it from {file}", file)
+                if (source_name, article) in exclusions:
+                    raise ChecklistError(f"{key}: {source_name} art. {article} is listed twice", file)
+                exclusions[source_name, article] = Exclusion(source_name, article, entry["reason_es"],
+                                                             entry["reason_en"], key == "pending")
+    return exclusions
+

@@ -53,7 +53,10 @@ checklists_cli = AppGroup("checklists", help="Listas de verificación de la ley.
 @click.option("--dir", "directory", type=click.Path(exists=True, file_okay=False), default=None,
               help="Carpeta de datos a validar (por defecto, la instalada).")
 def check_checklists(directory):
-    """Validate every checklist data file and print, per checklist, its items and the articles covered."""
+    """Validate the data; print each checklist's articles, then every article of the texts and its status.
+
+    Exits non-zero while an article is neither covered, excluded nor pending, so CI keeps the coverage complete.
+    """
     import checklists
 
     try:
@@ -61,6 +64,11 @@ def check_checklists(directory):
     except checklists.ChecklistError as error:  # the message names the file and the item
         raise click.ClickException(f"Datos de listas de verificación no válidos: {error}")
     click.echo(checklists.format_coverage(checklists.coverage_report(catalog)))
+    texts = checklists.article_coverage(catalog)
+    click.echo(checklists.format_article_coverage(texts))
+    uncovered = checklists.uncovered_articles(texts)
+    if uncovered:
+        raise click.ClickException(f"Artículos sin cubrir ni excluir ({len(uncovered)}): {'; '.join(uncovered)}")
     items = sum(len(catalog.get(kind).items) for kind in catalog.kinds)
     click.echo(f"Datos válidos: {len(catalog.kinds)} listas, {items} ítems.")
 

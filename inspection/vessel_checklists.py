@@ -1,7 +1,7 @@
 """The law's checklists applied to a vessel, with the interpretation settings of this installation."""
 from flask import current_app
 
-from checklists import build_checklist, load_catalog
+from checklists import article_coverage, build_checklist, load_catalog
 
 from .exceptions import Invalid, NotFound
 from .messages import Msg
@@ -17,6 +17,14 @@ def checklist_for(particulars: dict, kind: str, lang: str = "es") -> dict:
         raise NotFound(Msg("No existe la lista de verificación {kind}.", kind=kind))
     settings = current_app.config.get("CHECKLIST_SETTINGS") or {}
     return build_checklist(load_catalog().get(kind), particulars, settings, lang)
+
+
+def law_coverage() -> dict:
+    """Every article of the texts with the items covering it or why it is left out, and each checklist's version."""
+    catalog = load_catalog()
+    versions = [{"kind": kind, "version": catalog.get(kind).version, "items": len(catalog.get(kind).items)}
+                for kind in CHECKLIST_KINDS]
+    return {"texts": article_coverage(catalog), "checklists": versions}
 
 
 def vessel_checklist(vessel: Vessel, kind: str, lang: str = "es") -> dict:

@@ -97,7 +97,7 @@ def pages_for(role: str, s: dict) -> list[str]:
     staff = ["/armadores", "/inspecciones", f"/inspecciones/{s['started']}", f"/inspecciones/{s['submitted']}",
              f"/inspecciones/{s['submitted']}/informe", "/certificados", f"/certificados/{number}"]
     admin = ["/buques/nuevo", f"/buques/{s['vessel']}/editar", "/armadores/nuevo",
-             f"/armadores/{s['owner']}/editar", "/usuarios"]
+             f"/armadores/{s['owner']}/editar", "/usuarios", "/listas/cobertura"]
     return {
         "anonymous": ["/login", *public],
         "police": [*fleet, *public],

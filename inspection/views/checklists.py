@@ -1,11 +1,11 @@
-"""The law's checklists for one vessel, as pages: grouped by topic, every line citing its article."""
+"""The law's checklists as pages: one vessel's, grouped by topic, and the coverage of the law's articles."""
 from flask import Blueprint, render_template
 from flask_login import current_user
 
 from ..access import get_vessel_for
 from ..auth import require_page
 from ..i18n import current_language
-from ..vessel_checklists import CHECKLIST_KINDS, vessel_checklist
+from ..vessel_checklists import CHECKLIST_KINDS, law_coverage, vessel_checklist
 
 bp = Blueprint("checklists", __name__)
 
@@ -28,3 +28,10 @@ def vessel_checklist_page(vessel_id, kind):
     checklist = vessel_checklist(vessel, kind, current_language())
     return render_template("checklists/vessel.html", vessel=vessel, kind=kind, kinds=CHECKLIST_KINDS,
                            checklist=checklist, groups=group_by_topic(checklist["items"]))
+
+
+@bp.route("/listas/cobertura")
+@require_page("admin")
+def coverage_page():
+    """Per text and article: the items covering it or why it is left out; each checklist's version."""
+    return render_template("checklists/coverage.html", **law_coverage())

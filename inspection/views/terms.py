@@ -10,6 +10,8 @@ TERMS = {
                "interrupted": Msg("Interrumpida"), "cancelled": Msg("Cancelada")},
     "outcome": {"passed": Msg("Aprobada"), "passed_with_observations": Msg("Aprobada con observaciones"),
                 "failed": Msg("No aprobada")},
+    "coverage": {"covered": Msg("Cubierto"), "excluded": Msg("Excluido"), "pending": Msg("Pendiente"),
+                 "uncovered": Msg("Sin cubrir")},
     "result": {"pass": Msg("Cumple"), "fail": Msg("No cumple"), "not_applicable": Msg("No corresponde")},
     "action": {"rectified": Msg("Subsanada a bordo"), "before_departure": Msg("Antes de zarpar"),
                "within_14_days": Msg("Dentro de 14 días"), "next_port": Msg("En el próximo puerto"),
