@@ -26,7 +26,7 @@ def make_vessel(**overrides):
     vessel = dict(flag="national", propulsion="motor", service="cargo", hull_material="iron",
                   length_m=30.0, beam_m=7.0, girth_m=12.0, gross_tonnage=150.0, crew=8,
                   max_passengers=0, cabins=0, fire_hydrants=0, holds=1, boilers=0, steam_launch=False,
-                  boats=1, cooking="galley", hot_climate=False)
+                  boats=1, cooking="galley", hot_climate=False, flammable_cargo_kg=0)
     vessel.update(overrides)
     return vessel
 
