@@ -23,6 +23,7 @@ OWNERS = [
 ]
 
 # (owner index, particulars): steam, motor, sail, rowing and towed; passenger, cargo, tug and more.
+# The barge carries kerosene (steel towline, art. 140) and the tanker fuel oil (arts. 133-137).
 VESSELS = [
     (0, dict(registration="PY-1001", name="Presidente Ayala", propulsion="steam", service="passenger",
              hull_material="iron", length_m="45", beam_m="8", girth_m="14", crew=40, max_passengers=200,
@@ -43,10 +44,11 @@ VESSELS = [
              hull_material="wood", length_m="25", beam_m="6", girth_m="11", crew=5, holds=1, boats=1,
              cooking="brazier")),
     (1, dict(registration="PY-2003", name="Chata San Roque", propulsion="towed", service="cargo",
-             hull_material="iron", length_m="40", beam_m="10", girth_m="14", crew=0, holds=3)),
+             hull_material="iron", length_m="40", beam_m="10", girth_m="14", crew=0, holds=3,
+             flammable_cargo_kg=60_000)),
     (1, dict(registration="PY-2004", name="Petrolera Yvytu", propulsion="motor", service="tanker",
              hull_material="iron", length_m="42", beam_m="9", girth_m="13", crew=10, fire_hydrants=6,
-             holds=4, boats=2, cooking="galley")),
+             holds=4, boats=2, cooking="galley", flammable_cargo_kg=400_000)),
     (2, dict(registration="PY-3001", name="Lancha Ñandutí", propulsion="motor", service="passenger",
              hull_material="wood", length_m="12", beam_m="3", girth_m="5", crew=2, max_passengers=20,
              fire_hydrants=1, cooking="none", hot_climate=True)),
@@ -81,7 +83,8 @@ def seed_demo() -> bool:
     for index, values in VESSELS:
         particulars = {"flag": "national", "cabotage_permit": None, "home_port": "Asunción",
                        "max_passengers": 0, "cabins": 0, "fire_hydrants": 0, "holds": 0, "boilers": 0,
-                       "steam_launch": False, "boats": 0, "cooking": "none", "hot_climate": False, **values}
+                       "steam_launch": False, "boats": 0, "cooking": "none", "hot_climate": False,
+                       "flammable_cargo_kg": 0, **values}
         for field in ("length_m", "beam_m", "girth_m"):
             particulars[field] = Decimal(particulars[field])
         create_vessel({**particulars, "owner_id": owners[index].id})

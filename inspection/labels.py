@@ -25,6 +25,7 @@ FIELD_LABELS = {
     "cabins": N_("Camarotes"), "fire_hydrants": N_("Grifos de incendio"), "holds": N_("Bodegas"),
     "boilers": N_("Calderas"), "steam_launch": N_("Lancha a vapor"), "boats": N_("Embarcaciones menores"),
     "cooking": N_("Cocina a bordo"), "hot_climate": N_("Clima cálido (más de 20 °C)"),
+    "flammable_cargo_kg": N_("Carga inflamable o explosiva habitual (kg)"),
     "itinerary_category": N_("Categoría de documentos (Código, art. 23)"),
     "tax_id": N_("RUC o CI"), "email": N_("Correo electrónico"), "phone": N_("Teléfono"), "address": N_("Dirección"),
 }

@@ -107,6 +107,8 @@ class Vessel(db.Model):
     boats: Mapped[int] = mapped_column(default=0)
     cooking: Mapped[str] = mapped_column(_enum("cooking", COOKING), default="none")
     hot_climate: Mapped[bool] = mapped_column(default=False)
+    # Flammable or explosive cargo usually carried, in kg (Ley 928 arts. 133-140), not the vessel's own fuel.
+    flammable_cargo_kg: Mapped[int] = mapped_column(default=0, server_default="0")
     itinerary_category: Mapped[str] = mapped_column(_enum("itinerary_category", ITINERARY_CATEGORIES), default="B")
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
     updated_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow, onupdate=utcnow)

@@ -127,6 +127,9 @@ class VesselSchema(BaseSchema):
     boats = _count("Embarcaciones menores")
     cooking = _choice(COOKING, "Cocina a bordo", load_default="none")
     hot_climate = fields.Boolean(load_default=False, metadata={"description": "Opera con más de 20 °C"})
+    flammable_cargo_kg = fields.Integer(
+        load_default=0, validate=validate.Range(min=0, max=100_000_000),
+        metadata={"description": "Carga inflamable o explosiva habitual en kg, sin el combustible propio (arts. 133-140)"})
     itinerary_category = _choice(ITINERARY_CATEGORIES, "Categoría de documentación a bordo (Código, art. 23)",
                                  load_default="B")
     created_at = fields.AwareDateTime(dump_only=True)
@@ -162,7 +165,7 @@ def exact_tonnage(vessel) -> str:
 
 _VESSEL_PLAIN = ("id", "registration", "name", "owner_id", "flag", "cabotage_permit", "home_port", "propulsion",
                  "service", "hull_material", "crew", "max_passengers", "cabins", "fire_hydrants", "holds", "boilers",
-                 "steam_launch", "boats", "cooking", "hot_climate", "itinerary_category")
+                 "steam_launch", "boats", "cooking", "hot_climate", "flammable_cargo_kg", "itinerary_category")
 
 
 def vessel_json(vessel) -> dict:

@@ -61,7 +61,7 @@ VESSEL_FIELDS = (
     "registration", "name", "owner_id", "flag", "cabotage_permit", "home_port", "propulsion",
     "service", "hull_material", "length_m", "beam_m", "girth_m", "crew", "max_passengers",
     "cabins", "fire_hydrants", "holds", "boilers", "steam_launch", "boats", "cooking", "hot_climate",
-    "itinerary_category",
+    "flammable_cargo_kg", "itinerary_category",
 )
 
 

@@ -105,7 +105,7 @@ def test_articles_are_read_from_the_texts_by_the_quote_checker():
     (LEY, "141", "covered", "seg.lifebuoys.total"),
     (LEY, "141", "covered", "nav.boats.lifeboats"),  # items of two checklists cite it
     (LEY, "210", "covered", "nav.exempt.art210"),  # cited by the exemption, not an item
-    (LEY, "133", "pending", "carga inflamable"),
+    (LEY, "133", "covered", "nav.flammables.not_idle_at_quay"),  # the flammable-cargo items (flammable_cargo_kg)
     (LEY, "184", "pending", "máximo"),
     (LEY, "199", "excluded", "aranceles"),
     # the readings issue 10 corrected: technical survey and equipment, not "administration, fees"
@@ -131,7 +131,7 @@ def test_cli_prints_each_article_and_exits_0(runner):
     lines = result.output.splitlines()
     assert "  art. 141: CUBIERTO: nav.boats.lifeboats, seg.lifebuoys.total" in lines
     assert any(line.startswith("  art. 199: EXCLUIDO: Registros de la Prefectura") for line in lines)
-    assert any(line.startswith("  art. 133: PENDIENTE: ") for line in lines)
+    assert any(line.startswith("  art. 184: PENDIENTE: ") for line in lines)
     assert any(line.startswith("== Ley 928/1927 (ley-928-1927-arts-003-118.txt, ley-928-1927-arts-123-238.txt)")
                and line.endswith("SIN CUBRIR 0") for line in lines)
     assert lines[-1].startswith("Datos válidos: 3 listas,")
@@ -154,7 +154,7 @@ def test_coverage_page_for_admin(client, make_user):
     assert response.status_code == 200
     page, markup = text(response), response.get_data(as_text=True)
     assert 'href="/listas/cobertura"' in markup  # in the admin's navigation
-    assert "Navegabilidad 2026.1" in page and "el historial de cambios está en el repositorio" in page
+    assert f"Navegabilidad {load_catalog().get('navegabilidad').version}" in page and "el historial de cambios está en el repositorio" in page
     assert "seg.lifebuoys.total Salvavidas" in page and "(Seguridad)" in page  # art. 141, covered
     assert "Registros de la Prefectura y aranceles de arqueo" in page  # art. 199, excluded
     assert 'id="texto-1-art-141"' in markup and 'id="texto-4-art-18"' in markup

@@ -26,7 +26,7 @@ def make_vessel(**overrides):
     vessel = dict(flag="national", propulsion="motor", service="cargo", hull_material="iron",
                   length_m=30.0, beam_m=7.0, girth_m=12.0, gross_tonnage=150.0, crew=8,
                   max_passengers=0, cabins=0, fire_hydrants=0, holds=1, boilers=0, steam_launch=False,
-                  boats=1, cooking="galley", hot_climate=False)
+                  boats=1, cooking="galley", hot_climate=False, flammable_cargo_kg=0)
     vessel.update(overrides)
     return vessel
 
@@ -126,7 +126,8 @@ VESSELS = [
      {"nav.hull.condition", "seg.buckets.total", "doc.certificates.navegabilidad",
       "doc.certificates.arqueo", "doc.certificates.seguridad"}),
     ("towed tanker barge", make_vessel(propulsion="towed", service="tanker", gross_tonnage=400.0,
-                                       crew=2, fire_hydrants=3, cooking="none"),
+                                       crew=2, fire_hydrants=3, cooking="none",
+                                       flammable_cargo_kg=300_000),
      {"nav.flammables.steel_towline": None, "nav.flammables.red_flag": None, "nav.flammables.no_fire": None,
       "nav.buckets.total": 2, "nav.hoses.total": 2, "nav.hoses.cabinets": None, "nav.hydrants.numbered": None,
       "doc.certificates.navegabilidad": None, "nav.boats.afloat": 1},
@@ -157,7 +158,8 @@ VESSELS = [
       "nav.lights.navigation": None, "nav.buckets.total": 4},
      {"nav.hull.condition", "nav.tonnage.measured", "nav.markings.name", "nav.ground_tackle.outfit",
       "nav.boats.afloat", "seg.buckets.total"}),
-    ("motor tanker, hot climate", make_vessel(service="tanker", hot_climate=True, crew=7),
+    ("motor tanker, hot climate", make_vessel(service="tanker", hot_climate=True, crew=7,
+                                              flammable_cargo_kg=400_000),
      {"seg.fire.flammables_hold": None, "nav.flammables.red_flag": None, "nav.flammables.no_fire": None},
      {"nav.flammables.steel_towline", "nav.flammables.passenger_limit_360", "nav.health.water_sterilizer"}),
     ("sail work vessel with a donkey boiler", make_vessel(propulsion="sail", service="work", boilers=1,
@@ -215,7 +217,7 @@ def test_checklist_shape_and_languages():
     es = build("seguridad", PASSENGER_STEAMER)
     en = build("seguridad", PASSENGER_STEAMER, lang="en")
     assert set(es) == {"kind", "version", "title_es", "title_en", "exempt", "exemption", "items"}
-    assert es["kind"] == "seguridad" and es["version"] == "2026.1" and es["exemption"] is None
+    assert es["kind"] == "seguridad" and es["version"] == "2026.2" and es["exemption"] is None
     by_id = {i["id"]: i for i in en["items"]}
     lifebuoys = by_id["seg.lifebuoys.total"]
     assert lifebuoys["unit"] == "lifebuoys" and lifebuoys["topic_title"] == "Lifebuoys"
@@ -333,4 +335,4 @@ def test_coverage_report_rows():
     seg_ley = next(r for r in rows if r["kind"] == "seguridad" and r["source"] == "Ley 928/1927")
     assert {"141", "143", "144", "151", "217", "218"} <= set(seg_ley["articles"])
     assert seg_ley["exemptions"] == ["Ley 928/1927 art. 211"]
-    assert "seguridad 2026.1" in format_coverage(rows)
+    assert "seguridad 2026.2" in format_coverage(rows)

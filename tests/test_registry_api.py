@@ -175,7 +175,8 @@ def test_openapi_is_generated_from_schemas(client):
     spec = client.get("/api/v1/openapi.json").json
     assert spec["openapi"].startswith("3.")
     vessel = spec["components"]["schemas"]["Vessel"]["properties"]
-    for field in ("registration", "gross_tonnage", "boilers", "steam_launch", "hot_climate", "cooking"):
+    for field in ("registration", "gross_tonnage", "boilers", "steam_launch", "hot_climate", "cooking",
+                  "flammable_cargo_kg"):
         assert field in vessel
     assert "/api/v1/vessels/{vessel_id}" in spec["paths"]
 
@@ -203,3 +204,28 @@ def test_out_of_range_numbers_are_clear_errors_not_500(client, admin, url, statu
 def test_openapi_bounds_are_numbers(client):
     vessel = client.get("/api/v1/openapi.json").json["components"]["schemas"]["Vessel"]["properties"]
     assert vessel["beam_m"]["maximum"] == 500 and vessel["beam_m"]["exclusiveMinimum"] is True
+
+
+def test_flammable_cargo_is_created_read_and_patched(client, admin, make_owner):
+    """flammable_cargo_kg (api.md) defaults to 0, round-trips, and a PATCH changes the barge's checklist."""
+    owner = make_owner()
+    barge = {**VESSEL, "propulsion": "towed", "crew": 0, "fire_hydrants": 0, "cooking": "none", "owner_id": owner.id}
+    created = client.post("/api/v1/vessels", json=barge, headers=admin).json
+    assert created["flammable_cargo_kg"] == 0
+    url = f"/api/v1/vessels/{created['id']}"
+    checklist = f"{url}/checklists/navegabilidad"
+    assert "nav.flammables.steel_towline" not in {i["id"] for i in client.get(checklist, headers=admin).json["items"]}
+    response = client.patch(url, json={"flammable_cargo_kg": 5000}, headers=admin)
+    assert response.status_code == 200 and response.json["flammable_cargo_kg"] == 5000
+    assert client.get(url, headers=admin).json["flammable_cargo_kg"] == 5000
+    ids = {i["id"] for i in client.get(checklist, headers=admin).json["items"]}
+    assert {"nav.flammables.steel_towline", "nav.flammables.no_fire", "nav.flammables.not_idle_at_quay"} <= ids
+
+
+@pytest.mark.parametrize("value", [-1, 100_000_001, "mucho"])
+def test_flammable_cargo_must_be_whole_kilograms(client, admin, make_owner, value):
+    owner = make_owner()
+    response = client.post("/api/v1/vessels", json={**VESSEL, "owner_id": owner.id, "flammable_cargo_kg": value},
+                           headers=admin)
+    assert response.status_code == 422
+    assert "flammable_cargo_kg" in response.json["errors"]
