@@ -53,8 +53,7 @@ def add_months(day: date, months: int) -> date:
 
 def validity(kind: str, inspected_on: date, issued_on: date, chosen_until: date | None = None,
              practice: TermPractice | None = None) -> date:
-    """Valid-until date counted from the inspection (art. 207): seguridad's legal six months, or navegabilidad's
-    practised term, or the one the inspector fixes (art. 203) after the issue date and within `practice`'s maximum."""
+    """Valid-until date from the inspection (art. 207): the legal or practised term, or the inspector's (art. 203)."""
     if kind != "navegabilidad":
         if chosen_until is not None:
             raise Invalid(errors={"valid_until": [Msg("El certificado de seguridad rige seis meses (art. 211).")]})
