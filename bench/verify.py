@@ -39,7 +39,7 @@ def issue_demo_certificate(config: dict) -> dict:
         db.session.add(inspection)
         db.session.flush()
         certificate = issue_certificate(inspector, inspection, current_office(), signer(current_office(), now),
-                                        today, now)
+                                        today, now, today)
         db.session.commit()
         qr = make_qr(config["PUBLIC_URL"], certificate.token)
         facts = {"token": certificate.token, "number": certificate.number, "qr_version": qr.version,

@@ -11,7 +11,9 @@ office and the signatures art. 221 requires.
     kind                "navegabilidad" | "seguridad"
     revision            int
     issued_on           date
+    inspected_on        date of the inspection the term runs from (optional, art. 207)
     valid_until         date
+    practice_months     the Prefectura's usual navegabilidad term (optional, 12): printed as practice, not law
     next_inspection_on  date or None
     office_name         issuing office, e.g. "Prefectura de Puerto de Asunción"
     office_zone         the office's tzinfo (optional, UTC): the document date is its midnight
@@ -121,6 +123,20 @@ def _date(value) -> dt.date | None:
     if isinstance(value, dt.date):
         return value
     return dt.date.fromisoformat(str(value))
+
+
+def term_basis(cert: dict) -> str:
+    """Where the certificate's term comes from: the law for seguridad, the Prefectura's practice for navegabilidad."""
+    inspected = _date(cert.get("inspected_on"))
+    # Art. 207 ties the next inspection to the one performed: the term runs from the inspection.
+    runs = f" y corre desde la inspección del {_long_date(inspected)} (art. 207)" if inspected else ""
+    if cert["kind"] == "seguridad":
+        return f"El término de seis meses es el de los arts. 211 y 225{runs}."
+    months = cert.get("practice_months", 12)
+    term = "un año" if months == 12 else f"{months} meses"
+    # Arts. 201 and 203 set no term: the year is the Prefectura's practice, which the inspector may shorten.
+    return (f"El término ordinario de {term} es práctica de la Prefectura General de Puertos, no un plazo de la "
+            f"ley (arts. 201 y 203){runs}.")
 
 
 def _long_date(value) -> str:
@@ -265,7 +281,7 @@ def render_certificate_pdf(cert: dict, lang: str = "es") -> bytes:
     pdf.set_font("Times", "", 10.5)
     pdf.set_text_color(*INK)
     pdf.set_x(LEFT)
-    pdf.multi_cell(RIGHT - LEFT, 4.7, PREAMBLE[kind], align="J",
+    pdf.multi_cell(RIGHT - LEFT, 4.7, f"{PREAMBLE[kind]} {term_basis(cert)}", align="J",
                    new_x=XPos.LMARGIN, new_y=YPos.NEXT)
 
     # Particulars (left) and QR with the number (right).

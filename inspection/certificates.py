@@ -1,7 +1,9 @@
 """Certificates: issue after a passed inspection, derive status from records, decide, verify.
 
-Terms: navegabilidad one year unless the inspector sets a shorter one (art. 203, repairs due);
-seguridad six months (arts. 211, 225). The owner applies for the next inspection a month before
+Terms run from the inspection's office date, not the issue date (art. 207 ties the next inspection
+to the one performed). Navegabilidad: the law sets no term (arts. 201, 203), so the Prefectura's
+practice (a year, legal_terms.toml [practice]) unless the inspector fixes a shorter one, or a longer
+one up to the office's maximum (art. 203); seguridad six months (arts. 211, 225). The owner applies for the next inspection a month before
 expiry (art. 222). Status precedence, for the police verdict: revoked > superseded > expired >
 suspended > valid (a certificate replaced or past its date says so even while a detention stands).
 """
@@ -19,7 +21,7 @@ from .audit import record_event
 from .certificate_pdf import DEFAULT_ARTICLES
 from .exceptions import Conflict, Forbidden, Invalid
 from .extensions import db
-from .legal_terms import application_months, certificate_months
+from .legal_terms import TermPractice, application_months, certificate_months, navegabilidad_practice
 from .messages import Msg
 from .models import (
     Certificate,
@@ -49,16 +51,25 @@ def add_months(day: date, months: int) -> date:
     return date(year, month, min(day.day, calendar.monthrange(year, month)[1]))
 
 
-def validity(kind: str, issued_on: date, shorter_until: date | None = None) -> date:
-    """Valid-until date: the legal term, or the inspector's shorter term for navegabilidad (art. 203)."""
-    until = add_months(issued_on, certificate_months(kind))
-    if shorter_until is not None:
-        if kind != "navegabilidad":
+def validity(kind: str, inspected_on: date, issued_on: date, chosen_until: date | None = None,
+             practice: TermPractice | None = None) -> date:
+    """Valid-until date from the inspection (art. 207): the legal or practised term, or the inspector's (art. 203)."""
+    if kind != "navegabilidad":
+        if chosen_until is not None:
             raise Invalid(errors={"valid_until": [Msg("El certificado de seguridad rige seis meses (art. 211).")]})
-        if not issued_on < shorter_until <= until:
-            raise Invalid(errors={"valid_until": [Msg("El término debe estar entre mañana y un año.")]})
-        until = shorter_until
-    return until
+        return add_months(inspected_on, certificate_months(kind))
+    practice = practice or navegabilidad_practice()
+    if chosen_until is None:
+        return add_months(inspected_on, practice.months)
+    longest = add_months(inspected_on, practice.max_months)
+    if chosen_until > longest:
+        raise Invalid(errors={"valid_until": [Msg(
+            "El término supera el máximo que admite la Prefectura: {months} meses desde la inspección, hasta el {until}.",
+            months=practice.max_months, until=longest.isoformat())]})
+    if chosen_until <= issued_on:
+        raise Invalid(errors={"valid_until": [Msg("El término debe terminar después de la fecha de expedición, {on}.",
+                                                  on=issued_on.isoformat())]})
+    return chosen_until
 
 
 def application_due_on(valid_until: date) -> date:
@@ -174,15 +185,16 @@ def _next_counter(kind: str, year: int) -> int:
 
 
 def issue_certificate(actor: User, inspection: Inspection, office: Office, signer: Callable[[], tuple],
-                      today: date, now: datetime, shorter_until: date | None = None) -> Certificate:
+                      today: date, now: datetime, inspected_on: date, chosen_until: date | None = None) -> Certificate:
     """Issue the certificate of a passed inspection; it supersedes the vessel's previous one of its kind.
 
     `signer()` gives the office's (kid, private key): the boundary's (keys.signer), asked only here.
+    `inspected_on` is the inspection's office date, which the term runs from (art. 207); `today` dates the issue.
     """
     if inspection.status != "submitted" or inspection.outcome not in ("passed", "passed_with_observations"):
         raise Conflict(Msg("Solo una inspección aprobada emite certificado."))
     kind, vessel = inspection.kind, inspection.vessel
-    valid_until = validity(kind, today, shorter_until)
+    valid_until = validity(kind, inspected_on, today, chosen_until, office.navegabilidad)
     open_deficiencies = db.session.scalars(db.select(Deficiency).filter_by(inspection_id=inspection.id, status="open")
                                            .order_by(Deficiency.due_on)).all()
     conditions = [f"{d.description} — art. {d.article} — plazo {d.due_on.isoformat()}" for d in open_deficiencies]
@@ -200,7 +212,7 @@ def issue_certificate(actor: User, inspection: Inspection, office: Office, signe
     token = sign_certificate(claims, private, kid)
     qr = make_qr(office.public_url, token)
     certificate = Certificate(number=number, kind=kind, vessel_id=vessel.id, inspection_id=inspection.id,
-                              revision=revision, issued_on=today, valid_until=valid_until,
+                              revision=revision, issued_on=today, inspected_on=inspected_on, valid_until=valid_until,
                               next_inspection_on=valid_until, status_index=status_index,
                               office_code=claims.issuer, kid=kid, token=token, qr_png=qr.png,
                               qr_version=qr.version, conditions=conditions, created_at=now)
@@ -209,7 +221,8 @@ def issue_certificate(actor: User, inspection: Inspection, office: Office, signe
     if previous is not None:
         previous.superseded_by_id = certificate.id
     record_event(actor, "certificate.issued", "certificate", number, inspection_id=inspection.id,
-                 details={"kind": kind, "valid_until": valid_until.isoformat(), "revision": revision,
+                 details={"kind": kind, "inspected_on": inspected_on.isoformat(), "valid_until": valid_until.isoformat(),
+                          "revision": revision,
                           "supersedes": previous.number if previous else None}, at=now)
     return certificate
 
@@ -229,6 +242,7 @@ def certificate_json(certificate: Certificate, status: str, public_url: str) -> 
         "number": certificate.number, "kind": certificate.kind, "vessel_id": certificate.vessel_id,
         "vessel": {"registration": certificate.vessel.registration, "name": certificate.vessel.name},
         "revision": certificate.revision, "issued_on": certificate.issued_on.isoformat(),
+        "inspected_on": certificate.inspected_on.isoformat(),
         "valid_until": certificate.valid_until.isoformat(),
         "next_inspection_on": certificate.next_inspection_on.isoformat() if certificate.next_inspection_on else None,
         "apply_by": application_due_on(certificate.valid_until).isoformat(),
@@ -251,7 +265,8 @@ def certificate_document(certificate: Certificate, office: Office, zone: tzinfo,
     drawn = _drawn_signatures(certificate.inspection, storage)
     return {
         "number": certificate.number, "kind": certificate.kind, "revision": certificate.revision,
-        "issued_on": certificate.issued_on, "valid_until": certificate.valid_until,
+        "issued_on": certificate.issued_on, "inspected_on": certificate.inspected_on,
+        "valid_until": certificate.valid_until, "practice_months": office.navegabilidad.months,
         "next_inspection_on": certificate.next_inspection_on, "office_name": office.name,
         "office_zone": zone,
         "vessel": {"registration": v.registration, "name": v.name, "flag": v.flag, "home_port": v.home_port,

@@ -5,6 +5,7 @@ from datetime import timedelta
 from pathlib import Path
 
 from .clock import DEFAULT_ZONE, zone_named
+from .legal_terms import navegabilidad_practice
 
 DEFAULTS = {
     "DATABASE_URL": None,  # None: SQLite file under the instance folder
@@ -14,6 +15,10 @@ DEFAULTS = {
     "OFFICE_CODE": "PGP-ASU",
     "OFFICE_NAME": "Prefectura General de Puertos — Asunción",
     "OFFICE_TZ": DEFAULT_ZONE,  # the law's "today" is the office's date, not the UTC one
+    # The navegabilidad term is the Prefectura's practice, not the law's (arts. 201, 203): None takes
+    # legal_terms.toml's [practice] (12 months, and no longer).
+    "NAVEGABILIDAD_MONTHS": None,
+    "NAVEGABILIDAD_MAX_MONTHS": None,
     "AUTO_SIGNING_KEY": False,  # make the office's first key on first issue: the demo only (`python app.py`)
     "VERIFY_CACHE_SIZE": 10_000,  # recent signature checks kept per process; 0 checks every scan
     "TOKEN_TTL_HOURS": 12,
@@ -67,6 +72,7 @@ def load_config(app, test_config=None):
     # The signed cookie itself stops being accepted when the longest session would have ended.
     app.config["PERMANENT_SESSION_LIFETIME"] = timedelta(hours=app.config["SESSION_LIFETIME_HOURS"])
     zone_named(app.config["OFFICE_TZ"])  # an unknown zone stops the app here, not on the first request
+    navegabilidad_practice(app.config["NAVEGABILIDAD_MONTHS"], app.config["NAVEGABILIDAD_MAX_MONTHS"])  # likewise
     if not app.config.get("SECRET_KEY"):
         app.config["SECRET_KEY"] = _instance_secret(instance)
 

@@ -147,6 +147,7 @@ def _inspect(admin, inspector, vessel, kind, now, today, fail: tuple = ()):
     """Run a whole inspection through the real operations, photos included."""
     from uuid import uuid4
 
+    from .clock import office_zone
     from .closing import close_inspection
     from .inspections import schedule_inspection, start_inspection
     from .keys import signer
@@ -160,7 +161,7 @@ def _inspect(admin, inspector, vessel, kind, now, today, fail: tuple = ()):
                                              "master_name": "Cap. Ramón Giménez",
                                              "signatures": {"inspector": demo_signature(inspector.id),
                                                             "master": demo_signature(vessel.id + 1)}},
-                     current_office(), signer(current_office(), now), today, now, media_storage())
+                     current_office(), signer(current_office(), now), today, now, media_storage(), office_zone())
     return inspection
 
 

@@ -10,7 +10,7 @@ LABELS = {
     "service": {"passenger": N_("Pasajeros"), "cargo": N_("Carga"), "mixed": N_("Mixto (pasajeros y carga)"),
                 "tug": N_("Remolcador"), "livestock": N_("Transporte de ganado"), "tanker": N_("Buque tanque"),
                 "raft": N_("Balsa"), "work": N_("Trabajo")},
-    "hull_material": {"iron": N_("Hierro"), "wood": N_("Madera"), "mixed": N_("Mixto")},
+    "hull_material": {"iron": N_("Hierro"), "steel": N_("Acero"), "wood": N_("Madera"), "mixed": N_("Mixto")},
     "cooking": {"galley": N_("Cocina"), "brazier": N_("Brasero"), "none": N_("Ninguna")},
     "itinerary_category": {"A": N_("A"), "B": N_("B"), "C": N_("C"), "D": N_("D")},
     "role": {"admin": N_("Administración"), "inspector": N_("Inspector"), "owner": N_("Armador"), "police": N_("Policía")},

@@ -1,9 +1,26 @@
-"""The law's terms (certificate validity, application lead, re-inspection) read from legal_terms.toml."""
+"""The law's terms (certificate validity, application lead, re-inspection) and the Prefectura's practice, from legal_terms.toml."""
 import tomllib
+from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
 PATH = Path(__file__).with_name("legal_terms.toml")
+
+
+@dataclass(frozen=True)
+class TermPractice:
+    """The navegabilidad term in months: the Prefectura's usual one and the longest an inspector may fix."""
+
+    months: int
+    max_months: int
+
+    def __post_init__(self):
+        for name in ("months", "max_months"):
+            value = getattr(self, name)
+            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+                raise ValueError(f"navegabilidad {name} must be a positive whole number, got {value!r}")
+        if self.max_months < self.months:
+            raise ValueError(f"navegabilidad max_months ({self.max_months}) is below the usual term ({self.months})")
 
 
 @cache
@@ -18,8 +35,20 @@ def legal_terms() -> dict:
 
 
 def certificate_months(kind: str) -> int:
-    """Months a certificate of `kind` runs (arts. 203, 211, 225)."""
+    """Months a certificate of a kind whose term the law sets runs: seguridad (arts. 211, 225)."""
     return legal_terms()["certificate_months"][kind]
+
+
+def navegabilidad_practice(months: int | None = None, max_months: int | None = None) -> TermPractice:
+    """The Prefectura's navegabilidad term (no legal term, arts. 201, 203), with the installation's overrides.
+
+    A usual term raised above the file's maximum raises the maximum with it, unless one is given.
+    """
+    practice = legal_terms()["practice"]
+    months = practice["navegabilidad_months"] if months is None else months
+    if max_months is None:
+        max_months = max(practice["navegabilidad_max_months"], months) if isinstance(months, int) else months
+    return TermPractice(months, max_months)
 
 
 def application_months() -> int:

@@ -19,7 +19,7 @@ ROLES = ("admin", "inspector", "owner", "police")
 FLAGS = ("national", "foreign")
 PROPULSIONS = ("steam", "motor", "sail", "rowing", "towed")
 SERVICES = ("passenger", "cargo", "mixed", "tug", "livestock", "tanker", "raft", "work")
-HULLS = ("iron", "wood", "mixed")
+HULLS = ("iron", "steel", "wood", "mixed")  # steel takes iron's art. 195 factor (tonnage.py)
 COOKING = ("galley", "brazier", "none")
 ITINERARY_CATEGORIES = ("A", "B", "C", "D")  # Código de Navegación art. 23: which documents go aboard
 KINDS = ("navegabilidad", "seguridad")
@@ -410,6 +410,8 @@ class Certificate(db.Model):
     inspection_id: Mapped[int] = mapped_column(sa.ForeignKey("inspections.id"), unique=True)
     revision: Mapped[int] = mapped_column(default=1)
     issued_on: Mapped[date] = mapped_column(sa.Date)
+    # Art. 207: the term runs from the inspection performed (its office date), not from the issue.
+    inspected_on: Mapped[date] = mapped_column(sa.Date)
     valid_until: Mapped[date] = mapped_column(sa.Date, index=True)
     next_inspection_on: Mapped[date | None] = mapped_column(sa.Date)
     status_index: Mapped[int] = mapped_column(unique=True)

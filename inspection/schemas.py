@@ -499,7 +499,8 @@ class SubmitInSchema(BaseSchema):
     master_name = fields.String(required=True, validate=validate.Length(min=2, max=200),
                                 metadata={"description": "Capitán o patrón que toma conocimiento"})
     valid_until = fields.Date(load_default=None, allow_none=True,
-                              metadata={"description": "Término menor del certificado de navegabilidad (art. 203)"})
+                              metadata={"description": "Término que fija el inspector al certificado de navegabilidad (art. 203): "
+                                                       "menor que la práctica de la Prefectura, o mayor hasta su máximo"})
 
 
 class DeficiencySchema(BaseSchema):
@@ -694,6 +695,7 @@ class CertificateSchema(BaseSchema):
     vessel = fields.Dict()
     revision = fields.Integer()
     issued_on = fields.Date()
+    inspected_on = fields.Date(metadata={"description": "Fecha de la inspección, desde la que corre el término (art. 207)"})
     valid_until = fields.Date()
     next_inspection_on = fields.Date(allow_none=True)
     apply_by = fields.Date(metadata={"description": "Solicitar la próxima inspección antes de esta fecha (art. 222)"})

@@ -8,6 +8,7 @@ import uuid
 from datetime import date, datetime, timezone
 from decimal import Decimal
 
+from inspection.clock import office_zone
 from inspection.closing import close_inspection
 from inspection.extensions import db
 from inspection.inspections import (
@@ -57,7 +58,7 @@ def _submitted(admin, inspector, vessel):
     result = close_inspection(inspector, inspection, {"client_id": str(uuid.uuid4()), "signature": "Inspector",
                                                       "master_name": "Cap. Giménez",
                                                       "signatures": signature_images()},
-                              current_office(), signer(current_office(), NOW), TODAY, NOW, media_storage())
+                              current_office(), signer(current_office(), NOW), TODAY, NOW, media_storage(), office_zone())
     deficiency = db.session.scalar(db.select(Deficiency).filter_by(inspection_id=inspection.id))
     return inspection, deficiency, result["certificate"]
 

@@ -16,6 +16,7 @@ from inspection.certificates import (
     validity,
     verify_certificate_token,
 )
+from inspection.legal_terms import TermPractice
 from inspection.models import AuditEvent
 from inspection.signing import (
     CertificateClaims,
@@ -44,18 +45,41 @@ def test_add_months(day, months, expected):
     assert add_months(day, months) == expected
 
 
-def test_terms_by_kind():
-    assert validity("seguridad", TODAY) == date(2027, 5, 30)          # six months, arts. 211, 225
-    assert validity("navegabilidad", TODAY) == date(2027, 11, 30)     # one year by default
-    assert validity("navegabilidad", TODAY, date(2027, 3, 1)) == date(2027, 3, 1)  # shorter, art. 203
+NOV_29, DEC_1 = date(2026, 11, 29), date(2026, 12, 1)
+YEAR, EIGHTEEN = TermPractice(12, 12), TermPractice(12, 18)
+
+
+@pytest.mark.parametrize("kind, inspected_on, issued_on, chosen, practice, expected", [
+    ("seguridad", TODAY, TODAY, None, YEAR, date(2027, 5, 30)),            # six months, arts. 211, 225
+    ("seguridad", NOV_29, DEC_1, None, YEAR, date(2027, 5, 29)),           # from the inspection, art. 207
+    ("navegabilidad", TODAY, TODAY, None, YEAR, date(2027, 11, 30)),       # the Prefectura's year
+    ("navegabilidad", NOV_29, DEC_1, None, YEAR, date(2027, 11, 29)),      # from the inspection, art. 207
+    ("navegabilidad", TODAY, TODAY, None, TermPractice(6, 12), date(2027, 5, 30)),  # the practice is a setting
+    ("navegabilidad", TODAY, TODAY, date(2027, 3, 1), YEAR, date(2027, 3, 1)),      # shorter, art. 203
+    ("navegabilidad", TODAY, TODAY, date(2027, 11, 30), YEAR, date(2027, 11, 30)),  # the whole year
+    ("navegabilidad", TODAY, TODAY, date(2028, 5, 30), EIGHTEEN, date(2028, 5, 30)),  # longer, where allowed
+])
+def test_terms_by_kind(kind, inspected_on, issued_on, chosen, practice, expected):
+    assert validity(kind, inspected_on, issued_on, chosen, practice) == expected
+
+
+def test_the_default_practice_is_a_year():
+    assert validity("navegabilidad", TODAY, TODAY) == date(2027, 11, 30)
     assert application_due_on(date(2027, 5, 30)) == date(2027, 4, 30)  # a month before, art. 222
 
 
-@pytest.mark.parametrize("shorter", [date(2028, 1, 1), TODAY])
-def test_navegabilidad_term_cannot_exceed_a_year_or_be_empty(shorter):
+@pytest.mark.parametrize("kind, chosen, practice, message", [
+    ("navegabilidad", date(2027, 12, 1), YEAR, "El término supera el máximo que admite la Prefectura: 12 meses"),
+    ("navegabilidad", date(2028, 1, 1), YEAR, "hasta el 2027-11-30"),
+    ("navegabilidad", date(2028, 5, 31), EIGHTEEN, "18 meses desde la inspección, hasta el 2028-05-30"),
+    ("navegabilidad", TODAY, YEAR, "El término debe terminar después de la fecha de expedición"),
+    ("seguridad", date(2027, 3, 1), YEAR, "El certificado de seguridad rige seis meses (art. 211)."),
+])
+def test_a_term_beyond_the_maximum_or_before_the_issue_is_refused(kind, chosen, practice, message):
     from inspection.exceptions import Invalid
-    with pytest.raises(Invalid):
-        validity("navegabilidad", TODAY, shorter)
+    with pytest.raises(Invalid) as refused:
+        validity(kind, TODAY, TODAY, chosen, practice)
+    assert message in str(refused.value.errors["valid_until"][0])
 
 
 @pytest.mark.parametrize("facts, today, status", [

@@ -223,3 +223,68 @@ def test_the_demo_command_dates_its_records_in_asuncion(tmp_path, set_clock):
         assert sorted(i.scheduled_on for i in agenda) == [date(2026, 11, 30), date(2026, 12, 5)]
         db.session.remove()
         db.engine.dispose()
+
+
+# --- the term runs from the inspection, not the issue (art. 207) -----------------------------------
+
+def close_offline(client, crew, stand_at, kind, **fields):
+    """An inspection of `kind` performed on 30 November, closed on the tablet at 23:50 and synced on 1 December."""
+    stand_at(at(date(2026, 11, 30), 14))
+    body = {"vessel_id": crew["vessel"].id, "kind": kind, "inspector_id": crew["inspector"].id,
+            "scheduled_on": "2026-11-30", "port": "Asunción"}
+    inspection_id = client.post("/api/v1/inspections", json=body, headers=crew["admin"]).json["id"]
+    assert client.post(f"/api/v1/inspections/{inspection_id}/start", headers=crew["ih"]).status_code == 200
+    answer_all(client, crew, inspection_id, client.get(f"/api/v1/inspections/{inspection_id}",
+                                                       headers=crew["ih"]).json["items"])
+    closed = at(date(2026, 11, 30), 23, 50)
+    stand_at(at(date(2026, 12, 1), 8))
+    return submit(client, crew, inspection_id, submitted_at=closed.isoformat(), **fields)
+
+
+@pytest.mark.parametrize("kind, valid_until", [
+    ("navegabilidad", "2027-11-30"),   # the Prefectura's year from the inspection, not to 1 December
+    ("seguridad", "2027-05-30"),       # six months from the inspection (arts. 207, 211)
+])
+def test_a_certificate_synced_the_next_day_runs_from_the_inspection(client, crew, stand_at, kind, valid_until):
+    response = close_offline(client, crew, stand_at, kind)
+    assert response.status_code == 200, response.json
+    certificate = response.json["certificate"]
+    assert certificate["issued_on"] == "2026-12-01"            # the office issues it when it arrives
+    assert certificate["inspected_on"] == "2026-11-30"         # the tablet's 23:50 in Asunción
+    assert certificate["valid_until"] == valid_until
+    claims = client.get(f"/api/v1/verify/{certificate['token']}").json["certificate"]
+    assert claims["valid_until"] == valid_until                 # the signed token says the same
+
+
+def test_an_inspector_may_fix_a_shorter_term(client, crew, stand_at):
+    certificate = close_offline(client, crew, stand_at, "navegabilidad", valid_until="2027-03-01").json["certificate"]
+    assert certificate["valid_until"] == "2027-03-01"
+
+
+def test_a_longer_term_than_the_maximum_is_refused_in_spanish(client, crew, stand_at):
+    response = close_offline(client, crew, stand_at, "navegabilidad", valid_until="2027-12-01")
+    assert response.status_code == 422
+    assert response.json["errors"]["valid_until"] == [
+        "El término supera el máximo que admite la Prefectura: 12 meses desde la inspección, hasta el 2027-11-30."]
+
+
+def test_a_longer_term_where_the_authority_allows_it(client, crew, stand_at, app):
+    app.config["NAVEGABILIDAD_MAX_MONTHS"] = 18
+    certificate = close_offline(client, crew, stand_at, "navegabilidad", valid_until="2028-05-30").json["certificate"]
+    assert certificate["valid_until"] == "2028-05-30"
+
+
+def test_the_certificate_says_the_year_is_practice_not_law(client, crew, stand_at, signed_in):
+    import pypdfium2
+
+    certificate = close_offline(client, crew, stand_at, "navegabilidad").json["certificate"]
+    browser = signed_in(crew["owner"])
+    page = browser.get(f"/certificados/{certificate['number']}").get_data(as_text=True)
+    assert "El término ordinario de 12 meses es práctica de la Prefectura, no un plazo de la ley" in page
+    assert "30 de noviembre de 2026" in page and "(art. 207)" in page
+    english = browser.get(f"/certificados/{certificate['number']}?lang=en").get_data(as_text=True)
+    assert "practice, not a term set by law (arts. 201 and 203)" in english
+    pdf = pypdfium2.PdfDocument(client.get(certificate["pdf_url"], headers=crew["oh"]).data)
+    text = " ".join(pdf[0].get_textpage().get_text_range().split())
+    assert "El término ordinario de un año es práctica de la Prefectura General de Puertos, no un plazo de la ley" in text
+    assert "corre desde la inspección del 30 de noviembre de 2026 (art. 207)" in text

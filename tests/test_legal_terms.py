@@ -1,15 +1,20 @@
-"""The law's terms come from data, with their articles."""
+"""The law's terms come from data, with their articles; the navegabilidad term is the Prefectura's practice."""
+import pytest
+
 from inspection.legal_terms import (
     application_months,
+    TermPractice,
     certificate_months,
     legal_terms,
+    navegabilidad_practice,
     reinspection_days,
 )
 
 
 def test_terms_match_the_law():
     assert certificate_months("seguridad") == 6        # arts. 211, 225: semestral
-    assert certificate_months("navegabilidad") == 12   # art. 203, yearly practice
+    assert "navegabilidad" not in legal_terms()["certificate_months"]  # arts. 201, 203 set no term
+    assert navegabilidad_practice() == TermPractice(months=12, max_months=12)  # the Prefectura's practice
     assert application_months() == 1                   # art. 222: a month before expiry
     assert reinspection_days() == 14
 
@@ -17,3 +22,40 @@ def test_terms_match_the_law():
 def test_every_figure_is_a_positive_whole_number():
     for section in legal_terms().values():
         assert all(isinstance(v, int) and v > 0 for v in section.values())
+
+
+@pytest.mark.parametrize("months, max_months, expected", [
+    (None, None, TermPractice(12, 12)),
+    (6, None, TermPractice(6, 12)),
+    (18, None, TermPractice(18, 18)),   # a longer practice raises the maximum with it
+    (None, 24, TermPractice(12, 24)),
+])
+def test_the_practice_takes_the_installations_overrides(months, max_months, expected):
+    assert navegabilidad_practice(months, max_months) == expected
+
+
+@pytest.mark.parametrize("months, max_months", [(12, 6), (0, None), ("12", 12), (True, 12)])
+def test_a_practice_that_makes_no_sense_is_refused(months, max_months):
+    with pytest.raises(ValueError, match="navegabilidad"):
+        navegabilidad_practice(months, max_months)
+
+
+def test_the_practice_is_labelled_as_practice_not_law():
+    """legal_terms.toml says, where the figure is, that the year is the Prefectura's practice."""
+    from inspection.legal_terms import PATH
+    text = PATH.read_text(encoding="utf-8")
+    practice = text[text.index("[practice]"):text.index("navegabilidad_months")]
+    assert "práctica de la prefectura, no plazo legal" in practice.lower()
+
+
+def test_the_environment_sets_the_practice(monkeypatch, tmp_path):
+    from app import create_app
+    from inspection.office import current_office
+    monkeypatch.setenv("BALIZA_DATABASE_URL", f"sqlite:///{tmp_path}/x.sqlite")
+    monkeypatch.setenv("BALIZA_SECRET_KEY", "from-env")
+    monkeypatch.setenv("BALIZA_NAVEGABILIDAD_MONTHS", "6")
+    with create_app().app_context():
+        assert current_office().navegabilidad == TermPractice(6, 12)
+    monkeypatch.setenv("BALIZA_NAVEGABILIDAD_MAX_MONTHS", "3")
+    with pytest.raises(ValueError, match="max_months"):
+        create_app()

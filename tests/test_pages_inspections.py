@@ -11,7 +11,7 @@ from datetime import timedelta
 
 import pytest
 
-from inspection.clock import office_date, office_now, office_today
+from inspection.clock import office_date, office_now, office_today, office_zone
 from inspection.closing import close_inspection
 from inspection.extensions import db as _db
 from inspection.formats import format_day
@@ -96,7 +96,7 @@ def submit(crew, inspection_id, db=_db, **data):
     result = close_inspection(crew["inspector_user"], inspection,
                               {"client_id": str(uuid.uuid4()), "signature": "Insp. Demo", "master_name": "Cap. Benítez",
                                "signatures": signature_images(), **data},
-                              office, signer(office, now), office_date(now), now, media_storage())
+                              office, signer(office, now), office_date(now), now, media_storage(), office_zone())
     db.session.commit()
     return result
 

@@ -101,7 +101,7 @@ def test_round_tonnage_rejects_non_finite(value):
         (("45", [8], "14", "iron"), "beam_m"),
         (("45", "8", "0", "iron"), "girth_m"),
         (("45", "8", float("nan"), "iron"), "girth_m"),
-        (("45", "8", "14", "steel"), "hull_material"),
+        (("45", "8", "14", "acero"), "hull_material"),
         (("45", "8", "14", "Iron"), "hull_material"),
         (("45", "8", "14", "hierro"), "hull_material"),
         (("45", "8", "14", None), "hull_material"),

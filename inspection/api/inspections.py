@@ -10,7 +10,7 @@ from sqlalchemy.exc import IntegrityError
 from ..aboard import agenda, package
 from ..access import deficiency_scope, get_deficiency_for, get_vessel_for
 from ..auth import api_user, require
-from ..clock import office_date, office_now, office_today
+from ..clock import office_date, office_now, office_today, office_zone
 from ..closing import close_inspection
 from ..certificates import certificates_json
 from ..exceptions import Conflict, DomainError, Invalid, NotFound
@@ -341,7 +341,8 @@ def post_submit(data, inspection_id):
     def action():
         now = office_now()
         today, office = office_date(now), current_office()
-        result = close_inspection(actor, inspection, data, office, signer(office, now), today, now, media_storage())
+        result = close_inspection(actor, inspection, data, office, signer(office, now), today, now, media_storage(),
+                                  office_zone())
         certificate = result["certificate"]
         return {"outcome": result["outcome"], "deficiencies": DeficiencySchema(many=True).dump(result["deficiencies"]),
                 "missing_answers": result["missing_answers"],

@@ -1,7 +1,7 @@
 """vessels: flammable_cargo_kg, the flammable or explosive cargo usually carried (Ley 928 arts. 133-140)
 
 Revision ID: flam10
-Revises: upload09
+Revises: steel10
 Create Date: 2026-12-01 13:03:45.279249
 
 """
@@ -11,7 +11,7 @@ import sqlalchemy as sa
 
 # revision identifiers, used by Alembic.
 revision = 'flam10'
-down_revision = 'upload09'
+down_revision = 'steel10'
 branch_labels = None
 depends_on = None
 
