@@ -237,3 +237,18 @@ def count_queries(db):
         return len(seen)
 
     return count
+
+
+@pytest.fixture
+def data_dir(tmp_path):
+    """A private copy of the checklist data (TOML files and legal texts) that a test may break."""
+    import shutil
+
+    from checklists.loader import DATA_DIR
+
+    target = tmp_path / "data"
+    target.mkdir()
+    for path in DATA_DIR.glob("*.toml"):
+        shutil.copy(path, target / path.name)
+    shutil.copytree(DATA_DIR / "sources", target / "sources")
+    return target

@@ -1,26 +1,13 @@
 """Coverage of the law: every article of the texts is cited by an item or excluded with a reason (exclusions.toml)."""
-import shutil
 from pathlib import Path
 
 import pytest
 
 from checklists import ChecklistError, article_coverage, load_catalog, uncovered_articles
-from checklists.loader import DATA_DIR
 from tests.test_pages_checklists import login, text
 
 LEY = "Ley 928/1927"
 COLOMBIA = "Decreto colombiano de navegación fluvial"
-
-
-@pytest.fixture
-def data_dir(tmp_path):
-    """A private copy of the checklist data that a test may break."""
-    target = tmp_path / "data"
-    target.mkdir()
-    for path in DATA_DIR.glob("*.toml"):
-        shutil.copy(path, target / path.name)
-    shutil.copytree(DATA_DIR / "sources", target / "sources")
-    return target
 
 
 def add_exclusion(directory: Path, body: str, key: str = "excluded"):

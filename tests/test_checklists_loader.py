@@ -1,7 +1,6 @@
 """Loading checklist data: broken files fail with the file and the item named."""
 
 import re
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -11,17 +10,6 @@ import pytest
 import checklists
 from checklists import ChecklistError, load_catalog
 from checklists.loader import DATA_DIR
-
-
-@pytest.fixture
-def data_dir(tmp_path):
-    """A private copy of the checklist data that a test may break."""
-    target = tmp_path / "data"
-    target.mkdir()
-    for path in DATA_DIR.glob("*.toml"):
-        shutil.copy(path, target / path.name)
-    shutil.copytree(DATA_DIR / "sources", target / "sources")
-    return target
 
 
 def edit(directory: Path, file: str, old: str, new: str, item_id: str | None = None):
