@@ -246,7 +246,8 @@ def seed_inspections(rig, count: int) -> list[dict]:
     from inspection.users import create_user
     from inspection.vessel_checklists import pinned_items
     from inspection.vessels import create_owner, create_vessel, particulars_of
-    from tests.tablet_steps import PARTICULARS, PASSWORD
+    from tests.fleets import PARTICULARS
+    from tests.tablet_steps import PASSWORD
     seeded = []
     with rig.app.app_context():
         inspector = create_user("insp-banco", PASSWORD, "inspector", full_name="Inspector de Banco")

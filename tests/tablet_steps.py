@@ -5,7 +5,6 @@ State the browser does not need to build (the vessel, the inspector, the schedul
 operations against the rig's database; everything the inspector does goes through the screen.
 """
 import os
-from decimal import Decimal
 from pathlib import Path
 
 from PIL import Image, ImageDraw
@@ -17,18 +16,12 @@ from inspection.models import Answer, Certificate, Inspection, Photo
 from inspection.users import create_user
 from inspection.vessel_checklists import pinned_items
 from inspection.vessels import create_owner, create_vessel, particulars_of
+from tests.fleets import PARTICULARS
 from tests.live_site import ARGS, CHROMIUM
 
 TABLET = {"width": 800, "height": 1280}
 SHOTS = Path(os.environ.get("BALIZA_SCREENSHOTS", "/tmp/baliza-screenshots"))  # for a person to look at
 PASSWORD = "tableta-de-prueba"
-PARTICULARS = {
-    "flag": "national", "cabotage_permit": None, "home_port": "Asunción", "propulsion": "motor",
-    "service": "cargo", "hull_material": "iron", "length_m": Decimal("30"), "beam_m": Decimal("7"),
-    "girth_m": Decimal("11"), "crew": 6, "max_passengers": 0, "cabins": 0, "fire_hydrants": 3, "holds": 1,
-    "boilers": 0, "steam_launch": False, "boats": 1, "cooking": "galley", "hot_climate": False,
-    "flammable_cargo_kg": 0,
-}
 
 
 def seed(rig, name: str) -> dict:
@@ -92,6 +85,12 @@ def sign_in_and_take_aboard(rig, page, seeded):
         return false;
     }""", timeout=30_000)
     return card
+
+
+def open_from_agenda(page, card: str) -> None:
+    """Open the inspection of an agenda card (served offline by the worker) and wait for its screen."""
+    page.click(f"{card} a.agenda-title")
+    page.wait_for_selector("#inspection[data-ready] #start-button", timeout=20_000)
 
 
 def go_offline(rig, context):

@@ -26,6 +26,7 @@ from tests.tablet_steps import (
     close_inspection,
     go_offline,
     local_record,
+    open_from_agenda,
     open_profile,
     plan,
     seed,
@@ -67,8 +68,7 @@ def journey(rig, tmp_path, camera_files, name: str, fault=None, sync_timeout: fl
         card = sign_in_and_take_aboard(rig, page, seeded)
         go_offline(rig, context)
         before_offline = time.time()
-        page.click(f"{card} a.agenda-title")
-        page.wait_for_selector("#inspection[data-ready] #start-button", timeout=20_000)
+        open_from_agenda(page, card)
         photos = answer_everything(page, seeded, answers, camera_files)
         page.locator("article.item").nth(5).scroll_into_view_if_needed()
         shoot(page, "1_offline_answered")
@@ -179,8 +179,7 @@ def test_a_revoked_tablet_keeps_its_work_until_the_inspector_signs_in_again(rig,
         context, page = open_profile(pw, tmp_path / "profile")
         card = sign_in_and_take_aboard(rig, page, seeded)
         go_offline(rig, context)
-        page.click(f"{card} a.agenda-title")
-        page.wait_for_selector("#inspection[data-ready] #start-button")
+        open_from_agenda(page, card)
         page.click("#start-button")
         page.locator(f"article[data-item='{first['id']}'] input[value=fail]").check()
         page.locator(f"article[data-item='{second['id']}'] input[value=pass]").check()
@@ -244,8 +243,7 @@ def test_a_start_refused_because_the_vessel_changed_is_shown_and_put_right(rig, 
             update_vessel(vessel, {"crew": vessel.crew + 4})  # more crew: more buckets required (art. 144)
             db.session.commit()
         go_offline(rig, context)
-        page.click(f"{card} a.agenda-title")
-        page.wait_for_selector("#inspection[data-ready] #start-button")
+        open_from_agenda(page, card)
         page.click("#start-button")
         page.locator(f"article[data-item='{other['id']}'] input[value=pass]").check()
         page.locator(f"article[data-item='{buckets['id']}'] input[value=pass]").check()
@@ -288,8 +286,7 @@ def test_work_refused_by_the_server_is_shown_never_dropped(rig, tmp_path, camera
     with sync_api.sync_playwright() as pw:
         context, page = open_profile(pw, tmp_path / "profile")
         card = sign_in_and_take_aboard(rig, page, seeded)
-        page.click(f"{card} a.agenda-title")
-        page.wait_for_selector("#inspection[data-ready] #start-button")
+        open_from_agenda(page, card)
         page.click("#start-button")  # online: the start reaches the server
         wait_until(lambda: server_state(rig, inspection_id)["status"] == "in_progress", 20, what="the start")
         go_offline(rig, context)

@@ -56,6 +56,7 @@ function badge(user) {
   const button = el.querySelector('button');
   const problems = document.getElementById('sync-problems');
   button.addEventListener('click', () => syncNow());
+  let counted = null;  // the unsent work is read again when an entry is done, not on every byte of progress
   watch(async (status) => {
     const lang = pageLanguage();
     const last = status.last_sync ? gettext('Última sincronización: {when}', { when: formatMoment(status.last_sync, lang) })
@@ -82,6 +83,9 @@ function badge(user) {
     } else {
       text.textContent = status.last_sync ? `${gettext('Al día')} · ${last}` : gettext('Nada pendiente de envío');
     }
+    const step = `${status.state}/${status.done}/${status.pending}/${status.failed}`;
+    if (step === counted) return;
+    counted = step;
     const work = await unsentWork();
     const size = document.getElementById('unsent-size');
     if (size) size.textContent = work.entries ? gettext('Sin enviar en esta tableta: {n} cambios, {size} de fotos', { n: work.entries, size: human(work.bytes) }) : '';
