@@ -140,6 +140,7 @@ def test_settings_defaults_and_versions():
         "opt_art143_passenger_vessels_only": False,
         "opt_art138_limit_400": False,
         "opt_apply_colombian_decree": True,
+        "opt_binding_colombian_decree": False,
         "opt_unpowered_fire_gear_in_navegabilidad": True,
     }
     for kind in catalog.kinds:
