@@ -94,7 +94,8 @@ def build_checklist(checklist: Checklist, particulars: Mapping, settings: Mappin
         if not _applies(item.applies, env, checklist.kind, item.id, "applies"):
             continue
         required = _quantity(item, env, checklist.kind)
-        practice = _is_practice(context.sources[item.source], env)
+        source = context.sources[item.source]
+        practice = _is_practice(source, env)
         result["items"].append({
             "id": item.id,
             "title": getattr(item, f"title_{lang}"),
@@ -108,7 +109,7 @@ def build_checklist(checklist: Checklist, particulars: Mapping, settings: Mappin
             "evidence_required": item.evidence_required,
             "detainable": item.detainable and not practice,
             "certificate": item.certificate,
-            "foreign": context.sources[item.source].foreign,
+            "foreign": source.foreign,
             "practice": practice,
         })
     return result
