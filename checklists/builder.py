@@ -94,6 +94,8 @@ def build_checklist(checklist: Checklist, particulars: Mapping, settings: Mappin
         if not _applies(item.applies, env, checklist.kind, item.id, "applies"):
             continue
         required = _quantity(item, env, checklist.kind)
+        source = context.sources[item.source]
+        practice = _is_practice(source, env)
         result["items"].append({
             "id": item.id,
             "title": getattr(item, f"title_{lang}"),
@@ -105,10 +107,17 @@ def build_checklist(checklist: Checklist, particulars: Mapping, settings: Mappin
             "required": required,
             "unit": getattr(item, f"unit_{lang}"),
             "evidence_required": item.evidence_required,
-            "detainable": item.detainable,
+            "detainable": item.detainable and not practice,
             "certificate": item.certificate,
+            "foreign": source.foreign,
+            "practice": practice,
         })
     return result
+
+
+def _is_practice(source, env) -> bool:
+    """A foreign instrument not declared binding is adopted practice: its failures are observations."""
+    return source.foreign and not env[source.binding_setting]
 
 
 def coverage_report(catalog: Catalog) -> list[dict]:

@@ -25,6 +25,8 @@ class Source:
     files: tuple[str, ...]
     articles: Mapping[str, str]  # article number -> normalised text
     full_text: str  # normalised text of all files
+    foreign: bool = False  # a foreign instrument has no force in Paraguay by itself
+    binding_setting: str | None = None  # the setting that declares a foreign instrument binding
 
     def contains(self, quote: str) -> bool:
         """True if the quote appears anywhere in the instrument."""

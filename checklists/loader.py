@@ -7,7 +7,7 @@ import numbers
 import re
 import tomllib
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from types import MappingProxyType
 
@@ -186,6 +186,7 @@ def _load(directory: Path) -> Catalog:
     sources = _load_sources(directory)
     particulars = _load_particulars(directory)
     settings = _load_settings(directory, set(particulars))
+    _check_standing(sources, settings)
     topics = _load_topics(directory)
     terms = _load_terms(directory, particulars, settings)
     context = Context(*(MappingProxyType(m) for m in (sources, particulars, settings, terms, topics)))
@@ -257,12 +258,30 @@ def _load_sources(directory: Path) -> dict[str, Source]:
         files = entry.get("files")
         if not isinstance(files, list) or not files or not all(isinstance(f, str) for f in files):
             raise ChecklistError(f"source {name!r}: 'files' must be a list of file names", file)
+        foreign, binding = entry.get("foreign"), entry.get("binding_setting")
+        if not isinstance(foreign, bool):
+            raise ChecklistError(f"source {name!r}: 'foreign' must be true or false (the instrument's standing)", file)
+        if foreign != (binding is not None):
+            raise ChecklistError(f"source {name!r}: a foreign instrument, and only a foreign one, names the "
+                                 "'binding_setting' that declares it binding", file)
         try:
-            sources[name] = read_source(name, _text(entry, "short_es", file), _text(entry, "short_en", file),
-                                        directory / "sources", files)
+            source = read_source(name, _text(entry, "short_es", file), _text(entry, "short_en", file),
+                                 directory / "sources", files)
         except (OSError, ValueError) as exc:
             raise ChecklistError(f"source {name!r}: {exc}", file) from None
+        sources[name] = replace(source, foreign=foreign, binding_setting=binding)
     return sources
+
+
+def _check_standing(sources: Mapping[str, Source], settings: Mapping[str, Setting]) -> None:
+    """A foreign instrument names an existing boolean setting that declares it binding."""
+    for name, source in sources.items():
+        if not source.foreign:
+            continue
+        setting = settings.get(source.binding_setting) if isinstance(source.binding_setting, str) else None
+        if setting is None or not isinstance(setting.default, bool):
+            raise ChecklistError(f"source {name!r}: binding_setting {source.binding_setting!r} is not a "
+                                 "boolean setting of settings.toml", "sources.toml")
 
 
 def _load_particulars(directory: Path) -> dict[str, Particular]:

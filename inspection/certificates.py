@@ -184,6 +184,16 @@ def _next_counter(kind: str, year: int) -> int:
     ).scalar_one()
 
 
+def condition_line(deficiency: Deficiency) -> str:
+    """One open deficiency as the certificate prints it; a practice item says it is only an observation."""
+    if deficiency.practice:
+        cited = (f"{deficiency.source}, art. {deficiency.article}: práctica adoptada (instrumento extranjero), "
+                 "observación que no causa detención")
+    else:
+        cited = f"art. {deficiency.article}"
+    return f"{deficiency.description} — {cited} — plazo {deficiency.due_on.isoformat()}"
+
+
 def issue_certificate(actor: User, inspection: Inspection, office: Office, signer: Callable[[], tuple],
                       today: date, now: datetime, inspected_on: date, chosen_until: date | None = None) -> Certificate:
     """Issue the certificate of a passed inspection; it supersedes the vessel's previous one of its kind.
@@ -197,7 +207,7 @@ def issue_certificate(actor: User, inspection: Inspection, office: Office, signe
     valid_until = validity(kind, inspected_on, today, chosen_until, office.navegabilidad)
     open_deficiencies = db.session.scalars(db.select(Deficiency).filter_by(inspection_id=inspection.id, status="open")
                                            .order_by(Deficiency.due_on)).all()
-    conditions = [f"{d.description} — art. {d.article} — plazo {d.due_on.isoformat()}" for d in open_deficiencies]
+    conditions = [condition_line(d) for d in open_deficiencies]
     previous = db.session.scalar(db.select(Certificate).filter_by(vessel_id=vessel.id, kind=kind, superseded_by_id=None)
                                  .order_by(Certificate.id.desc()))
     revision = (db.session.scalar(db.select(db.func.max(Certificate.revision))

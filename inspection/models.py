@@ -352,6 +352,8 @@ class Deficiency(db.Model):
     description: Mapped[str] = mapped_column(sa.Text)
     action: Mapped[str] = mapped_column(_enum("deficiency_action", ACTIONS))
     detainable: Mapped[bool] = mapped_column(default=False)
+    # From a foreign instrument adopted as practice, as pinned: an observation, never a detention.
+    practice: Mapped[bool] = mapped_column(default=False, server_default=sa.false())
     due_on: Mapped[date | None] = mapped_column(sa.Date)
     status: Mapped[str] = mapped_column(
         _enum("deficiency_status", DEFICIENCY_STATUSES), default="open", index=True

@@ -3,6 +3,8 @@
 Readings (port-state practice, certificates.md):
 - `failed`: a required answer is missing, or a detainable item failed and was not rectified on board.
 - `passed_with_observations`: only non-detainable failures remain, each with an action and a deadline.
+  A practice item (a foreign instrument not declared binding) is pinned non-detainable, so its failure
+  is always an observation (checklists/INTERPRETATIONS.md).
 - `passed`: every applicable item passes (items rectified on board in the inspector's presence count
   as passed; their deficiency is recorded and closed at once).
 Default actions: a detainable failure must be put right before departure; any other within 14 days.
@@ -25,6 +27,7 @@ class Finding:
     detainable: bool
     action: str
     due_on: date
+    practice: bool = False  # from a foreign instrument adopted as practice, as pinned
 
 
 @dataclass(frozen=True)
@@ -70,7 +73,7 @@ def compute_outcome(items: list[dict], answers: dict[str, dict], today: date) ->
         if item.get("required") is not None and answer.get("observed") is not None:
             description += f" ({answer['observed']:g} / {item['required']} {item.get('unit') or ''})".rstrip()
         findings.append(Finding(item["id"], item["source"], item["article"], description, item["detainable"],
-                                action, due_date(action, today)))
+                                action, due_date(action, today), item.get("practice", False)))
     open_findings = [f for f in findings if f.action != "rectified"]
     if missing or any(f.detainable for f in open_findings):
         outcome = "failed"

@@ -515,6 +515,8 @@ class DeficiencySchema(BaseSchema):
     description = fields.String()
     action = fields.String()
     detainable = fields.Boolean()
+    practice = fields.Boolean(metadata={"description": "Del ítem de un instrumento extranjero adoptado como práctica: "
+                                                      "una observación, no causa detención"})
     due_on = fields.Date(allow_none=True)
     status = fields.String()
     reported_at = fields.AwareDateTime(allow_none=True)
@@ -791,8 +793,11 @@ class ChecklistItemSchema(BaseSchema):
     required = fields.Integer(allow_none=True, metadata={"description": "Cantidad mínima, o null si es sí/no"})
     unit = fields.String(allow_none=True)
     evidence_required = fields.Boolean()
-    detainable = fields.Boolean()
+    detainable = fields.Boolean(metadata={"description": "Su incumplimiento causa detención (nunca en una práctica)"})
     certificate = fields.String()
+    foreign = fields.Boolean(metadata={"description": "Cita un instrumento extranjero (p. ej. el decreto colombiano)"})
+    practice = fields.Boolean(metadata={"description": "Instrumento extranjero no declarado vinculante: práctica "
+                                                      "adoptada, su incumplimiento es una observación"})
 
 
 class ChecklistSchema(BaseSchema):

@@ -24,11 +24,12 @@ SHOTS = Path(os.environ.get("BALIZA_SCREENSHOTS", "/tmp/baliza-screenshots"))  #
 PASSWORD = "tableta-de-prueba"
 
 
-def seed(rig, name: str) -> dict:
-    """A vessel, an inspector and a seguridad inspection scheduled for the office's today, by operations."""
+def seed(rig, name: str, **particulars) -> dict:
+    """A vessel (PARTICULARS, overridden by `particulars`), an inspector and a seguridad inspection scheduled
+    for the office's today, by operations."""
     with rig.app.app_context():
         owner = create_owner({"name": f"Naviera {name}", "tax_id": f"80{abs(hash(name)) % 10**6:06d}-1"})
-        vessel = create_vessel({**PARTICULARS, "registration": f"PY-{name[:6].upper()}", "name": f"Río {name}",
+        vessel = create_vessel({**PARTICULARS, **particulars, "registration": f"PY-{name[:6].upper()}", "name": f"Río {name}",
                                 "owner_id": owner.id})
         inspector = create_user(f"insp-{name}", PASSWORD, "inspector", full_name=f"Inspector {name.title()}")
         admin = db.session.get(type(inspector), rig.admin_id)

@@ -100,7 +100,7 @@ def test_toml_syntax_error_names_file_line_and_item(data_dir):
     ("navegabilidad.toml", '"Ley 928/1927" = ["26", "35",', '"Ley 928/1927" = ["26",',
      "which 'covers' does not list"),
     ("navegabilidad.toml", '"Decreto 6383/1951" = ', '"Decreto 9999" = ', "covers: unknown source"),
-    ("seguridad.toml", 'version = "2026.2"\n', "", "missing 'version'"),
+    ("seguridad.toml", 'version = "2026.3"\n', "", "missing 'version'"),
     ("seguridad.toml", 'kind = "seguridad"', 'kind = "navegabilidad"', "does not match the file name"),
     ("terms.toml", "expr = 'not has_machinery and", "expr = 'not pilot_cabins and",
      "unknown name 'pilot_cabins'"),  # a term may only use earlier terms: no cycles
@@ -140,6 +140,7 @@ def test_settings_defaults_and_versions():
         "opt_art143_passenger_vessels_only": False,
         "opt_art138_limit_400": False,
         "opt_apply_colombian_decree": True,
+        "opt_binding_colombian_decree": False,
         "opt_unpowered_fire_gear_in_navegabilidad": True,
     }
     for kind in catalog.kinds:

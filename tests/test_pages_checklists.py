@@ -95,6 +95,29 @@ def test_vessel_page_links_to_checklists_and_inspections(client, make_user, make
     assert f'href="/inspecciones?vessel_id={vessel.id}"' in markup
 
 
+PRACTICE_ES = "Práctica adoptada (instrumento extranjero): su incumplimiento es una observación, no causa detención"
+PRACTICE_EN = "Practice adopted from a foreign instrument: a failure is an observation, not a detention"
+BINDING_ES = "Instrumento extranjero declarado vinculante por la autoridad"
+
+
+@pytest.mark.parametrize("settings, lang, shown, hidden", [
+    ({}, "es", PRACTICE_ES, BINDING_ES),
+    ({}, "en", PRACTICE_EN, "declared binding"),
+    ({"opt_binding_colombian_decree": True}, "es", BINDING_ES, PRACTICE_ES),
+])
+def test_colombian_items_say_they_are_adopted_practice(client, make_user, make_vessel, monkeypatch, app,
+                                                       settings, lang, shown, hidden):
+    monkeypatch.setitem(app.config, "CHECKLIST_SETTINGS", settings)
+    steamer = make_vessel(**STEAMER, flammable_cargo_kg=300)
+    login(client, make_user("inspector"))
+    markup = client.get(f"/buques/{steamer.id}/listas/seguridad?lang={lang}").get_data(as_text=True)
+    hold = re.search(r'<li id="seg.fire.flammables_hold">.*?</li>', markup, re.S).group(0)  # art. 36
+    assert shown in html.unescape(hold) and hidden not in html.unescape(hold)
+    assert ('class="badge bad"' in hold) == bool(settings)  # detains only once declared binding
+    lifebuoys = re.search(r'<li id="seg.lifebuoys.total">.*?</li>', markup, re.S).group(0)  # Ley 928 art. 141
+    assert "instrumento extranjero" not in lifebuoys.lower() and "foreign" not in lifebuoys
+
+
 def test_small_craft_check_page(client, make_user, make_vessel):
     boat, steamer = make_vessel(**ROWING), make_vessel(**STEAMER)
     login(client, make_user("police"))

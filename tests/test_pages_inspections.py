@@ -304,6 +304,41 @@ def test_deficiency_follow_up_and_detention_from_the_report(crew, db):
     assert crew["owner"].post(f"/inspecciones/{inspection_id}/detener", data={"reason": "xxxx"}).status_code == 403
 
 
+@pytest.mark.parametrize("settings, outcome, practice", [
+    ({}, "passed_with_observations", True),
+    ({"opt_binding_colombian_decree": True}, "failed", False),
+])
+def test_a_failed_foreign_practice_item_is_an_observation_on_the_report(crew, db, make_vessel, monkeypatch, app,
+                                                                       settings, outcome, practice):
+    """Colombian decree art. 36 (flammables hold aft): adopted practice unless the installation declares it binding."""
+    monkeypatch.setitem(app.config, "CHECKLIST_SETTINGS", settings)
+    crew = {**crew, "vessel": make_vessel(owner_id=crew["owner_user"].owner_id, propulsion="motor", service="cargo",
+                                          crew=6, fire_hydrants=3, holds=1, boilers=0, cooking="galley",
+                                          hot_climate=True, flammable_cargo_kg=2_000)}
+    inspection_id = schedule(crew)
+    items = start(crew, inspection_id, db)
+    hold = next(i for i in items if i["id"] == "seg.fire.flammables_hold")
+    assert (hold["practice"], hold["detainable"]) == (practice, not practice)  # pinned with its standing
+    answer_all(crew, inspection_id, items, fail={hold["id"]})
+    result = submit(crew, inspection_id)
+    assert result["outcome"] == outcome
+    deficiency = db.session.scalar(db.select(Deficiency).filter_by(inspection_id=inspection_id))
+    assert (deficiency.practice, deficiency.detainable) == (practice, not practice)
+    markup = crew["owner"].get(f"/inspecciones/{inspection_id}").get_data(as_text=True)
+    row = html.unescape(re.search(rf'<article class="deficiency[^"]*" id="def-{deficiency.id}">.*?</article>',
+                                  markup, re.S).group(0))
+    assert ("Práctica adoptada (instrumento extranjero)" in row) == practice
+    assert ("Causa detención" in row) == (not practice)
+    if practice:
+        [condition] = result["certificate"].conditions
+        assert "Decreto colombiano de navegación fluvial, art. 36: práctica adoptada (instrumento extranjero)" in condition
+        english = text(crew["owner"].get(f"/inspecciones/{inspection_id}?lang=en"))
+        assert "Practice adopted from a foreign instrument: a failure is an observation, not a detention" in english
+    else:
+        assert result["certificate"] is None and "declarado vinculante por la autoridad" in text(
+            crew["owner"].get(f"/inspecciones/{inspection_id}"))
+
+
 # --- list ------------------------------------------------------------------------------------------
 
 def test_list_filters_and_pages(crew, db):

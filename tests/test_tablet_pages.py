@@ -84,6 +84,29 @@ def test_agenda_and_inspection_screen(rig, tmp_path, size):
     assert not problems, "\n".join(problems)
 
 
+def test_a_foreign_practice_item_says_so_on_the_item_screen(rig):
+    """Colombian decree art. 36 on a hot-climate motor vessel with kerosene: adopted practice, never a detention."""
+    seeded = seed(rig, "practica", hot_climate=True, flammable_cargo_kg=2_000)
+    meta = "article[data-item='seg.fire.flammables_hold'] .line-meta"
+    with sync_api.sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+        page = browser.new_context(viewport=SIZES["tablet"], locale="es-PY").new_page()
+        sign_in_and_take_aboard(rig, page, seeded)
+        page.goto(f"{rig.origin}/inspecciones/{seeded['inspection_id']}")
+        page.wait_for_selector("#inspection[data-ready] #start-button")
+        page.click("#start-button")
+        spanish = page.locator(meta).inner_text()
+        page.goto(f"{rig.origin}/inspecciones/{seeded['inspection_id']}?lang=en")
+        page.wait_for_selector("#inspection[data-ready] article.item")
+        english = page.locator(meta).inner_text()
+        lifebuoys = page.locator("article[data-item='seg.lifebuoys.total'] .line-meta").inner_text()  # Ley 928
+        browser.close()
+    assert "Práctica adoptada (instrumento extranjero): su incumplimiento es una observación" in spanish
+    assert "Causa detención" not in spanish
+    assert "Practice adopted from a foreign instrument: a failure is an observation, not a detention" in english
+    assert "foreign" not in lifebuoys
+
+
 def test_chromium_finds_the_app_installable(rig, tmp_path):
     """The manifest linked from the page, its icons and the service worker controlling it: no installability errors."""
     seeded = seed(rig, "instalable")

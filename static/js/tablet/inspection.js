@@ -131,7 +131,18 @@ function deficienciesCard() {
     el('ul', {}, open.map((d) => el('li', {},
       el('a', { href: `#item-${d.item_id}`, text: d.description }),
       ` · ${d.source}, ${gettext('art.')} ${d.article}`,
-      d.due_on ? ` · ${gettext('vence el {day}', { day: formatDay(d.due_on, lang) })}` : ''))));
+      d.due_on ? ` · ${gettext('vence el {day}', { day: formatDay(d.due_on, lang) })}` : '',
+      d.practice ? [' ', standingBadge(d)] : null))));
+}
+
+// A foreign instrument's item (or deficiency) is adopted practice unless the authority declared it binding.
+function standingBadge(entry) {
+  if (entry.practice) {
+    return el('span', { class: 'badge warn practice',
+                        text: gettext('Práctica adoptada (instrumento extranjero): su incumplimiento es una observación, no causa detención') });
+  }
+  return entry.foreign
+    ? el('span', { class: 'badge foreign', text: gettext('Instrumento extranjero declarado vinculante por la autoridad') }) : null;
 }
 
 function startCard() {
@@ -190,7 +201,8 @@ function itemCard(item) {
       item.required !== null && item.required !== undefined
         ? el('span', { class: 'qty' }, `${gettext('Requerido')}: `, el('strong', { text: String(item.required) }), ` ${item.unit || ''}`) : null,
       item.evidence_required ? el('span', { class: 'badge', text: gettext('Requiere foto') }) : null,
-      item.detainable ? el('span', { class: 'badge bad', text: gettext('Causa detención') }) : null),
+      item.detainable ? el('span', { class: 'badge bad', text: gettext('Causa detención') }) : null,
+      standingBadge(item)),
     el('details', { class: 'article' }, el('summary', { text: gettext('Texto del artículo') }),
       el('blockquote', { class: 'law', text: item.text })),
     choices, fields, photos,
