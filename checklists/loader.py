@@ -15,9 +15,10 @@ from .legal import Source, read_source
 from .rules import Rule, RuleError, compile_rule
 
 DATA_DIR = Path(__file__).resolve().parent
-KINDS = ("navegabilidad", "seguridad", "documentacion")
-ID_PREFIX = {"navegabilidad": "nav", "seguridad": "seg", "documentacion": "doc"}
-CERTIFICATES = ("navegabilidad", "seguridad", "both")
+KINDS = ("navegabilidad", "seguridad", "documentacion", "menores")
+ID_PREFIX = {"navegabilidad": "nav", "seguridad": "seg", "documentacion": "doc", "menores": "men"}
+# "none": the small-craft check (menores, art. 210) leads to no certificate.
+CERTIFICATES = ("navegabilidad", "seguridad", "both", "none")
 PARTICULAR_TYPES = ("enum", "number", "integer", "bool")
 ITEM_ID = re.compile(r"^[a-z]+(\.[a-z0-9_]+)+$")
 ARTICLE = re.compile(r"^\d+$")

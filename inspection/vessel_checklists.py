@@ -1,14 +1,15 @@
 """The law's checklists applied to a vessel, with the interpretation settings of this installation."""
 from flask import current_app
 
-from checklists import article_coverage, build_checklist, load_catalog
+from checklists import KINDS, article_coverage, build_checklist, load_catalog
 
 from .exceptions import Invalid, NotFound
 from .messages import Msg
 from .models import Vessel
 from .vessels import particulars_of
 
-CHECKLIST_KINDS = ("navegabilidad", "seguridad", "documentacion")
+# Every kind the catalog loads; "menores" (art. 210 small craft) is a check, never an inspection (models.KINDS).
+CHECKLIST_KINDS = KINDS
 
 
 def checklist_for(particulars: dict, kind: str, lang: str = "es") -> dict:

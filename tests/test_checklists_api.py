@@ -55,3 +55,20 @@ def test_unknown_kind_and_other_owner(client, as_role, make_vessel):
     assert client.get(f"/api/v1/vessels/{mine.id}/checklists/nada", headers=headers).status_code == 404
     assert client.get(f"/api/v1/vessels/{theirs.id}/checklists/seguridad", headers=headers).status_code == 404
     assert client.get(f"/api/v1/vessels/{mine.id}/checklists/documentacion", headers=headers).status_code == 200
+
+
+@pytest.mark.parametrize("vessel, exempt, buckets", [
+    (dict(propulsion="rowing", service="work", crew=2, fire_hydrants=0, holds=0, boats=0, cooking="none",
+          length_m=Decimal(5), beam_m=Decimal("1.2"), girth_m=Decimal(2)), False, 2),
+    (STEAMER, True, None),
+])
+def test_small_craft_check_is_served(client, as_role, make_vessel, vessel, exempt, buckets):
+    """GET .../checklists/menores: the art. 210 craft's short check; every other vessel is exempt, citing art. 210."""
+    _, headers = as_role("police")
+    body = client.get(f"/api/v1/vessels/{make_vessel(**vessel).id}/checklists/menores", headers=headers).json
+    assert body["kind"] == "menores" and body["version"] == "2026.1" and body["exempt"] is exempt
+    if exempt:
+        assert body["exemption"]["article"] == "210" and body["items"] == []
+    else:
+        assert required(body, "men.buckets.total") == buckets
+        assert {i["certificate"] for i in body["items"]} == {"none"}

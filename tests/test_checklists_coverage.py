@@ -47,7 +47,7 @@ def test_a_bad_exclusion_fails_the_load_naming_it(data_dir, body, message):
 
 def test_a_pending_article_that_an_item_now_cites_must_leave_the_file(data_dir):
     add_exclusion(data_dir, f'source = "{LEY}"\narticles = ["143"]\n{REASONS}', key="pending")
-    message = "pending: Ley 928/1927 art. 143 is covered by item 'seg.lifebuoys.cabins'"
+    message = "pending: Ley 928/1927 art. 143 is covered by item 'nav.lifebuoys.cabins'"  # the first checklist citing it
     with pytest.raises(ChecklistError, match=message):
         load_catalog(data_dir)
 
@@ -121,7 +121,7 @@ def test_cli_prints_each_article_and_exits_0(runner):
     assert any(line.startswith("  art. 184: PENDIENTE: ") for line in lines)
     assert any(line.startswith("== Ley 928/1927 (ley-928-1927-arts-003-118.txt, ley-928-1927-arts-123-238.txt)")
                and line.endswith("SIN CUBRIR 0") for line in lines)
-    assert lines[-1].startswith("Datos válidos: 3 listas,")
+    assert lines[-1].startswith("Datos válidos: 4 listas,")
 
 
 def test_cli_exits_non_zero_naming_an_uncovered_article(runner, data_dir):
@@ -143,6 +143,7 @@ def test_coverage_page_for_admin(client, make_user):
     assert 'href="/listas/cobertura"' in markup  # in the admin's navigation
     assert f"Navegabilidad {load_catalog().get('navegabilidad').version}" in page and "el historial de cambios está en el repositorio" in page
     assert "seg.lifebuoys.total Salvavidas" in page and "(Seguridad)" in page  # art. 141, covered
+    assert "Embarcaciones menores (art. 210) 2026.1" in page and "men.buckets.total" in page
     assert "Registros de la Prefectura y aranceles de arqueo" in page  # art. 199, excluded
     assert 'id="texto-1-art-141"' in markup and 'id="texto-4-art-18"' in markup
     english = text(client.get("/listas/cobertura?lang=en"))

@@ -30,7 +30,7 @@ def edit(directory: Path, file: str, old: str, new: str, item_id: str | None = N
 
 def test_copy_of_the_data_loads(data_dir):
     catalog = load_catalog(data_dir)
-    assert catalog.kinds == ("navegabilidad", "seguridad", "documentacion")
+    assert catalog.kinds == ("navegabilidad", "seguridad", "documentacion", "menores")
 
 
 @pytest.mark.parametrize("file, item_id, old, new, message", [

@@ -43,7 +43,7 @@ def path_choices(fleets) -> dict:
         "inspection_id": both("inspection_id", "scheduled_id", "submitted_id"), "detention_id": both("detention_id"),
         "photo_id": both("photo_id"), "number": both("number"), "token": both("token"), "item_id": both("item_id"),
         "user_id": [user.id for user in fleets["users"].values()],
-        "variant": ["original", "display", "thumb"], "kind": ["seguridad", "navegabilidad", "documentacion"],
+        "variant": ["original", "display", "thumb"], "kind": ["seguridad", "navegabilidad", "documentacion", "menores"],
     }
 
 

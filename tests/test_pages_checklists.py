@@ -40,7 +40,7 @@ def test_lines_are_grouped_by_topic_with_tabs_between_kinds(client, make_user, m
     login(client, make_user("admin"))
     markup = client.get(f"/buques/{steamer.id}/listas/navegabilidad").get_data(as_text=True)
     assert markup.count('class="card topic"') > 3
-    for kind in ("navegabilidad", "seguridad", "documentacion"):
+    for kind in ("navegabilidad", "seguridad", "documentacion", "menores"):
         assert f'href="/buques/{steamer.id}/listas/{kind}"' in markup
     assert 'aria-current="page">Navegabilidad' in markup
 
@@ -116,3 +116,21 @@ def test_colombian_items_say_they_are_adopted_practice(client, make_user, make_v
     assert ('class="badge bad"' in hold) == bool(settings)  # detains only once declared binding
     lifebuoys = re.search(r'<li id="seg.lifebuoys.total">.*?</li>', markup, re.S).group(0)  # Ley 928 art. 141
     assert "instrumento extranjero" not in lifebuoys.lower() and "foreign" not in lifebuoys
+
+
+def test_small_craft_check_page(client, make_user, make_vessel):
+    boat, steamer = make_vessel(**ROWING), make_vessel(**STEAMER)
+    login(client, make_user("police"))
+    response = client.get(f"/buques/{boat.id}/listas/menores")
+    assert response.status_code == 200
+    page = text(response)
+    assert "Control de embarcaciones menores (Ley 928 art. 210)" in page
+    assert "2 baldes" in page and "Ley 928/1927, art. 144" in page  # one bucket per crew member
+    assert "Programar inspección" not in page  # a check, not an inspection
+    assert 'aria-current="page">Embarcaciones menores (art. 210)' in response.get_data(as_text=True)
+    other = text(client.get(f"/buques/{steamer.id}/listas/menores"))
+    assert "Exento" in other and "Ley 928/1927, art. 210" in other
+    english = text(client.get(f"/buques/{boat.id}/listas/menores?lang=en"))
+    assert "Check of small craft (Law 928 art. 210)" in english and "2 buckets" in english
+    detail = client.get(f"/buques/{boat.id}").get_data(as_text=True)
+    assert f'href="/buques/{boat.id}/listas/menores"' in detail

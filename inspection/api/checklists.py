@@ -15,6 +15,6 @@ blp = Blueprint("api_checklists", __name__, description="Listas de verificación
 @blp.response(200, ChecklistSchema)
 @require("admin", "inspector", "owner", "police")
 def get_checklist(vessel_id, kind):
-    """The checklist of `kind` (navegabilidad, seguridad, documentacion) for this vessel, with required quantities."""
+    """The checklist of `kind` (navegabilidad, seguridad, documentacion, menores) for this vessel, with quantities."""
     vessel = get_vessel_for(api_user(), vessel_id)
     return json_response(vessel_checklist(vessel, kind, current_language()), 200)

@@ -20,7 +20,7 @@ def group_by_topic(items: list[dict]) -> list[dict]:
     return list(groups.values())
 
 
-@bp.route("/buques/<int:vessel_id>/listas/<any(navegabilidad, seguridad, documentacion):kind>")
+@bp.route(f"/buques/<int:vessel_id>/listas/<any({', '.join(CHECKLIST_KINDS)}):kind>")
 @require_page("admin", "inspector", "owner", "police")
 def vessel_checklist_page(vessel_id, kind):
     """A vessel's checklist of one kind (owners only their own vessels'; 404 otherwise)."""

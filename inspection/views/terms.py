@@ -5,7 +5,7 @@ from ..messages import Msg
 # Coded values shown to people; Msg so the catalog test sees them and they follow the page language.
 TERMS = {
     "kind": {"navegabilidad": Msg("Navegabilidad"), "seguridad": Msg("Seguridad"),
-             "documentacion": Msg("Documentación")},
+             "documentacion": Msg("Documentación"), "menores": Msg("Embarcaciones menores (art. 210)")},
     "status": {"scheduled": Msg("Programada"), "in_progress": Msg("En curso"), "submitted": Msg("Cerrada"),
                "interrupted": Msg("Interrumpida"), "cancelled": Msg("Cancelada")},
     "outcome": {"passed": Msg("Aprobada"), "passed_with_observations": Msg("Aprobada con observaciones"),
