@@ -904,6 +904,8 @@ class FleetCertificateSchema(BaseSchema):
 
 
 class FleetCertificatesSchema(BaseSchema):
+    """The vessel's current certificate per kind, null where it has none."""
+
     navegabilidad = fields.Nested(FleetCertificateSchema, allow_none=True)
     seguridad = fields.Nested(FleetCertificateSchema, allow_none=True)
 
@@ -920,18 +922,15 @@ class NextInspectionSchema(BaseSchema):
     status = fields.String(allow_none=True)
 
 
-class FleetDeficiencySchema(BaseSchema):
-    id = fields.Integer()
-    article = fields.String()
-    description = fields.String()
-    action = fields.String()
-    detainable = fields.Boolean()
-    due_on = fields.Date(allow_none=True)
-    status = fields.String()
+class FleetDeficiencySchema(DeficiencySchema):
+    """An open deficiency on the fleet page: the deficiency's fields it carries, and days left to its due date."""
+
     days_left = fields.Integer(allow_none=True)
 
 
 class PendingApplicationSchema(BaseSchema):
+    """A pending application's id and kind."""
+
     id = fields.Integer()
     kind = fields.String()
 
