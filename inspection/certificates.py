@@ -7,7 +7,6 @@ one up to the office's maximum (art. 203); seguridad six months (arts. 211, 225)
 expiry (art. 222). Status precedence, for the police verdict: revoked > superseded > expired >
 suspended > valid (a certificate replaced or past its date says so even while a detention stands).
 """
-import calendar
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date, datetime, tzinfo
@@ -21,7 +20,8 @@ from .audit import record_event
 from .certificate_pdf import DEFAULT_ARTICLES
 from .exceptions import Conflict, Forbidden, Invalid
 from .extensions import db
-from .legal_terms import TermPractice, application_months, certificate_months, navegabilidad_practice
+from .cycle import add_months, apply_by
+from .legal_terms import TermPractice, certificate_months, navegabilidad_practice
 from .messages import Msg
 from .models import (
     Certificate,
@@ -44,13 +44,6 @@ STATUS_INDEX_COUNTER = ("status-index", 0)
 
 # --- pure ------------------------------------------------------------------------------------------
 
-def add_months(day: date, months: int) -> date:
-    """The same day `months` later, clamped to the month's end (31 Aug + 6 months = 28/29 Feb)."""
-    month = day.month - 1 + months
-    year, month = day.year + month // 12, month % 12 + 1
-    return date(year, month, min(day.day, calendar.monthrange(year, month)[1]))
-
-
 def validity(kind: str, inspected_on: date, issued_on: date, chosen_until: date | None = None,
              practice: TermPractice | None = None) -> date:
     """Valid-until date from the inspection (art. 207): the legal or practised term, or the inspector's (art. 203)."""
@@ -72,9 +65,9 @@ def validity(kind: str, inspected_on: date, issued_on: date, chosen_until: date 
     return chosen_until
 
 
-def application_due_on(valid_until: date) -> date:
-    """When the owner must apply for the next inspection: a month before expiry (art. 222)."""
-    return add_months(valid_until, -application_months())
+def application_due_on(valid_until: date, kind: str = "seguridad") -> date:
+    """When the owner must apply for the next inspection: a month before expiry (art. 222; cycle.apply_by)."""
+    return apply_by(valid_until, kind)
 
 
 @dataclass(frozen=True)
@@ -255,7 +248,7 @@ def certificate_json(certificate: Certificate, status: str, public_url: str) -> 
         "inspected_on": certificate.inspected_on.isoformat(),
         "valid_until": certificate.valid_until.isoformat(),
         "next_inspection_on": certificate.next_inspection_on.isoformat() if certificate.next_inspection_on else None,
-        "apply_by": application_due_on(certificate.valid_until).isoformat(),
+        "apply_by": application_due_on(certificate.valid_until, certificate.kind).isoformat(),
         "status": status, "token": certificate.token,
         "verify_url": verify_url(public_url, certificate.token),
         "qr_url": f"{base}/qr.png", "pdf_url": f"{base}/pdf", "qr_version": certificate.qr_version,

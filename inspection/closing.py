@@ -2,6 +2,7 @@
 from collections.abc import Callable
 from datetime import date, datetime, tzinfo
 
+from .applications import complete_applications
 from .certificates import issue_certificate
 from .clock import local_date_at
 from .inspections import submit_inspection
@@ -23,4 +24,5 @@ def close_inspection(actor: User, inspection: Inspection, data: dict, office: Of
         inspected_on = local_date_at(inspection.submitted_at, zone)
         certificate = issue_certificate(actor, inspection, office, signer, today, now, inspected_on,
                                         data.get("valid_until"))
+        complete_applications(inspection)  # the next inspection is now the new certificate's window
     return {**result, "certificate": certificate}

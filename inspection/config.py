@@ -5,7 +5,7 @@ from datetime import timedelta
 from pathlib import Path
 
 from .clock import DEFAULT_ZONE, zone_named
-from .legal_terms import navegabilidad_practice
+from .legal_terms import hull_late_fine, navegabilidad_practice
 
 DEFAULTS = {
     "DATABASE_URL": None,  # None: SQLite file under the instance folder
@@ -19,6 +19,9 @@ DEFAULTS = {
     # legal_terms.toml's [practice] (12 months, and no longer).
     "NAVEGABILIDAD_MONTHS": None,
     "NAVEGABILIDAD_MAX_MONTHS": None,
+    # Art. 204 fines a late hull application without naming the amount: None takes legal_terms.toml's
+    # [practice] hull_late_fine (art. 225's amount); 0 charges only the double fee.
+    "HULL_LATE_FINE": None,
     "AUTO_SIGNING_KEY": False,  # make the office's first key on first issue: the demo only (`python app.py`)
     "VERIFY_CACHE_SIZE": 10_000,  # recent signature checks kept per process; 0 checks every scan
     "TOKEN_TTL_HOURS": 12,
@@ -73,6 +76,7 @@ def load_config(app, test_config=None):
     app.config["PERMANENT_SESSION_LIFETIME"] = timedelta(hours=app.config["SESSION_LIFETIME_HOURS"])
     zone_named(app.config["OFFICE_TZ"])  # an unknown zone stops the app here, not on the first request
     navegabilidad_practice(app.config["NAVEGABILIDAD_MONTHS"], app.config["NAVEGABILIDAD_MAX_MONTHS"])  # likewise
+    hull_late_fine(app.config["HULL_LATE_FINE"])  # likewise
     if not app.config.get("SECRET_KEY"):
         app.config["SECRET_KEY"] = _instance_secret(instance)
 

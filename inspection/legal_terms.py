@@ -1,6 +1,7 @@
-"""The law's terms (certificate validity, application lead, re-inspection) and the Prefectura's practice, from legal_terms.toml."""
+"""The law's terms (certificate validity, application lead, fines, re-inspection) and the Prefectura's practice, from legal_terms.toml."""
 import tomllib
 from dataclasses import dataclass
+from decimal import Decimal
 from functools import cache
 from pathlib import Path
 
@@ -23,14 +24,25 @@ class TermPractice:
             raise ValueError(f"navegabilidad max_months ({self.max_months}) is below the usual term ({self.months})")
 
 
+TEXT_KEYS = ("article", "unit", "quote")  # the only words among the figures
+
+
+def figures(table: dict, prefix: str = ""):
+    """(dotted name, value) of every figure in a table of the terms, nested tables included."""
+    for name, value in table.items():
+        if isinstance(value, dict):
+            yield from figures(value, f"{prefix}{name}.")
+        elif name not in TEXT_KEYS:
+            yield prefix + name, value
+
+
 @cache
 def legal_terms() -> dict:
-    """The parsed terms, checked once: every figure a positive whole number."""
+    """The parsed terms, checked once: every figure a positive whole number, the texts strings."""
     terms = tomllib.loads(PATH.read_text(encoding="utf-8"))
-    for section in terms.values():
-        for name, value in section.items():
-            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-                raise ValueError(f"{PATH.name}: {name} must be a positive whole number, got {value!r}")
+    for name, value in figures(terms):
+        if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+            raise ValueError(f"{PATH.name}: {name} must be a positive whole number, got {value!r}")
     return terms
 
 
@@ -51,9 +63,38 @@ def navegabilidad_practice(months: int | None = None, max_months: int | None = N
     return TermPractice(months, max_months)
 
 
-def application_months() -> int:
-    """Months before expiry the owner must apply (art. 222)."""
+def application_months(kind: str = "seguridad") -> int:
+    """Months before expiry the owner applies: art. 222 for seguridad, the Prefectura's practice for the hull."""
+    if kind == "navegabilidad":
+        return legal_terms()["practice"]["navegabilidad_application_months"]
     return legal_terms()["application"]["months_before_expiry"]
+
+
+@dataclass(frozen=True)
+class FineTerm:
+    """What a late application costs under one article: a fixed fine (art. 225) or a fee multiplier (art. 204)."""
+
+    article: str
+    quote: str
+    amount: Decimal | None = None
+    unit: str | None = None
+    fee_multiplier: int | None = None
+
+
+def fine_term(kind: str) -> FineTerm:
+    """The late-application rule of a certificate kind: seguridad art. 225, navegabilidad art. 204."""
+    term = legal_terms()["fines"][kind]
+    return FineTerm(article=term["article"], quote=term["quote"],
+                    amount=Decimal(term["amount"]) if "amount" in term else None, unit=term.get("unit"),
+                    fee_multiplier=term.get("fee_multiplier"))
+
+
+def hull_late_fine(configured: int | None = None) -> Decimal:
+    """The art. 204 fine, which the article leaves unnamed: the installation's amount or the practice's."""
+    amount = legal_terms()["practice"]["hull_late_fine"] if configured is None else configured
+    if isinstance(amount, bool) or not isinstance(amount, int) or amount < 0:
+        raise ValueError(f"hull_late_fine must be a whole number >= 0, got {amount!r}")
+    return Decimal(amount)
 
 
 def reinspection_days() -> int:

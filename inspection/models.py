@@ -28,6 +28,7 @@ OUTCOMES = ("passed", "passed_with_observations", "failed")
 RESULTS = ("pass", "fail", "not_applicable")
 ACTIONS = ("rectified", "before_departure", "within_14_days", "next_port", "detained")
 DEFICIENCY_STATUSES = ("open", "reported_fixed", "closed")
+APPLICATION_STATUSES = ("pending", "scheduled", "done", "cancelled")
 TOKEN_KINDS = ("api", "device")  # api: hours, by password; device: a tablet's trip, listed and revocable
 
 
@@ -432,6 +433,62 @@ class Certificate(db.Model):
 
     vessel: Mapped[Vessel] = relationship()
     inspection: Mapped[Inspection] = relationship()
+
+
+class Application(db.Model):
+    """A solicitud de inspección (art. 222): who applied, when (the office date), for which certificate.
+
+    One pending application per vessel and kind is a fact of the schema (partial unique index).
+    """
+
+    __tablename__ = "applications"
+    __table_args__ = (
+        sa.Index("uq_applications_pending", "vessel_id", "kind", unique=True,
+                 sqlite_where=sa.text("status = 'pending'"), postgresql_where=sa.text("status = 'pending'")),
+    )
+    id: Mapped[int] = mapped_column(primary_key=True)
+    vessel_id: Mapped[int] = mapped_column(sa.ForeignKey("vessels.id"), index=True)
+    kind: Mapped[str] = mapped_column(_enum("application_kind", KINDS))
+    port: Mapped[str] = mapped_column(sa.String(120))
+    preferred_on: Mapped[date] = mapped_column(sa.Date)
+    applied_on: Mapped[date] = mapped_column(sa.Date)  # the office's date (art. 222 counts days there)
+    applied_by_id: Mapped[int] = mapped_column(sa.ForeignKey("users.id"))
+    status: Mapped[str] = mapped_column(_enum("application_status", APPLICATION_STATUSES), default="pending", index=True)
+    inspection_id: Mapped[int | None] = mapped_column(sa.ForeignKey("inspections.id"))
+    # The certificate this application renews (None: the vessel's first of its kind) and its deadline.
+    certificate_id: Mapped[int | None] = mapped_column(sa.ForeignKey("certificates.id"))
+    apply_by: Mapped[date | None] = mapped_column(sa.Date)
+    late: Mapped[bool] = mapped_column(default=False)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+
+    vessel: Mapped[Vessel] = relationship()
+    fines: Mapped[list[FineAssessment]] = relationship(back_populates="application", order_by="FineAssessment.id")
+
+
+class FineAssessment(db.Model):
+    """A fine or surcharge for a late application (arts. 204, 225), kept with its reason; waived only with one.
+
+    "Por cada buque y por cada vencimiento" (art. 204): one of each code per certificate expiry.
+    """
+
+    __tablename__ = "fine_assessments"
+    __table_args__ = (sa.UniqueConstraint("certificate_id", "code", name="uq_fine_assessments_certificate_code"),)
+    id: Mapped[int] = mapped_column(primary_key=True)
+    application_id: Mapped[int | None] = mapped_column(sa.ForeignKey("applications.id"), index=True)
+    vessel_id: Mapped[int] = mapped_column(sa.ForeignKey("vessels.id"), index=True)
+    certificate_id: Mapped[int | None] = mapped_column(sa.ForeignKey("certificates.id"))
+    code: Mapped[str] = mapped_column(sa.String(40))
+    source: Mapped[str] = mapped_column(sa.String(120))
+    article: Mapped[str] = mapped_column(sa.String(20))
+    amount: Mapped[Decimal] = mapped_column(sa.Numeric(14, 2, asdecimal=True))
+    reason_es: Mapped[str] = mapped_column(sa.Text)
+    reason_en: Mapped[str] = mapped_column(sa.Text)
+    assessed_on: Mapped[date] = mapped_column(sa.Date)
+    waived_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    waived_by_id: Mapped[int | None] = mapped_column(sa.ForeignKey("users.id"))
+    waived_reason: Mapped[str | None] = mapped_column(sa.Text)
+
+    application: Mapped[Application | None] = relationship(back_populates="fines")
 
 
 class ClientRequest(db.Model):

@@ -18,6 +18,7 @@ from .certificates import VERDICTS
 from .messages import Msg
 from .models import (
     ACTIONS,
+    APPLICATION_STATUSES,
     COOKING,
     DEFICIENCY_STATUSES,
     FLAGS,
@@ -838,3 +839,120 @@ class FeeStatementSchema(BaseSchema):
     lines = fields.List(fields.Nested(FeeLineSchema))
     total = _money()
     charged = fields.String(metadata={"description": "Qué cifra se cobra: amount_cl (curso legal) o amount"})
+
+
+# --- the semestral cycle: applications (art. 222), fines (arts. 204, 225), the fleet ----------------
+
+class ApplicationInSchema(BaseSchema):
+    """A solicitud de inspección: vessel, kind, port and preferred date (art. 222)."""
+
+    vessel_id = _id(required=True)
+    kind = fields.String(required=True, validate=validate.OneOf(KINDS))
+    port = fields.String(required=True, validate=validate.Length(min=2, max=120))
+    preferred_on = fields.Date(required=True)
+    client_id = fields.UUID(load_default=None, metadata={"description": "Reintento sin duplicar (opcional)"})
+
+
+class ApplicationQuery(PageArgs):
+    """Filters for the application list."""
+
+    vessel_id = _id()
+    kind = fields.String(validate=validate.OneOf(KINDS))
+    status = fields.String(validate=validate.OneOf(APPLICATION_STATUSES))
+
+
+class FineSchema(BaseSchema):
+    """A fine or surcharge for a late application, with its article and reason."""
+
+    id = fields.Integer(allow_none=True, metadata={"description": "null en la vista previa"})
+    code = fields.String(metadata={"description": "late_application (art. 225), double_fee o late_hull (art. 204)"})
+    source = fields.String()
+    article = fields.String()
+    amount = _money("Importe (art. 225: pesos moneda nacional de curso legal)")
+    reason = fields.String()
+    waived_at = fields.AwareDateTime(allow_none=True)
+    waived_reason = fields.String(allow_none=True)
+
+
+class ApplicationSchema(BaseSchema):
+    """An application for inspection (or its preview: no id or status), with its lateness and fines."""
+
+    id = fields.Integer(allow_none=True)
+    vessel_id = fields.Integer()
+    registration = fields.String()
+    kind = fields.String()
+    port = fields.String()
+    preferred_on = fields.Date()
+    applied_on = fields.Date(metadata={"description": "Fecha de presentación (fecha de la oficina)"})
+    apply_by = fields.Date(allow_none=True, metadata={
+        "description": "Último día para solicitar a tiempo (art. 222); null sin certificado anterior"})
+    late = fields.Boolean()
+    status = fields.String(allow_none=True, validate=validate.OneOf(APPLICATION_STATUSES))
+    inspection_id = fields.Integer(allow_none=True)
+    fines = fields.List(fields.Nested(FineSchema))
+
+
+class FleetQuery(PageArgs):
+    """?owner_id= for staff; owners always see their own fleet."""
+
+    owner_id = _id()
+
+
+class FleetCertificateSchema(BaseSchema):
+    """A vessel's current certificate of one kind."""
+
+    number = fields.String()
+    status = fields.String(validate=validate.OneOf(("valid", "expired", "suspended", "revoked", "superseded")))
+    valid_until = fields.Date()
+    apply_by = fields.Date(metadata={"description": "Solicitar la próxima inspección hasta esta fecha (art. 222)"})
+    days_left = fields.Integer()
+
+
+class FleetCertificatesSchema(BaseSchema):
+    """The vessel's current certificate per kind, null where it has none."""
+
+    navegabilidad = fields.Nested(FleetCertificateSchema, allow_none=True)
+    seguridad = fields.Nested(FleetCertificateSchema, allow_none=True)
+
+
+class NextInspectionSchema(BaseSchema):
+    """The next inspection: scheduled, or the window a certificate opens (apply_by..due_on)."""
+
+    kind = fields.String()
+    apply_by = fields.Date(allow_none=True)
+    due_on = fields.Date(allow_none=True)
+    inspection_id = fields.Integer(allow_none=True)
+    scheduled_on = fields.Date(allow_none=True)
+    port = fields.String(allow_none=True)
+    status = fields.String(allow_none=True)
+
+
+class FleetDeficiencySchema(DeficiencySchema):
+    """An open deficiency on the fleet page: the deficiency's fields it carries, and days left to its due date."""
+
+    days_left = fields.Integer(allow_none=True)
+
+
+class PendingApplicationSchema(BaseSchema):
+    """A pending application's id and kind."""
+
+    id = fields.Integer()
+    kind = fields.String()
+
+
+class FleetVesselSchema(BaseSchema):
+    """One vessel of the fleet at a glance (field names fixed by api.md)."""
+
+    vessel_id = fields.Integer()
+    registration = fields.String()
+    name = fields.String()
+    state = fields.String(validate=validate.OneOf(("ok", "due_soon", "overdue", "suspended", "missing")))
+    needs = fields.List(fields.String(), metadata={"description": "Certificados que el buque necesita (arts. 210, 211)"})
+    certificates = fields.Nested(FleetCertificatesSchema)
+    next_inspection = fields.Nested(NextInspectionSchema, allow_none=True)
+    open_deficiencies = fields.List(fields.Nested(FleetDeficiencySchema))
+    pending_applications = fields.List(fields.Nested(PendingApplicationSchema))
+    earliest_due_on = fields.Date(allow_none=True, metadata={
+        "description": "Próxima fecha en que el armador debe actuar: solicitud (art. 222) o deficiencia"})
+
+

@@ -3,6 +3,7 @@ import pytest
 
 from inspection.legal_terms import (
     application_months,
+    figures,
     TermPractice,
     certificate_months,
     legal_terms,
@@ -20,8 +21,9 @@ def test_terms_match_the_law():
 
 
 def test_every_figure_is_a_positive_whole_number():
-    for section in legal_terms().values():
-        assert all(isinstance(v, int) and v > 0 for v in section.values())
+    found = dict(figures(legal_terms()))
+    assert "fines.seguridad.amount" in found and "fines.seguridad.article" not in found
+    assert all(isinstance(v, int) and v > 0 for v in found.values())
 
 
 @pytest.mark.parametrize("months, max_months, expected", [

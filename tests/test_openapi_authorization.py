@@ -45,6 +45,8 @@ API_PERMISSIONS = {
     "POST /api/v1/certificates/{number}/revoke": {"admin"},
     "POST /api/v1/certificates/{number}/suspend": {"admin"},
     "POST /api/v1/certificates/{number}/reinstate": {"admin"},
+    "POST /api/v1/applications": STAFF | {"owner"},
+    "POST /api/v1/applications/preview": STAFF | {"owner"},
 }
 
 # The same for every page that takes a form (Flask rules, as app.url_map spells them).

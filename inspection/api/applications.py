@@ -1,0 +1,87 @@
+"""The semestral cycle: the fleet at a glance and the applications for inspection (art. 222) with their fines."""
+from flask_smorest import Blueprint
+
+from ..access import get_owner_for, get_vessel_for
+from ..applications import (
+    application_json,
+    applications_query,
+    apply_for_inspection,
+    fleet_of,
+    fleet_query,
+    preview_application,
+)
+from ..auth import api_user, require
+from ..clock import office_today
+from ..extensions import db
+from ..i18n import current_language
+from ..models import Application
+from ..schemas import ApplicationInSchema, ApplicationQuery, ApplicationSchema, FleetQuery, FleetVesselSchema, page_schema
+from .common import json_response, paginate, run_once
+
+blp = Blueprint("api_applications", __name__, description="Ciclo semestral: flota y solicitudes de inspección")
+APPLICANTS = ("admin", "inspector", "owner")
+
+
+@blp.route("/fleet")
+@blp.arguments(FleetQuery, location="query")
+@blp.response(200, page_schema(FleetVesselSchema, "FleetPage"))
+@require(*APPLICANTS)
+def get_fleet(args):
+    """The caller's vessels (owners their own; staff all or ?owner_id=) with state, certificates and what is due."""
+    user, owner_id = api_user(), args.get("owner_id")
+    if owner_id is not None:
+        get_owner_for(user, owner_id)  # another owner's fleet is not found
+    page, per_page = args["page"], args["per_page"]
+    total = db.session.scalar(db.select(db.func.count()).select_from(fleet_query(user, owner_id).subquery()))
+    items = fleet_of(user, office_today(), owner_id, limit=per_page, offset=(page - 1) * per_page)
+    return {"items": items, "page": page, "per_page": per_page, "total": total}
+
+
+@blp.route("/applications")
+@blp.arguments(ApplicationQuery, location="query")
+@blp.response(200, page_schema(ApplicationSchema, "ApplicationPage"))
+@require(*APPLICANTS)
+def list_applications(args):
+    """Applications for inspection, newest first (owners: their fleet's)."""
+    query = applications_query(api_user())
+    for name in ("vessel_id", "kind", "status"):
+        if args.get(name) is not None:
+            query = query.where(getattr(Application, name) == args[name])
+    found = paginate(query, args)
+    lang = current_language()
+    return {**found, "items": [application_json(a, lang) for a in found["items"]]}
+
+
+@blp.route("/applications/preview", methods=["POST"])
+@blp.arguments(ApplicationInSchema)
+@blp.response(200, ApplicationSchema)
+@require(*APPLICANTS)
+def post_application_preview(data):
+    """What applying now would record (lateness and fines, arts. 204, 225), shown before confirming; writes nothing."""
+    actor = api_user()
+    assessment = preview_application(actor, get_vessel_for(actor, data["vessel_id"]), data["kind"], data["port"],
+                                     data["preferred_on"], office_today())
+    return application_json(assessment, current_language())
+
+
+@blp.route("/applications", methods=["POST"])
+@blp.arguments(ApplicationInSchema)
+@blp.response(201, ApplicationSchema)
+@require(*APPLICANTS)
+def post_application(data):
+    """File a solicitud de inspección dated today (art. 222); a late one records its fines (arts. 204, 225)."""
+    actor = api_user()
+    lang = current_language()
+
+    def apply() -> dict:
+        vessel = get_vessel_for(actor, data["vessel_id"])
+        application = apply_for_inspection(actor, vessel, data["kind"], data["port"], data["preferred_on"],
+                                           office_today())
+        return ApplicationSchema().dump(application_json(application, lang))
+
+    if data["client_id"] is None:
+        body = apply()
+        db.session.commit()
+        return json_response(body, 201)
+    payload = {key: value for key, value in data.items() if key != "client_id"}
+    return run_once(actor, "application", str(data["client_id"]), payload, apply, status=201)
