@@ -145,7 +145,7 @@ def test_coverage_page_for_admin(client, make_user):
     assert response.status_code == 200
     page, markup = text(response), response.get_data(as_text=True)
     assert 'href="/listas/cobertura"' in markup  # in the admin's navigation
-    assert f"Navegabilidad {load_catalog().get('navegabilidad').version}" in page and "el historial de cambios está en el repositorio" in page
+    assert f"Navegabilidad {load_catalog().get('navegabilidad').version}" in page and "Cambios respecto de la versión" in page
     assert "seg.lifebuoys.total Salvavidas" in page and "(Seguridad)" in page  # art. 141, covered
     assert "Registros de la Prefectura y aranceles de arqueo" in page  # art. 199, excluded
     assert 'id="texto-1-art-141"' in markup and 'id="texto-4-art-18"' in markup
