@@ -10,6 +10,6 @@ from .rules import Rule, RuleError, compile_rule
 
 __all__ = [
     "KINDS", "Catalog", "Checklist", "ChecklistError", "Item", "Rule", "RuleError",
-    "article_coverage", "build_checklist", "checklist_versions", "compile_rule", "coverage_report", "format_article_coverage",
-    "format_coverage", "load_catalog", "uncovered_articles",
+    "article_coverage", "build_checklist", "checklist_versions", "compile_rule", "coverage_report",
+    "format_article_coverage", "format_coverage", "load_catalog", "uncovered_articles",
 ]

@@ -1,4 +1,4 @@
-"""Command-line tools: `flask --app app users add`, `flask --app app checklists check|freeze`, `flask --app app demo`."""
+"""Command-line tools: `flask --app app users add`, `checklists check|freeze`, `demo`."""
 import sys
 
 import click

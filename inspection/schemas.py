@@ -133,8 +133,8 @@ class VesselSchema(BaseSchema):
         metadata={"description": "Carga inflamable o explosiva habitual en kg, sin el combustible propio (arts. 133-140)"})
     itinerary_category = _choice(ITINERARY_CATEGORIES, "Categoría de documentación a bordo (Código, art. 23)",
                                  load_default="B")
-    practicaje = _choice(PRACTICAJE, "Practicaje en la Sección Sur del Río Paraguay (Decreto 6383/1951 art. 1): "
-                         "unset, none, to_angostura (un práctico), beyond_angostura (dos), fixed_itinerary",
+    practicaje = _choice(PRACTICAJE, "Practicaje en la Sección Sur del Río Paraguay (Decreto 6383/1951 art. 1): unset, "
+                         "none, to_angostura (un práctico), beyond_angostura (dos), fixed_itinerary",
                          load_default="unset")
     created_at = fields.AwareDateTime(dump_only=True)
     updated_at = fields.AwareDateTime(dump_only=True)

@@ -20,7 +20,7 @@ def checklist_for(particulars: dict, kind: str, lang: str = "es") -> dict:
 
 
 def law_coverage() -> dict:
-    """Every article of the texts with the items covering it or why it is left out; each checklist's version and changes."""
+    """Every article of the texts with its items or why it is left out; each checklist's version and changes."""
     catalog = load_catalog()
     return {"texts": article_coverage(catalog), "checklists": checklist_versions(catalog)}
 

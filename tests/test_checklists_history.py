@@ -55,7 +55,7 @@ def test_previous_version(versions, current, previous):
 
 
 def test_every_current_version_is_frozen_as_it_stands():
-    """The guard: each checklist's items equal the snapshot of its version (else bump it and run `checklists freeze`)."""
+    """The guard: each checklist's items equal its version's snapshot (else bump it and run `checklists freeze`)."""
     catalog = load_catalog()
     for kind in catalog.kinds:
         checklist = catalog.get(kind)

@@ -232,7 +232,7 @@ def test_flammable_cargo_must_be_whole_kilograms(client, admin, make_owner, valu
 
 
 def test_practicaje_is_created_read_and_patched(client, admin, make_owner):
-    """practicaje defaults to unset (the route is asked), round-trips, and a PATCH gives the pilots their cabins."""
+    """practicaje defaults to unset (the route is asked), round-trips, and a PATCH gives pilots their cabins."""
     owner = make_owner()
     created = client.post("/api/v1/vessels", json={**VESSEL, "cabins": 4, "owner_id": owner.id}, headers=admin).json
     assert created["practicaje"] == "unset"
@@ -250,7 +250,8 @@ def test_practicaje_is_created_read_and_patched(client, admin, make_owner):
     ({"practicaje": "somewhere"}, 422),
     ({"flag": "foreign", "cabotage_permit": "CAB-1", "practicaje": "fixed_itinerary"}, 422),
 ])
-def test_practicaje_refuses_unknown_routes_and_foreign_fixed_itineraries(client, admin, make_owner, changes, status):
+def test_practicaje_refuses_unknown_routes_and_foreign_fixed_itineraries(client, admin, make_owner, changes,
+                                                                         status):
     owner = make_owner()
     response = client.post("/api/v1/vessels", json={**VESSEL, "owner_id": owner.id, **changes}, headers=admin)
     assert response.status_code == status
