@@ -46,7 +46,7 @@ def seed(config: dict) -> None:
                 "crew": 2 + n % 8, "max_passengers": 0, "cabins": 0, "fire_hydrants": 1 if self_propelled else 0,
                 "holds": 1, "boilers": 0, "steam_launch": False, "boats": 1 if self_propelled else 0,
                 "cooking": "galley" if self_propelled else "none", "hot_climate": bool(n % 2),
-                "flammable_cargo_kg": 0,
+                "flammable_cargo_kg": 0, "practicaje": "none",
             })
         db.session.commit()
         db.engine.dispose()

@@ -29,7 +29,7 @@ BIG_VESSEL = {
     "home_port": "Asunción", "propulsion": "motor", "service": "mixed", "hull_material": "iron",
     "length_m": Decimal("80"), "beam_m": Decimal("14"), "girth_m": Decimal("20"), "crew": 20,
     "max_passengers": 300, "cabins": 60, "fire_hydrants": 6, "holds": 4, "boilers": 2, "steam_launch": False,
-    "boats": 3, "cooking": "galley", "hot_climate": True, "flammable_cargo_kg": 0,
+    "boats": 3, "cooking": "galley", "hot_climate": True, "flammable_cargo_kg": 0, "practicaje": "none",
 }
 
 CAMERA_MODEL = b"Bench Camera"  # the EXIF model string make_sample_jpeg() writes, 12 bytes

@@ -2,6 +2,7 @@
 
 from collections.abc import Mapping
 
+from . import history
 from .loader import Catalog, Checklist, ChecklistError, Context, Item, check_particular, citations
 from .rules import RuleError
 
@@ -196,3 +197,15 @@ def format_article_coverage(texts: list[dict]) -> str:
                 detail = a["reason_es"]
             lines.append(f"  art. {a['article']}: {STATUS_ES[a['status']]}: {detail}")
     return "\n".join(lines)
+
+
+def checklist_versions(catalog: Catalog) -> list[dict]:
+    """Per checklist: version, item count, whether it is frozen, and the changes from the previous frozen version."""
+    rows = []
+    for kind in catalog.kinds:
+        checklist, snapshots = catalog.get(kind), catalog.history[kind]
+        previous = history.previous_version(snapshots, checklist.version)
+        changes = history.diff_snapshots(snapshots[previous], history.snapshot(checklist)) if previous else None
+        rows.append({"kind": kind, "version": checklist.version, "items": len(checklist.items),
+                     "frozen": checklist.version in snapshots, "previous": previous, "changes": changes})
+    return rows

@@ -11,6 +11,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from types import MappingProxyType
 
+from . import history
 from .legal import Source, read_source
 from .rules import Rule, RuleError, compile_rule
 
@@ -151,6 +152,7 @@ class Catalog:
     checklists: Mapping[str, Checklist]
     context: Context
     exclusions: Mapping[tuple[str, str], Exclusion]
+    history: Mapping[str, Mapping[str, dict]]  # kind -> version -> frozen snapshot (history/)
 
     @property
     def kinds(self) -> tuple[str, ...]:
@@ -170,19 +172,23 @@ class Catalog:
         return {name: s.default for name, s in self.context.settings.items()}
 
 
-def load_catalog(directory: str | Path | None = None) -> Catalog:
-    """Load and validate every data file; the default directory's catalog is cached."""
-    if directory is None:
+def load_catalog(directory: str | Path | None = None, frozen: bool = True) -> Catalog:
+    """Load and validate every data file; the default directory's catalog is cached.
+
+    With `frozen`, a checklist whose items differ from the snapshot of its version fails the load;
+    `checklists freeze` loads without it, to write that snapshot.
+    """
+    if directory is None and frozen:
         return _default_catalog()
-    return _load(Path(directory))
+    return _load(Path(directory or DATA_DIR), frozen)
 
 
 @functools.cache
 def _default_catalog() -> Catalog:
-    return _load(DATA_DIR)
+    return _load(DATA_DIR, True)
 
 
-def _load(directory: Path) -> Catalog:
+def _load(directory: Path, frozen: bool) -> Catalog:
     sources = _load_sources(directory)
     particulars = _load_particulars(directory)
     settings = _load_settings(directory, set(particulars))
@@ -193,7 +199,32 @@ def _load(directory: Path) -> Catalog:
     seen: dict[str, str] = {}
     checklists = {kind: _load_checklist(directory, kind, context, seen) for kind in KINDS}
     exclusions = _load_exclusions(directory, context, checklists)
-    return Catalog(MappingProxyType(checklists), context, MappingProxyType(exclusions))
+    snapshots = {kind: MappingProxyType(_read_history(directory, kind)) for kind in KINDS}
+    if frozen:
+        for checklist in checklists.values():
+            _check_frozen(checklist, snapshots[checklist.kind])
+    return Catalog(MappingProxyType(checklists), context, MappingProxyType(exclusions), MappingProxyType(snapshots))
+
+
+def _read_history(directory: Path, kind: str) -> dict[str, dict]:
+    try:
+        return history.read_snapshots(directory, kind)
+    except (OSError, ValueError) as exc:  # json.JSONDecodeError is a ValueError
+        raise ChecklistError(f"history: {exc}", f"{history.HISTORY}/{kind}") from None
+
+
+def _check_frozen(checklist: Checklist, snapshots: Mapping[str, dict]) -> None:
+    """An item changed without a version bump fails: a pinned version must keep meaning what it asked."""
+    frozen = snapshots.get(checklist.version)
+    if frozen is None:
+        return  # a new version, not yet frozen: `checklists check` says so
+    diff = history.diff_snapshots(frozen, history.snapshot(checklist))
+    if not history.is_empty(diff):
+        ids = [i["id"] for i in (*diff["added"], *diff["removed"], *diff["changed"])]
+        raise ChecklistError(
+            f"version {checklist.version} differs from its frozen snapshot "
+            f"{history.HISTORY}/{checklist.kind}/{checklist.version}.json (items {', '.join(ids)}): bump the "
+            f"version and run `flask --app app checklists freeze`", f"{checklist.kind}.toml")
 
 
 def _read_toml(path: Path) -> dict:

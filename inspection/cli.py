@@ -1,4 +1,4 @@
-"""Command-line tools: `flask --app app users add`, `flask --app app checklists check`, `flask --app app demo`."""
+"""Command-line tools: `flask --app app users add`, `checklists check|freeze`, `demo`."""
 import sys
 
 import click
@@ -69,8 +69,42 @@ def check_checklists(directory):
     uncovered = checklists.uncovered_articles(texts)
     if uncovered:
         raise click.ClickException(f"Artículos sin cubrir ni excluir ({len(uncovered)}): {'; '.join(uncovered)}")
+    for kind in catalog.kinds:
+        if catalog.get(kind).version not in catalog.history[kind]:
+            click.echo(f"Aviso: {kind} {catalog.get(kind).version} no está congelada en history/; "
+                       f"ejecute `flask --app app checklists freeze` al publicarla.")
     items = sum(len(catalog.get(kind).items) for kind in catalog.kinds)
     click.echo(f"Datos válidos: {len(catalog.kinds)} listas, {items} ítems.")
+
+
+@checklists_cli.command("freeze")
+@click.option("--dir", "directory", type=click.Path(exists=True, file_okay=False), default=None,
+              help="Carpeta de datos (por defecto, la instalada).")
+@click.option("--replace", is_flag=True,
+              help="Reescribir la instantánea de una versión que nunca se publicó (p. ej. tras unir ramas).")
+def freeze_checklists(directory, replace):
+    """Write history/<kind>/<version>.json, the frozen items of each checklist's current version.
+
+    A frozen version that differs is left alone (a released version never changes: bump it) unless --replace.
+    """
+    import checklists
+    from checklists import history
+    from checklists.loader import DATA_DIR
+
+    try:
+        catalog = checklists.load_catalog(directory, frozen=False)
+    except checklists.ChecklistError as error:
+        raise click.ClickException(f"Datos de listas de verificación no válidos: {error}")
+    refused = []
+    for kind in catalog.kinds:
+        checklist = catalog.get(kind)
+        status = history.write_snapshot(directory or DATA_DIR, history.snapshot(checklist), replace)
+        click.echo(f"{kind} {checklist.version}: {status}")
+        if status == "differs":
+            refused.append(f"{kind} {checklist.version}")
+    if refused:
+        raise click.ClickException(f"Ya congeladas con otros ítems: {', '.join(refused)}. Suba la versión; "
+                                   "si nunca se publicó, repita con --replace.")
 
 
 def register_commands(app: Flask) -> None:

@@ -24,13 +24,17 @@ OWNERS = [
 
 # (owner index, particulars): steam, motor, sail, rowing and towed; passenger, cargo, tug and more.
 # The barge carries kerosene (steel towline, art. 140) and the tanker fuel oil (arts. 133-137).
+# Pilots (Decreto 6383 art. 1): the passenger steamer goes beyond Angostura (two), the mixed vessel keeps a
+# fixed itinerary, the Argentine cargo vessel takes one; the sailing vessel's route is not yet recorded.
 VESSELS = [
     (0, dict(registration="PY-1001", name="Presidente Ayala", propulsion="steam", service="passenger",
              hull_material="iron", length_m="45", beam_m="8", girth_m="14", crew=40, max_passengers=200,
-             cabins=60, fire_hydrants=7, holds=2, boilers=2, boats=4, cooking="galley", hot_climate=True)),
+             cabins=60, fire_hydrants=7, holds=2, boilers=2, boats=4, cooking="galley", hot_climate=True,
+             practicaje="beyond_angostura")),
     (0, dict(registration="PY-1002", name="Ciudad de Pilar", propulsion="motor", service="mixed",
              hull_material="iron", length_m="38", beam_m="7.5", girth_m="12", crew=14, max_passengers=80,
-             cabins=20, fire_hydrants=4, holds=1, boats=2, cooking="galley", hot_climate=True)),
+             cabins=20, fire_hydrants=4, holds=1, boats=2, cooking="galley", hot_climate=True,
+             practicaje="fixed_itinerary")),
     (0, dict(registration="PY-1003", name="Guaraní", propulsion="motor", service="tug",
              hull_material="iron", length_m="22", beam_m="6", girth_m="9", crew=6, fire_hydrants=2,
              boats=1, cooking="galley")),
@@ -42,7 +46,7 @@ VESSELS = [
              holds=2, boats=1, cooking="galley")),
     (1, dict(registration="PY-2002", name="Estrella del Norte", propulsion="sail", service="cargo",
              hull_material="wood", length_m="25", beam_m="6", girth_m="11", crew=5, holds=1, boats=1,
-             cooking="brazier")),
+             cooking="brazier", practicaje="unset")),
     (1, dict(registration="PY-2003", name="Chata San Roque", propulsion="towed", service="cargo",
              hull_material="iron", length_m="40", beam_m="10", girth_m="14", crew=0, holds=3,
              flammable_cargo_kg=60_000)),
@@ -56,7 +60,8 @@ VESSELS = [
              hull_material="wood", length_m="5", beam_m="1.2", girth_m="2", crew=2)),
     (2, dict(registration="AR-5501", name="Río de la Plata", flag="foreign", cabotage_permit="CAB-2026-0042",
              propulsion="motor", service="cargo", hull_material="iron", length_m="50", beam_m="9",
-             girth_m="15", crew=12, fire_hydrants=6, holds=3, boats=2, cooking="galley", home_port="Corrientes")),
+             girth_m="15", crew=12, fire_hydrants=6, holds=3, boats=2, cooking="galley", home_port="Corrientes",
+             practicaje="to_angostura")),
 ]
 
 USERS = [
@@ -84,7 +89,7 @@ def seed_demo() -> bool:
         particulars = {"flag": "national", "cabotage_permit": None, "home_port": "Asunción",
                        "max_passengers": 0, "cabins": 0, "fire_hydrants": 0, "holds": 0, "boilers": 0,
                        "steam_launch": False, "boats": 0, "cooking": "none", "hot_climate": False,
-                       "flammable_cargo_kg": 0, **values}
+                       "flammable_cargo_kg": 0, "practicaje": "none", **values}
         for field in ("length_m", "beam_m", "girth_m"):
             particulars[field] = Decimal(particulars[field])
         create_vessel({**particulars, "owner_id": owners[index].id})

@@ -12,6 +12,10 @@ LABELS = {
                 "raft": N_("Balsa"), "work": N_("Trabajo")},
     "hull_material": {"iron": N_("Hierro"), "steel": N_("Acero"), "wood": N_("Madera"), "mixed": N_("Mixto")},
     "cooking": {"galley": N_("Cocina"), "brazier": N_("Brasero"), "none": N_("Ninguna")},
+    "practicaje": {"unset": N_("Sin registrar"), "none": N_("No navega la Sección Sur con práctico"),
+                   "to_angostura": N_("Un práctico (hasta Angostura, o práctico de puerto)"),
+                   "beyond_angostura": N_("Dos prácticos (más allá de Angostura)"),
+                   "fixed_itinerary": N_("Itinerario fijo (Capitán Práctico y prácticos por mes)")},
     "itinerary_category": {"A": N_("A"), "B": N_("B"), "C": N_("C"), "D": N_("D")},
     "role": {"admin": N_("Administración"), "inspector": N_("Inspector"), "owner": N_("Armador"), "police": N_("Policía")},
 }
@@ -27,6 +31,7 @@ FIELD_LABELS = {
     "cooking": N_("Cocina a bordo"), "hot_climate": N_("Clima cálido (más de 20 °C)"),
     "flammable_cargo_kg": N_("Carga inflamable o explosiva habitual (kg)"),
     "itinerary_category": N_("Categoría de documentos (Código, art. 23)"),
+    "practicaje": N_("Practicaje en la Sección Sur del Río Paraguay (Decreto 6383, art. 1)"),
     "tax_id": N_("RUC o CI"), "email": N_("Correo electrónico"), "phone": N_("Teléfono"), "address": N_("Dirección"),
 }
 

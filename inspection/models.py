@@ -22,6 +22,8 @@ SERVICES = ("passenger", "cargo", "mixed", "tug", "livestock", "tanker", "raft",
 HULLS = ("iron", "steel", "wood", "mixed")  # steel takes iron's art. 195 factor (tonnage.py)
 COOKING = ("galley", "brazier", "none")
 ITINERARY_CATEGORIES = ("A", "B", "C", "D")  # Código de Navegación art. 23: which documents go aboard
+# Decreto 6383/1951 art. 1: pilotage on the Sección Sur del Río Paraguay; "unset" until the registry records it
+PRACTICAJE = ("unset", "none", "to_angostura", "beyond_angostura", "fixed_itinerary")
 KINDS = ("navegabilidad", "seguridad")
 INSPECTION_STATUSES = ("scheduled", "in_progress", "submitted", "interrupted", "cancelled")
 OUTCOMES = ("passed", "passed_with_observations", "failed")
@@ -111,6 +113,8 @@ class Vessel(db.Model):
     # Flammable or explosive cargo usually carried, in kg (Ley 928 arts. 133-140), not the vessel's own fuel.
     flammable_cargo_kg: Mapped[int] = mapped_column(default=0, server_default="0")
     itinerary_category: Mapped[str] = mapped_column(_enum("itinerary_category", ITINERARY_CATEGORIES), default="B")
+    # How many pilots the vessel embarks on the Sección Sur del Río Paraguay (Decreto 6383 art. 1 b-e).
+    practicaje: Mapped[str] = mapped_column(_enum("practicaje", PRACTICAJE), default="unset", server_default="unset")
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
     updated_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow, onupdate=utcnow)
 

@@ -26,6 +26,7 @@ from .models import (
     INSPECTION_STATUSES,
     ITINERARY_CATEGORIES,
     KINDS,
+    PRACTICAJE,
     PROPULSIONS,
     RESULTS,
     ROLES,
@@ -133,6 +134,9 @@ class VesselSchema(BaseSchema):
         metadata={"description": "Carga inflamable o explosiva habitual en kg, sin el combustible propio (arts. 133-140)"})
     itinerary_category = _choice(ITINERARY_CATEGORIES, "Categoría de documentación a bordo (Código, art. 23)",
                                  load_default="B")
+    practicaje = _choice(PRACTICAJE, "Practicaje en la Sección Sur del Río Paraguay (Decreto 6383/1951 art. 1): unset, "
+                         "none, to_angostura (un práctico), beyond_angostura (dos), fixed_itinerary",
+                         load_default="unset")
     created_at = fields.AwareDateTime(dump_only=True)
     updated_at = fields.AwareDateTime(dump_only=True)
 
@@ -166,7 +170,8 @@ def exact_tonnage(vessel) -> str:
 
 _VESSEL_PLAIN = ("id", "registration", "name", "owner_id", "flag", "cabotage_permit", "home_port", "propulsion",
                  "service", "hull_material", "crew", "max_passengers", "cabins", "fire_hydrants", "holds", "boilers",
-                 "steam_launch", "boats", "cooking", "hot_climate", "flammable_cargo_kg", "itinerary_category")
+                 "steam_launch", "boats", "cooking", "hot_climate", "flammable_cargo_kg", "itinerary_category",
+                 "practicaje")
 
 
 def vessel_json(vessel) -> dict:

@@ -1,7 +1,7 @@
 """The law's checklists applied to a vessel, with the interpretation settings of this installation."""
 from flask import current_app
 
-from checklists import KINDS, article_coverage, build_checklist, load_catalog
+from checklists import KINDS, article_coverage, build_checklist, checklist_versions, load_catalog
 
 from .exceptions import Invalid, NotFound
 from .messages import Msg
@@ -21,11 +21,9 @@ def checklist_for(particulars: dict, kind: str, lang: str = "es") -> dict:
 
 
 def law_coverage() -> dict:
-    """Every article of the texts with the items covering it or why it is left out, and each checklist's version."""
+    """Every article of the texts with its items or why it is left out; each checklist's version and changes."""
     catalog = load_catalog()
-    versions = [{"kind": kind, "version": catalog.get(kind).version, "items": len(catalog.get(kind).items)}
-                for kind in CHECKLIST_KINDS]
-    return {"texts": article_coverage(catalog), "checklists": versions}
+    return {"texts": article_coverage(catalog), "checklists": checklist_versions(catalog)}
 
 
 def vessel_checklist(vessel: Vessel, kind: str, lang: str = "es") -> dict:

@@ -49,6 +49,8 @@ def particular_errors(p: dict) -> dict[str, list[Msg]]:
         add("cabotage_permit", Msg("Un buque extranjero necesita su permiso de cabotaje."))
     if p.get("flag") == "national" and (p.get("cabotage_permit") or "").strip():
         add("cabotage_permit", Msg("El permiso de cabotaje es solo para buques extranjeros."))
+    if p.get("flag") == "foreign" and p.get("practicaje") == "fixed_itinerary":  # Decreto 6383 art. 1 b
+        add("practicaje", Msg("El itinerario fijo con Capitán Práctico es solo para buques de pabellón nacional."))
     length, beam = p.get("length_m"), p.get("beam_m")
     if length is not None and beam is not None and beam > length:
         add("beam_m", Msg("La manga no puede ser mayor que la eslora."))
@@ -61,7 +63,7 @@ VESSEL_FIELDS = (
     "registration", "name", "owner_id", "flag", "cabotage_permit", "home_port", "propulsion",
     "service", "hull_material", "length_m", "beam_m", "girth_m", "crew", "max_passengers",
     "cabins", "fire_hydrants", "holds", "boilers", "steam_launch", "boats", "cooking", "hot_climate",
-    "flammable_cargo_kg", "itinerary_category",
+    "flammable_cargo_kg", "itinerary_category", "practicaje",
 )
 
 

@@ -139,7 +139,7 @@ VESSEL_DEFAULTS = {
     "service": "cargo", "hull_material": "iron", "length_m": Decimal("30"), "beam_m": Decimal("7"),
     "girth_m": Decimal("11"), "crew": 6, "max_passengers": 0, "cabins": 0, "fire_hydrants": 2,
     "holds": 1, "boilers": 0, "steam_launch": False, "boats": 1, "cooking": "galley", "hot_climate": False,
-    "flammable_cargo_kg": 0,
+    "flammable_cargo_kg": 0, "practicaje": "none",
 }
 
 

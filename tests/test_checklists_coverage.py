@@ -97,8 +97,13 @@ def test_articles_are_read_from_the_texts_by_the_quote_checker():
     (LEY, "199", "excluded", "aranceles"),
     # the readings issue 10 corrected: technical survey and equipment, not "administration, fees"
     (COLOMBIA, "9", "excluded", "inspectores técnicos examinan al reconocer un vapor"),
-    (COLOMBIA, "18", "excluded", "equipo para todo buque"),
-    ("Código de Navegación Fluvial y Marítima", "10", "excluded", "Condiciones de la embarcación nacional"),
+    # decided in issue 10: 18.3's gear, the nationality of master and crew, hold signs and animals are items
+    (COLOMBIA, "18", "covered", "nav.lifebuoys.six_aboard"),
+    (COLOMBIA, "44", "excluded", "Escala de dotación"),
+    ("Código de Navegación Fluvial y Marítima", "10", "covered", "doc.crew.master_paraguayan"),
+    (LEY, "113", "covered", "nav.holds.fall_signs"),
+    (LEY, "117", "covered", "nav.animals.fierce_secured"),
+    ("Decreto 6383/1951", "1", "covered", "nav.pilots.route_recorded"),
 ])
 def test_known_articles_have_the_status_and_detail_that_fit(source, article, status, detail):
     entry = statuses(source)[article]
@@ -108,8 +113,7 @@ def test_known_articles_have_the_status_and_detail_that_fit(source, article, sta
 
 def test_the_old_wrong_reasons_are_gone():
     colombia = statuses(COLOMBIA)
-    assert "repite" not in colombia["18"]["reason_es"] and "tasas" not in colombia["9"]["reason_es"]
-    assert "clasificación" not in statuses("Código de Navegación Fluvial y Marítima")["10"]["reason_es"]
+    assert "tasas" not in colombia["9"]["reason_es"] and "contadores" not in colombia["44"]["reason_es"]
 
 
 def test_cli_prints_each_article_and_exits_0(runner):
@@ -126,8 +130,8 @@ def test_cli_prints_each_article_and_exits_0(runner):
 
 def test_cli_exits_non_zero_naming_an_uncovered_article(runner, data_dir):
     path = data_dir / "exclusions.toml"
-    path.write_text(path.read_text(encoding="utf-8").replace('articles = ["230"]', 'articles = ["113"]', 1)
-                    .replace('articles = ["113", "117"]', 'articles = ["117"]', 1), encoding="utf-8")
+    path.write_text(path.read_text(encoding="utf-8").replace('articles = ["230"]', 'articles = ["115"]', 1)
+                    .replace('articles = ["38", "115", "116"]', 'articles = ["38", "116"]', 1), encoding="utf-8")
     result = runner.invoke(args=["checklists", "check", "--dir", str(data_dir)])
     assert result.exit_code != 0
     assert "  art. 230: SIN CUBRIR" in result.output
@@ -141,7 +145,7 @@ def test_coverage_page_for_admin(client, make_user):
     assert response.status_code == 200
     page, markup = text(response), response.get_data(as_text=True)
     assert 'href="/listas/cobertura"' in markup  # in the admin's navigation
-    assert f"Navegabilidad {load_catalog().get('navegabilidad').version}" in page and "el historial de cambios está en el repositorio" in page
+    assert f"Navegabilidad {load_catalog().get('navegabilidad').version}" in page and "Cambios respecto de la versión" in page
     assert "seg.lifebuoys.total Salvavidas" in page and "(Seguridad)" in page  # art. 141, covered
     assert "Embarcaciones menores (art. 210) 2026.1" in page and "men.buckets.total" in page
     assert "Registros de la Prefectura y aranceles de arqueo" in page  # art. 199, excluded

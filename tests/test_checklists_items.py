@@ -26,7 +26,8 @@ def make_vessel(**overrides):
     vessel = dict(flag="national", propulsion="motor", service="cargo", hull_material="iron",
                   length_m=30.0, beam_m=7.0, girth_m=12.0, gross_tonnage=150.0, crew=8,
                   max_passengers=0, cabins=0, fire_hydrants=0, holds=1, boilers=0, steam_launch=False,
-                  boats=1, cooking="galley", hot_climate=False, flammable_cargo_kg=0)
+                  boats=1, cooking="galley", hot_climate=False, flammable_cargo_kg=0,
+                  practicaje="none")
     vessel.update(overrides)
     return vessel
 
@@ -46,7 +47,7 @@ def quantities(vessel, settings=None):
 
 PASSENGER_STEAMER = make_vessel(propulsion="steam", service="passenger", gross_tonnage=900.0, crew=40,
                                 max_passengers=200, cabins=60, fire_hydrants=7, holds=2, boilers=2,
-                                boats=4, hot_climate=True)
+                                boats=4, hot_climate=True, practicaje="beyond_angostura")
 
 
 def test_acceptance_passenger_steamer():
@@ -106,7 +107,7 @@ def test_acceptance_rowing_boat_is_exempt():
 VESSELS = [
     ("passenger steamer", PASSENGER_STEAMER,
      {"nav.boats.lifeboats": 1, "nav.boats.canoe": 1, "nav.signals.code_flags": 1,
-      "nav.hull.slipway": None, "nav.pilots.cabin_location": None, "doc.passengers.complaint_book": None,
+      "nav.hull.slipway": None, "nav.pilots.cabin_location": 2, "doc.passengers.complaint_book": None,
       "seg.boilers.pressure_test": 2, "seg.fire.engine": 1, "nav.cargo.no_deck_cargo": None},
      {"nav.signals.foghorn", "nav.galley.brazier_box", "nav.rafts.solid", "doc.passengers.not_authorised"}),
     ("motor cargo launch", make_vessel(gross_tonnage=12.0, crew=3, boats=0),
@@ -134,7 +135,8 @@ VESSELS = [
      {"seg.hoses.total", "doc.certificates.seguridad", "nav.signals.bell", "nav.refuse.ashes",
       "nav.pumps.sail_cargo", "seg.fire.flammables_hold"}),
     ("motor mixed, hot climate", make_vessel(service="mixed", crew=10, max_passengers=60, cabins=12,
-                                             fire_hydrants=4, hot_climate=True, boats=2),
+                                             fire_hydrants=4, hot_climate=True, boats=2,
+                                             practicaje="to_angostura"),
      {"nav.screens.insects": None, "seg.lifebuoys.total": 70, "seg.lifebuoys.cabins": 12,
       "seg.lifebuoys.hot_climate": 6, "seg.hoses.total": 2, "nav.health.water_sterilizer": None,
       "nav.boats.oars": None, "nav.pilots.cabin_temperature": None, "seg.fire.no_heaters": None},

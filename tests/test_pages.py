@@ -69,14 +69,16 @@ def test_admin_registers_vessel_through_the_form(client, make_user, make_owner, 
     assert "Un buque a vapor debe tener al menos una caldera." in page
     assert db.session.scalar(db.select(db.func.count(Vessel.id))) == 0
     assert "Carga inflamable o explosiva habitual (kg)" in page
+    assert "Practicaje en la Sección Sur del Río Paraguay" in page and 'value="unset"' in page
     response = client.post("/buques/nuevo", data={**form, "boilers": "2", "hot_climate": "on",
-                                                  "flammable_cargo_kg": "300"})
+                                                  "flammable_cargo_kg": "300", "practicaje": "beyond_angostura"})
     assert response.status_code == 302
     vessel = db.session.scalar(db.select(Vessel))
     assert vessel.registration == "PY 8080" and vessel.hot_climate is True and vessel.steam_launch is False
-    assert vessel.flammable_cargo_kg == 300
+    assert vessel.flammable_cargo_kg == 300 and vessel.practicaje == "beyond_angostura"
     detail = client.get(f"/buques/{vessel.id}").get_data(as_text=True)
     assert "Carga inflamable o explosiva habitual (kg)" in detail and "300" in detail
+    assert "Dos prácticos (más allá de Angostura)" in detail
 
 
 def test_admin_edits_owner(client, make_user, make_owner):

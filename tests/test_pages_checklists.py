@@ -134,3 +134,20 @@ def test_small_craft_check_page(client, make_user, make_vessel):
     assert "Check of small craft (Law 928 art. 210)" in english and "2 buckets" in english
     detail = client.get(f"/buques/{boat.id}").get_data(as_text=True)
     assert f'href="/buques/{boat.id}/listas/menores"' in detail
+
+
+def test_coverage_page_shows_each_version_and_its_changes(client, make_user):
+    """Per checklist: version, item count and what changed from the previous frozen version (checklists/history)."""
+    login(client, make_user("admin"))
+    response = client.get("/listas/cobertura")
+    markup = response.get_data(as_text=True)
+    row = text(response).split("Versiones de las listas", 1)[1].split("Ley 928/1927", 1)[0]
+    assert "Navegabilidad 2026.3" in row and "Cambios respecto de la versión 2026.2" in row
+    assert "Ítems nuevos" in row and "nav.pilots.route_recorded Practicaje en la Sección Sur" in row
+    assert "Ítems modificados" in row and "nav.pilots.cabin_location" in row and "(title_es, title_en, required)" in row
+    assert "Documentación 2026.3" in row and "Cambios respecto de la versión 2026.1" in row
+    assert "doc.crew.master_paraguayan Capitán o patrón de nacionalidad paraguaya" in row
+    nav = markup.split('id="version-navegabilidad"', 1)[1].split("</tr>", 1)[0]
+    assert "Ítems retirados" not in nav
+    english = text(client.get("/listas/cobertura?lang=en"))
+    assert "Changes from version 2026.2" in english and "Cabins of the pilots embarked" in english

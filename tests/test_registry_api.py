@@ -176,7 +176,7 @@ def test_openapi_is_generated_from_schemas(client):
     assert spec["openapi"].startswith("3.")
     vessel = spec["components"]["schemas"]["Vessel"]["properties"]
     for field in ("registration", "gross_tonnage", "boilers", "steam_launch", "hot_climate", "cooking",
-                  "flammable_cargo_kg"):
+                  "flammable_cargo_kg", "practicaje"):
         assert field in vessel
     assert "/api/v1/vessels/{vessel_id}" in spec["paths"]
 
@@ -229,3 +229,30 @@ def test_flammable_cargo_must_be_whole_kilograms(client, admin, make_owner, valu
                            headers=admin)
     assert response.status_code == 422
     assert "flammable_cargo_kg" in response.json["errors"]
+
+
+def test_practicaje_is_created_read_and_patched(client, admin, make_owner):
+    """practicaje defaults to unset (the route is asked), round-trips, and a PATCH gives pilots their cabins."""
+    owner = make_owner()
+    created = client.post("/api/v1/vessels", json={**VESSEL, "cabins": 4, "owner_id": owner.id}, headers=admin).json
+    assert created["practicaje"] == "unset"
+    url = f"/api/v1/vessels/{created['id']}"
+    checklist = f"{url}/checklists/navegabilidad"
+    items = {i["id"]: i["required"] for i in client.get(checklist, headers=admin).json["items"]}
+    assert "nav.pilots.route_recorded" in items and "nav.pilots.cabin_location" not in items
+    response = client.patch(url, json={"practicaje": "beyond_angostura"}, headers=admin)
+    assert response.status_code == 200 and response.json["practicaje"] == "beyond_angostura"
+    items = {i["id"]: i["required"] for i in client.get(checklist, headers=admin).json["items"]}
+    assert items["nav.pilots.cabin_location"] == 2 and "nav.pilots.route_recorded" not in items
+
+
+@pytest.mark.parametrize("changes, status", [
+    ({"practicaje": "somewhere"}, 422),
+    ({"flag": "foreign", "cabotage_permit": "CAB-1", "practicaje": "fixed_itinerary"}, 422),
+])
+def test_practicaje_refuses_unknown_routes_and_foreign_fixed_itineraries(client, admin, make_owner, changes,
+                                                                         status):
+    owner = make_owner()
+    response = client.post("/api/v1/vessels", json={**VESSEL, "owner_id": owner.id, **changes}, headers=admin)
+    assert response.status_code == status
+    assert "practicaje" in response.json["errors"]

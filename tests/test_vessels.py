@@ -32,6 +32,9 @@ def test_registration_normalisation(raw, key, shown):
     ({"flag": "foreign"}, {"cabotage_permit"}),
     ({"flag": "foreign", "cabotage_permit": "CAB-1"}, set()),
     ({"cabotage_permit": "CAB-1"}, {"cabotage_permit"}),
+    ({"practicaje": "fixed_itinerary"}, set()),  # Decreto 6383 art. 1 b: national vessels only
+    ({"flag": "foreign", "cabotage_permit": "CAB-1", "practicaje": "fixed_itinerary"}, {"practicaje"}),
+    ({"flag": "foreign", "cabotage_permit": "CAB-1", "practicaje": "beyond_angostura"}, set()),
     ({"beam_m": Decimal(21)}, {"beam_m"}),
 ])
 def test_particular_errors(changes, fields):

@@ -13,6 +13,7 @@ from ..models import (
     FLAGS,
     HULLS,
     ITINERARY_CATEGORIES,
+    PRACTICAJE,
     PROPULSIONS,
     SERVICES,
     Owner,
@@ -25,7 +26,7 @@ from .forms import domain_errors, load_form
 
 bp = Blueprint("registry", __name__)
 CHOICES = {"flag": FLAGS, "propulsion": PROPULSIONS, "service": SERVICES, "hull_material": HULLS, "cooking": COOKING,
-           "itinerary_category": ITINERARY_CATEGORIES}
+           "itinerary_category": ITINERARY_CATEGORIES, "practicaje": PRACTICAJE}
 
 
 @bp.route("/buques")
