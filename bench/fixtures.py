@@ -211,11 +211,11 @@ def sync_entries(items: list[dict], n: int, start: datetime | None = None, seed:
         revision = k // len(items) + 1
         entry = {"item_id": item["id"], "client_id": ids[k],
                  "recorded_at": (start + timedelta(seconds=7 * k)).isoformat()}
-        required = item.get("required")
+        required, maximum = item.get("required"), item.get("maximum")
         if last[item["id"]] == k:
             entry["result"] = "pass"
-            if required is not None:
-                entry["observed"] = required
+            if required is not None or maximum is not None:
+                entry["observed"] = required if required is not None else maximum
             if photos and photos.get(item["id"]):
                 entry["photos"] = list(photos[item["id"]])
         else:
@@ -223,6 +223,8 @@ def sync_entries(items: list[dict], n: int, start: datetime | None = None, seed:
             entry["note"] = f"Revisión {revision}: pendiente de verificar a bordo."
             if required is not None:
                 entry["observed"] = max(0, required - 1)
+            elif maximum is not None:
+                entry["observed"] = maximum + 1
         entries.append(entry)
     return entries
 

@@ -3,7 +3,8 @@
 from collections.abc import Mapping
 
 from . import history
-from .loader import Catalog, Checklist, ChecklistError, Context, Item, check_particular, citations
+from .loader import (BOUNDS, Catalog, Checklist, ChecklistError, Context, Item, check_count, check_particular,
+                     citations)
 from .rules import RuleError
 
 LANGS = ("es", "en")
@@ -59,13 +60,12 @@ def _evaluate(rule, env, kind: str, item_id: str, field: str):
         raise ChecklistError(f"{field}: {exc}", f"{kind}.toml", item_id) from None
 
 
-def _quantity(item: Item, env, kind: str) -> int | None:
-    if item.required is None:
+def _quantity(item: Item, field: str, env, kind: str) -> int | None:
+    """The item's `required` or `maximum` count for this vessel, or None when it sets none."""
+    rule = getattr(item, field)
+    if rule is None:
         return None
-    value = _evaluate(item.required, env, kind, item.id, "required")
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0 or value != int(value):
-        raise ChecklistError(f"required must be a whole number >= 0, got {value!r}", f"{kind}.toml", item.id)
-    return int(value)
+    return check_count(_evaluate(rule, env, kind, item.id, field), field, f"{kind}.toml", item.id)
 
 
 def _applies(rule, env, kind: str, item_id: str, field: str) -> bool:
@@ -94,7 +94,7 @@ def build_checklist(checklist: Checklist, particulars: Mapping, settings: Mappin
     for item in checklist.items:
         if not _applies(item.applies, env, checklist.kind, item.id, "applies"):
             continue
-        required = _quantity(item, env, checklist.kind)
+        bounds = {field: _quantity(item, field, env, checklist.kind) for field in BOUNDS}
         source = context.sources[item.source]
         practice = _is_practice(source, env)
         result["items"].append({
@@ -105,7 +105,7 @@ def build_checklist(checklist: Checklist, particulars: Mapping, settings: Mappin
             "source": item.source,
             "article": item.article,
             "text": item.text,
-            "required": required,
+            **bounds,
             "unit": getattr(item, f"unit_{lang}"),
             "evidence_required": item.evidence_required,
             "detainable": item.detainable and not practice,

@@ -26,7 +26,8 @@ ARTICLE = re.compile(r"^\d+$")
 
 ITEM_REQUIRED = ("id", "topic", "title_es", "title_en", "source", "article", "text",
                  "evidence_required", "detainable", "certificate")
-ITEM_OPTIONAL = ("applies", "required", "unit")
+ITEM_OPTIONAL = ("applies", "required", "maximum", "unit")
+BOUNDS = ("required", "maximum")  # the observed count must be >= required or <= maximum
 EXEMPTION_FIELDS = ("id", "when", "source", "article", "text", "reason_es", "reason_en")
 HEADER_REQUIRED = ("kind", "version", "title_es", "title_en", "covers", "items")
 EXCLUSION_FIELDS = ("source", "articles", "reason_es", "reason_en")
@@ -100,6 +101,7 @@ class Item:
     text: str
     applies: Rule
     required: Rule | None
+    maximum: Rule | None
     unit_es: str | None
     unit_en: str | None
     evidence_required: bool
@@ -452,24 +454,46 @@ def _load_item(entry, kind, context, allowed, file, seen) -> Item:
         raise ChecklistError(f"unknown topic {entry['topic']!r}", file, item_id)
     source, article, text = _check_citation(entry, context, file, item_id)
     applies = _compile(entry.get("applies", "true"), allowed, context.particulars, file, item_id, "applies")
-    required = None
+    bounds = {field: _load_bound(entry, field, allowed, context, file, item_id) for field in BOUNDS}
+    given = [field for field, rule in bounds.items() if rule is not None]
     unit_es = unit_en = None
-    if "required" in entry:
-        required = _compile(entry["required"], allowed, context.particulars, file, item_id, "required")
+    if len(given) > 1:
+        raise ChecklistError("an item has 'required' or 'maximum', not both (one duty, one bound)", file, item_id)
+    if given:
         unit = entry.get("unit")
         if not isinstance(unit, dict):
             raise ChecklistError("a quantity item needs unit = {es = ..., en = ...}", file, item_id)
         unit_es, unit_en = _text(unit, "es", file, item_id), _text(unit, "en", file, item_id)
     elif "unit" in entry:
-        raise ChecklistError("'unit' without 'required'", file, item_id)
+        raise ChecklistError("'unit' without 'required' or 'maximum'", file, item_id)
     for flag in ("evidence_required", "detainable"):
         if not isinstance(entry[flag], bool):
             raise ChecklistError(f"{flag!r} must be true or false", file, item_id)
     if entry["certificate"] not in CERTIFICATES:
         raise ChecklistError(f"certificate must be one of {CERTIFICATES}", file, item_id)
     return Item(item_id, entry["topic"], _text(entry, "title_es", file, item_id),
-                _text(entry, "title_en", file, item_id), source, article, text, applies, required,
-                unit_es, unit_en, entry["evidence_required"], entry["detainable"], entry["certificate"])
+                _text(entry, "title_en", file, item_id), source, article, text, applies,
+                bounds["required"], bounds["maximum"], unit_es, unit_en, entry["evidence_required"], entry["detainable"], entry["certificate"])
+
+
+def check_count(value, field: str, file: str, item_id: str) -> int:
+    """A bound's value as a whole number >= 0 (the count an inspector observes), or ChecklistError."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0 or value != int(value):
+        raise ChecklistError(f"{field} must be a whole number >= 0, got {value!r}", file, item_id)
+    return int(value)
+
+
+def _load_bound(entry, field, allowed, context, file, item_id) -> Rule | None:
+    """An item's `required` or `maximum`; a constant one is checked now, one over particulars per vessel."""
+    if field not in entry:
+        return None
+    rule = _compile(entry[field], allowed, context.particulars, file, item_id, field)
+    if not rule.names:
+        try:
+            check_count(rule.evaluate({}), field, file, item_id)
+        except RuleError as exc:
+            raise ChecklistError(f"{field}: {exc}", file, item_id) from None
+    return rule
 
 
 def _load_exemption(entry, context, allowed, file, seen) -> Exemption:

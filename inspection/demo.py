@@ -135,12 +135,15 @@ def _answer_items(inspector, inspection, items, fail: tuple, now) -> None:
 
     from .inspections import add_photo, record_answer
     from .media import media_storage, photo_limits
+    from .outcomes import item_bound
     from .photos import process_photo
 
     for item in items:
         n = inspection.items.index(item)
         failed = item["id"] in fail
-        observed = (0 if failed else item["required"]) if item["required"] is not None else None
+        bound, observed = item_bound(item) or (None, None)
+        if failed and bound is not None:
+            observed = observed + 1 if bound.name == "maximum" else 0  # a count outside the bound
         record_answer(inspector, inspection, item["id"], {"client_id": str(uuid4()), "result": "fail" if failed else "pass",
                                                           "observed": observed, "note": "Demostración" if failed else ""}, now)
         if item["evidence_required"]:

@@ -22,7 +22,7 @@ from .models import (
     User,
     Vessel,
 )
-from .outcomes import compute_outcome, unanswered_items
+from .outcomes import compute_outcome, item_bound, unanswered_items
 from .pins import checklist_pin
 from .signatures import ROLES, SignatureRejected, normalize_signature
 from .storage import media_key
@@ -188,18 +188,17 @@ def pinned_item(inspection: Inspection, item_id: str) -> dict:
 
 
 def check_answer(item: dict, data: dict) -> None:
-    """The law's constraints on one answer (quantities, notes)."""
+    """The law's constraints on one answer (a count within the item's bound, notes)."""
     result, observed, note = data["result"], data.get("observed"), (data.get("note") or "").strip()
-    required = item.get("required")
     if result == "not_applicable" and not note:
         raise Invalid(errors={"note": [Msg("Explique por qué el ítem no corresponde.")]})
-    if required is not None and result == "pass":
+    found = item_bound(item)
+    if found and result == "pass":
+        bound, value = found
         if observed is None:
-            raise Invalid(errors={"observed": [Msg("Indique la cantidad observada (se requieren {required}).",
-                                                   required=required)]})
-        if observed < required:
-            raise Invalid(errors={"observed": [Msg("Se observaron {observed} y se requieren {required}: el ítem no puede aprobarse.",
-                                                   observed=f"{observed:g}", required=required)]})
+            raise Invalid(errors={"observed": [Msg(bound.missing, **{bound.name: value})]})
+        if not bound.within(observed, value):
+            raise Invalid(errors={"observed": [Msg(bound.outside, observed=f"{observed:g}", **{bound.name: value})]})
     if data.get("action") and result != "fail":
         raise Invalid(errors={"action": [Msg("Solo un ítem que falla lleva una acción.")]})
 

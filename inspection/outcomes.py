@@ -10,8 +10,12 @@ Readings (port-state practice, certificates.md):
 Default actions: a detainable failure must be put right before departure; any other within 14 days.
 `next_port` gives 7 days, the longest leg between Paraguayan river ports in the demo's practice.
 """
+import operator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date, timedelta
+
+from .messages import N_
 
 ACTION_DAYS = {"rectified": 0, "before_departure": 0, "within_14_days": 14, "next_port": 7, "detained": 0}
 
@@ -37,6 +41,34 @@ class Outcome:
     outcome: str
     findings: list[Finding] = field(default_factory=list)
     missing_answers: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Bound:
+    """A limit an item sets on the count the inspector observes (checklists: `required` or `maximum`)."""
+
+    name: str
+    within: Callable[[float, int], bool]
+    missing: str  # Spanish templates; the tablet mirrors them (static/js/tablet/rules.js BOUNDS)
+    outside: str
+    shown: str  # how a finding writes the bound after the observed count
+
+
+BOUNDS = (
+    Bound("required", operator.ge, N_("Indique la cantidad observada (se requieren {required})."),
+          N_("Se observaron {observed} y se requieren {required}: el ítem no puede aprobarse."), "{}"),
+    # Ley 928 art. 184: at most the passengers the Prefectura allows.
+    Bound("maximum", operator.le, N_("Indique la cantidad observada (el máximo es {maximum})."),
+          N_("Se observaron {observed} y el máximo es {maximum}: el ítem no puede aprobarse."), "máx. {}"),
+)
+
+
+def item_bound(item: dict) -> tuple[Bound, int] | None:
+    """The limit an item sets on the observed count and its value; None for a yes/no item."""
+    for bound in BOUNDS:
+        if item.get(bound.name) is not None:  # pinned before `maximum` existed: no key at all
+            return bound, item[bound.name]
+    return None
 
 
 def default_action(detainable: bool) -> str:
@@ -70,8 +102,11 @@ def compute_outcome(items: list[dict], answers: dict[str, dict], today: date) ->
             continue
         action = answer.get("action") or default_action(item["detainable"])
         description = item["title"] + (f": {answer['note']}" if answer.get("note") else "")
-        if item.get("required") is not None and answer.get("observed") is not None:
-            description += f" ({answer['observed']:g} / {item['required']} {item.get('unit') or ''})".rstrip()
+        found = item_bound(item)
+        if found and answer.get("observed") is not None:
+            bound, value = found
+            quantity = " ".join(filter(None, (bound.shown.format(value), item.get("unit"))))
+            description += f" ({answer['observed']:g} / {quantity})"
         findings.append(Finding(item["id"], item["source"], item["article"], description, item["detainable"],
                                 action, due_date(action, today), item.get("practice", False)))
     open_findings = [f for f in findings if f.action != "rectified"]

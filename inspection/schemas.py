@@ -796,7 +796,11 @@ class ChecklistItemSchema(BaseSchema):
     source = fields.String(metadata={"description": "Instrumento, p. ej. «Ley 928/1927»"})
     article = fields.String(metadata={"description": "Número de artículo, p. ej. «143»"})
     text = fields.String(metadata={"description": "Cita textual del artículo"})
-    required = fields.Integer(allow_none=True, metadata={"description": "Cantidad mínima, o null si es sí/no"})
+    required = fields.Integer(allow_none=True, metadata={
+        "description": "Cantidad mínima: se aprueba si lo observado es mayor o igual; null si no fija mínimo"})
+    maximum = fields.Integer(allow_none=True, metadata={
+        "description": "Cantidad máxima (p. ej. pasajeros, Ley 928 art. 184): se aprueba si lo observado es menor o "
+                       "igual; null si no fija máximo. Un ítem fija a lo sumo uno de los dos"})
     unit = fields.String(allow_none=True)
     evidence_required = fields.Boolean()
     detainable = fields.Boolean(metadata={"description": "Su incumplimiento causa detención (nunca en una práctica)"})

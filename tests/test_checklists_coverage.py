@@ -93,7 +93,7 @@ def test_articles_are_read_from_the_texts_by_the_quote_checker():
     (LEY, "141", "covered", "nav.boats.lifeboats"),  # items of two checklists cite it
     (LEY, "210", "covered", "nav.exempt.art210"),  # cited by the exemption, not an item
     (LEY, "133", "covered", "nav.flammables.not_idle_at_quay"),  # the flammable-cargo items (flammable_cargo_kg)
-    (LEY, "184", "pending", "máximo"),
+    (LEY, "184", "covered", "nav.passengers.within_maximum"),  # no longer pending (issue 10)
     (LEY, "199", "excluded", "aranceles"),
     # the readings issue 10 corrected: technical survey and equipment, not "administration, fees"
     (COLOMBIA, "9", "excluded", "inspectores técnicos examinan al reconocer un vapor"),
@@ -122,7 +122,7 @@ def test_cli_prints_each_article_and_exits_0(runner):
     lines = result.output.splitlines()
     assert "  art. 141: CUBIERTO: nav.boats.lifeboats, seg.lifebuoys.total" in lines
     assert any(line.startswith("  art. 199: EXCLUIDO: Registros de la Prefectura") for line in lines)
-    assert any(line.startswith("  art. 184: PENDIENTE: ") for line in lines)
+    assert "  art. 184: CUBIERTO: nav.passengers.within_maximum" in lines
     assert any(line.startswith("== Ley 928/1927 (ley-928-1927-arts-003-118.txt, ley-928-1927-arts-123-238.txt)")
                and line.endswith("SIN CUBRIR 0") for line in lines)
     assert lines[-1].startswith("Datos válidos: 4 listas,")

@@ -17,7 +17,7 @@ from checklists.loader import DATA_DIR
 
 PROPULSIONS = ("steam", "motor", "sail", "rowing", "towed")
 SERVICES = ("passenger", "cargo", "mixed", "tug", "livestock", "tanker", "raft", "work")
-ITEM_KEYS = {"id", "title", "topic", "topic_title", "source", "article", "text", "required", "unit",
+ITEM_KEYS = {"id", "title", "topic", "topic_title", "source", "article", "text", "required", "maximum", "unit",
              "evidence_required", "detainable", "certificate", "foreign", "practice"}
 
 
@@ -207,7 +207,9 @@ def test_every_propulsion_and_service_builds(propulsion, service):
         for item in result["items"]:
             assert set(item) == ITEM_KEYS
             assert item["required"] is None or (type(item["required"]) is int and item["required"] >= 1)
-            assert (item["unit"] is None) is (item["required"] is None)
+            assert item["maximum"] is None or (type(item["maximum"]) is int and item["maximum"] >= 1)
+            assert item["required"] is None or item["maximum"] is None  # one bound per item
+            assert (item["unit"] is None) is (item["required"] is None and item["maximum"] is None)
 
 
 @pytest.mark.parametrize("tonnage, exempt", [(4.9, True), (5.0, False), (120.0, False)])

@@ -8,8 +8,9 @@ from pathlib import Path
 import pytest
 
 import checklists
-from checklists import ChecklistError, load_catalog
+from checklists import ChecklistError, build_checklist, load_catalog
 from checklists.loader import DATA_DIR
+from tests.test_checklists_items import make_vessel
 
 
 def edit(directory: Path, file: str, old: str, new: str, item_id: str | None = None):
@@ -26,6 +27,9 @@ def edit(directory: Path, file: str, old: str, new: str, item_id: str | None = N
     block = text[start:end]
     assert old in block, (item_id, old)
     path.write_text(text[:start] + block.replace(old, new, 1) + text[end:], encoding="utf-8")
+
+
+PASSENGERS, MAXIMUM = "nav.passengers.within_maximum", 'maximum = "max_passengers"'
 
 
 def test_copy_of_the_data_loads(data_dir):
@@ -72,6 +76,18 @@ def test_copy_of_the_data_loads(data_dir):
      'unit = { es = "x", en = "x" }\nevidence_required = false', "'unit' without 'required'"),
     ("seguridad.toml", "seg.fire.alarm_bell", 'id = "seg.fire.alarm_bell"', 'id = "nav.fire.alarm_bell"',
      "ids in seguridad.toml start with 'seg'"),
+    # a bound is a count the inspector observes: a constant one is checked at load (required or maximum)
+    ("seguridad.toml", "seg.lifebuoys.cabins", 'required = "cabins"', "required = -1",
+     "required must be a whole number >= 0, got -1"),
+    ("navegabilidad.toml", PASSENGERS, MAXIMUM, "maximum = -1", "maximum must be a whole number >= 0, got -1"),
+    ("navegabilidad.toml", PASSENGERS, MAXIMUM, "maximum = 2.5", "maximum must be a whole number >= 0, got 2.5"),
+    ("navegabilidad.toml", PASSENGERS, MAXIMUM, 'maximum = "true"', "maximum must be a whole number >= 0, got True"),
+    ("navegabilidad.toml", PASSENGERS, MAXIMUM, 'maximum = "max_pasengers"', "unknown name 'max_pasengers'"),
+    ("navegabilidad.toml", PASSENGERS, MAXIMUM, 'maximum = "1 / 0"', "maximum: division by zero"),
+    ("navegabilidad.toml", PASSENGERS, '\nunit = { es = "pasajeros", en = "passengers" }', "",
+     "a quantity item needs unit"),
+    # one duty, one bound: a floor and a ceiling on the same item are refused
+    ("navegabilidad.toml", PASSENGERS, MAXIMUM, f'{MAXIMUM}\nrequired = "1"', "'required' or 'maximum', not both"),
 ])
 def test_broken_item_names_file_and_item(data_dir, file, item_id, old, new, message):
     edit(data_dir, file, old, new, item_id)
@@ -92,6 +108,25 @@ def test_toml_syntax_error_names_file_line_and_item(data_dir):
     text = str(caught.value)
     assert text.startswith("navegabilidad.toml: item 'nav.signals.whistle': TOML syntax error"), text
     assert re.search(r"line \d+", text)
+
+
+@pytest.mark.parametrize("maximum, vessel, message", [
+    ("max_passengers", {"max_passengers": 40}, None),
+    ("max_passengers - 50", {"max_passengers": 40}, "maximum must be a whole number >= 0, got -10"),
+    ("max_passengers / 3", {"max_passengers": 40}, "maximum must be a whole number >= 0, got 13.33"),
+    ("max_passengers / 4", {"max_passengers": 40}, None),
+])
+def test_a_maximum_over_particulars_is_checked_per_vessel(data_dir, maximum, vessel, message):
+    edit(data_dir, "navegabilidad.toml", MAXIMUM, f'maximum = "{maximum}"', PASSENGERS)
+    checklist = load_catalog(data_dir).get("navegabilidad")
+    particulars = make_vessel(service="passenger", **vessel)
+    if message is None:
+        [item] = [i for i in build_checklist(checklist, particulars)["items"] if i["id"] == PASSENGERS]
+        assert type(item["maximum"]) is int
+        return
+    with pytest.raises(ChecklistError) as caught:
+        build_checklist(checklist, particulars)
+    assert str(caught.value).startswith(f"navegabilidad.toml: item '{PASSENGERS}': {message}"), str(caught.value)
 
 
 @pytest.mark.parametrize("file, old, new, message", [

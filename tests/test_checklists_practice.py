@@ -23,7 +23,7 @@ SAILING = make_vessel(propulsion="sail", crew=3, hot_climate=True)
 
 HOT_STEAMER_ITEMS = {"nav.boats.canoe", "nav.lights.sides", "nav.screens.insects", "nav.health.medicine_chest",
                      "nav.health.water_sterilizer", "seg.lifebuoys.hot_climate", "seg.fire.engine",
-                     "seg.fire.smoking_room", "seg.fire.flammables_hold"}
+                     "seg.fire.smoking_room", "seg.fire.flammables_hold", "nav.rigging.compass"}  # compass: art. 18.3
 HOLD = "seg.fire.flammables_hold"  # art. 36: the only Colombian item the data marks detainable
 
 
@@ -52,9 +52,12 @@ def foreign_items(vessel, settings=None):
     pytest.param(HOT_MOTOR_CARGO, BINDING,
                  {**{i: (False, False) for i in HOT_STEAMER_ITEMS - {"nav.health.water_sterilizer"}},
                   HOLD: (False, True)}, id="hot motor cargo with kerosene, binding"),
-    pytest.param(COOL_MOTOR_CARGO, None, {"nav.boats.canoe": (True, False), "nav.lights.sides": (True, False)},
-                 id="cool motor cargo: arts. 35 and 45 only"),
-    pytest.param(SAILING, None, {"nav.lights.sides": (True, False)}, id="sailing vessel: art. 35 only"),
+    pytest.param(COOL_MOTOR_CARGO, None, {i: (True, False) for i in ("nav.boats.canoe", "nav.lights.sides",
+                                                                      "nav.lifebuoys.six_aboard", "nav.rigging.compass")},
+                 id="cool motor cargo: arts. 18.3, 35 and 45 only"),
+    pytest.param(SAILING, None, {i: (True, False) for i in ("nav.lights.sides", "nav.lifebuoys.six_aboard",
+                                                             "nav.rigging.compass")},
+                 id="sailing vessel: arts. 18.3 and 35 only"),
 ])
 def test_foreign_items_carry_their_standing(vessel, settings, expected):
     assert foreign_items(vessel, settings) == expected

@@ -40,6 +40,27 @@ def test_a_failure_carries_article_quantity_and_deadline():
     assert finding.action == "before_departure" and finding.due_on == TODAY
 
 
+PASSENGERS = {"id": "nav.passengers.within_maximum", "title": "Pasajeros a bordo dentro del máximo",
+              "source": "Ley 928/1927", "article": "184", "required": None, "maximum": 40, "unit": "pasajeros",
+              "detainable": True}
+
+
+@pytest.mark.parametrize("item, observed, note, description", [
+    (PASSENGERS, 45, "", "Pasajeros a bordo dentro del máximo (45 / máx. 40 pasajeros)"),
+    (PASSENGERS, 41, "sin lista", "Pasajeros a bordo dentro del máximo: sin lista (41 / máx. 40 pasajeros)"),
+    (PASSENGERS, None, "", "Pasajeros a bordo dentro del máximo"),
+    ({**PASSENGERS, "unit": None}, 45, "", "Pasajeros a bordo dentro del máximo (45 / máx. 40)"),
+    (ITEMS[0], 8, "", "Salvavidas (8 / 10 salvavidas)"),
+    ({**ITEMS[0], "maximum": None}, 8, "", "Salvavidas (8 / 10 salvavidas)"),
+])
+def test_a_finding_writes_the_count_against_its_bound(item, observed, note, description):
+    given = {item["id"]: {"result": "fail", "observed": observed, "note": note, "action": None}}
+    result = compute_outcome([item], given, TODAY)
+    [finding] = result.findings
+    assert finding.description == description
+    assert result.outcome == "failed" and finding.action == "before_departure"  # overloading detains (art. 184)
+
+
 @pytest.mark.parametrize("action, days", [("rectified", 0), ("before_departure", 0), ("within_14_days", 14),
                                           ("next_port", 7), ("detained", 0)])
 def test_deadlines(action, days):

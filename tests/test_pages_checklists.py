@@ -63,6 +63,20 @@ def test_english_checklist(client, make_user, make_vessel):
     assert "240 lifebuoys" in page and "Checklists" in page and "Photo required" in page
 
 
+@pytest.mark.parametrize("lang, maximum, required", [
+    ("es", "Máximo: 200 pasajeros", "Requerido: 1 canoa"),
+    ("en", "Maximum: 200 passengers", "Required: 1 canoe"),
+])
+def test_a_maximum_is_shown_as_a_maximum(client, make_user, make_vessel, lang, maximum, required):
+    steamer = make_vessel(**STEAMER)
+    login(client, make_user("inspector"))
+    response = client.get(f"/buques/{steamer.id}/listas/navegabilidad?lang={lang}")
+    page, markup = text(response), response.get_data(as_text=True)
+    assert maximum in page  # art. 184: at most the passengers the Prefectura allows
+    assert '<li id="nav.passengers.within_maximum">' in markup
+    assert required in page
+
+
 def test_owner_sees_own_checklists_only_and_police_may_look(client, make_user, make_vessel):
     owner = make_user("owner")
     mine, theirs = make_vessel(owner_id=owner.owner_id), make_vessel()

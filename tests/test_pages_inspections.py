@@ -10,6 +10,7 @@ import uuid
 from datetime import timedelta
 
 import pytest
+from flask import render_template
 
 from inspection.clock import office_date, office_now, office_today, office_zone
 from inspection.closing import close_inspection
@@ -387,3 +388,19 @@ def test_navegabilidad_certificate_can_run_shorter(crew, db):
     submit(crew, inspection_id, valid_until=shorter)
     certificate = db.session.scalar(db.select(Certificate).filter_by(inspection_id=inspection_id))
     assert certificate.kind == "navegabilidad" and certificate.valid_until == shorter
+
+
+@pytest.mark.parametrize("item, short, lang, shown", [
+    ({"maximum": 40, "required": None, "unit": "pasajeros"}, False, "es", "Máximo: 40 pasajeros"),
+    ({"maximum": 40, "required": None, "unit": "passengers"}, False, "en", "Maximum: 40 passengers"),
+    ({"maximum": 40, "required": None, "unit": "pasajeros"}, True, "es", "máx. 40 pasajeros"),
+    ({"maximum": 0, "required": None, "unit": "pasajeros"}, True, "es", "máx. 0 pasajeros"),
+    ({"required": 4, "unit": "baldes"}, False, "es", "Requerido: 4 baldes"),  # pinned before `maximum` existed
+    ({"required": 4, "maximum": None, "unit": "buckets"}, False, "en", "Required: 4 buckets"),
+    ({"required": 4, "maximum": None, "unit": "baldes"}, True, "es", "4 baldes"),
+    ({"required": None, "maximum": None, "unit": None}, False, "es", ""),
+])
+def test_an_items_count_is_shown_with_its_bound(app, item, short, lang, shown):
+    with app.test_request_context(f"/?lang={lang}"):
+        markup = render_template("_quantity.html", item=item, short=short)
+    assert re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", markup)).strip() == shown

@@ -22,6 +22,7 @@ pytestmark = pytest.mark.skipif(NODE is None, reason="node is not installed")
 
 BUCKETS = {"id": "buckets", "required": 4}
 YES_NO = {"id": "galley", "required": None}
+PASSENGERS = {"id": "passengers", "required": None, "maximum": 40}  # Ley 928 art. 184
 ANSWERS = [
     (BUCKETS, {"result": "pass", "observed": 4, "note": ""}),
     (BUCKETS, {"result": "pass", "observed": 12, "note": ""}),
@@ -34,6 +35,11 @@ ANSWERS = [
     (YES_NO, {"result": "pass", "observed": None, "note": ""}),
     (YES_NO, {"result": "not_applicable", "observed": None, "note": ""}),
     (YES_NO, {"result": "fail", "observed": None, "note": "roto"}),
+    (PASSENGERS, {"result": "pass", "observed": 40, "note": ""}),
+    (PASSENGERS, {"result": "pass", "observed": 0, "note": ""}),
+    (PASSENGERS, {"result": "pass", "observed": 41, "note": ""}),
+    (PASSENGERS, {"result": "pass", "observed": None, "note": ""}),
+    (PASSENGERS, {"result": "fail", "observed": 45, "note": ""}),
 ]
 
 
@@ -45,22 +51,38 @@ def run_node(cases: dict, tmp_path) -> dict:
     return json.loads(done.stdout)
 
 
-def server_accepts(item, answer) -> bool:
+def server_problems(item, answer) -> list[str]:
+    """The Spanish templates of the server's refusal of this answer; empty when it accepts it."""
     data = {**answer, "observed": None if answer["observed"] is None else Decimal(answer["observed"])}
     try:
         check_answer(item, data)
-    except Invalid:
-        return False
-    return True
+    except Invalid as refused:
+        return [message.template for messages in refused.errors.values() for message in messages]
+    return []
 
 
 def test_answer_checks_agree_with_the_server(tmp_path):
     report = run_node({"answers": [{"item": i, "answer": a} for i, a in ANSWERS], "closing": [], "backoff": [],
                        "fitted": []}, tmp_path)
     tablet = [not problems for problems in report["answers"]]
-    server = [server_accepts(item, answer) for item, answer in ANSWERS]
+    server = [not server_problems(item, answer) for item, answer in ANSWERS]
     assert tablet == server
-    assert tablet.count(True) == 7 and tablet.count(False) == 4  # the table holds both kinds
+    assert tablet.count(True) == 10 and tablet.count(False) == 6  # the table holds both kinds
+    for (item, answer), problems in zip(ANSWERS, report["answers"]):
+        assert set(server_problems(item, answer)) <= set(problems), (item, answer)  # the same words
+
+
+def test_the_tablet_shows_a_maximum_as_the_server_does(tmp_path):
+    cases = [{"item": PASSENGERS, "answer": {"result": "pass", "observed": 41, "note": ""}},
+             {"item": PASSENGERS, "answer": {"result": "pass", "observed": None, "note": ""}},
+             {"item": BUCKETS, "answer": {"result": "pass", "observed": None, "note": ""}}]
+    report = run_node({"answers": cases, "closing": [], "backoff": [], "fitted": []}, tmp_path)
+    assert report["answers"] == [["Se observaron {observed} y el máximo es {maximum}: el ítem no puede aprobarse."],
+                                 ["Indique la cantidad observada (el máximo es {maximum})."],
+                                 ["Indique la cantidad observada (se requieren {required})."]]
+    assert report["bounds"] == [{"name": "maximum", "label": "Máximo", "value": 40},
+                                {"name": "maximum", "label": "Máximo", "value": 40},
+                                {"name": "required", "label": "Requerido", "value": 4}]
 
 
 def test_closing_lists_unanswered_incomplete_and_photoless_items(tmp_path):

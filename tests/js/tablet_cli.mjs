@@ -1,7 +1,7 @@
 // Runs the tablet's pure modules under node for tests/test_tablet_js.py.
-// Usage: node tests/js/tablet_cli.mjs cases.json -> {answers, closing, backoff, fitted} as JSON on stdout.
+// Usage: node tests/js/tablet_cli.mjs cases.json -> {answers, bounds, closing, backoff, fitted} as JSON on stdout.
 import { readFile } from 'node:fs/promises';
-import { answerProblems, closingProblems } from '../../static/js/tablet/rules.js';
+import { answerProblems, closingProblems, itemBound } from '../../static/js/tablet/rules.js';
 import { backoffDelay } from '../../static/js/tablet/backoff.js';
 import { fitted } from '../../static/js/tablet/photos.js';
 
@@ -13,6 +13,10 @@ const closing = cases.closing.map(({ items, answers, photos }) => {
 });
 process.stdout.write(JSON.stringify({
   answers: cases.answers.map(({ item, answer }) => answerProblems(item, answer)),
+  bounds: cases.answers.map(({ item }) => {
+    const bound = itemBound(item);
+    return bound && { name: bound.name, label: bound.label, value: bound.value };
+  }),
   closing,
   backoff: cases.backoff.map(({ n, random }) => backoffDelay(n, () => random)),
   fitted: cases.fitted.map(({ width, height, limits, long }) => fitted(width, height, limits, long)),

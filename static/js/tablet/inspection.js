@@ -7,7 +7,7 @@ import { takeAboard } from './aboard.js';
 import { discardPhoto, enqueue, enqueueAnswer, pendingFor } from './outbox.js';
 import { preparePhoto } from './photos.js';
 import { signaturePad } from './signature.js';
-import { answerProblems, closingProblems } from './rules.js';
+import { answerProblems, closingProblems, itemBound } from './rules.js';
 import { watch } from './sync.js';
 import { gettext } from '../i18n.js';
 import { formatDay, formatMoment, pageLanguage } from '../formats.js';
@@ -175,8 +175,9 @@ function itemCard(item) {
     ['pass', 'fail', 'not_applicable'].map((r) => el('label', { class: `choice choice-${r}` },
       el('input', { type: 'radio', name: `result-${item.id}`, value: r, checked: answer.result === r,
                     onchange: () => changed(item) }), ` ${term('result', r)}`)));
+  const bound = itemBound(item);
   const fields = el('div', { class: 'answer-fields' });
-  if (item.required !== null && item.required !== undefined) {
+  if (bound) {
     fields.append(el('label', { class: 'observed' }, `${gettext('Cantidad observada')} (${item.unit || ''})`,
       el('input', { type: 'number', name: 'observed', min: 0, step: 1, inputmode: 'numeric', disabled,
                     value: answer.observed ?? '', oninput: () => changedSoon(item) })));
@@ -198,8 +199,7 @@ function itemCard(item) {
     el('h3', { id: titleId, text: item.title }),
     el('p', { class: 'line-meta' },
       el('span', { class: 'cite', text: `${item.source}, ${gettext('art.')} ${item.article}` }),
-      item.required !== null && item.required !== undefined
-        ? el('span', { class: 'qty' }, `${gettext('Requerido')}: `, el('strong', { text: String(item.required) }), ` ${item.unit || ''}`) : null,
+      bound ? el('span', { class: 'qty' }, `${gettext(bound.label)}: `, el('strong', { text: String(bound.value) }), ` ${item.unit || ''}`) : null,
       item.evidence_required ? el('span', { class: 'badge', text: gettext('Requiere foto') }) : null,
       item.detainable ? el('span', { class: 'badge bad', text: gettext('Causa detención') }) : null,
       standingBadge(item)),
@@ -294,7 +294,7 @@ function refreshItem(item) {
   card.dataset.state = a && a.result ? a.result : 'unanswered';
   card.querySelector('.action').hidden = !(a && a.result === 'fail');
   const status = card.querySelector('.item-status');
-  const params = { required: item.required, observed: a && a.observed };
+  const params = { required: item.required, maximum: item.maximum, observed: a && a.observed };
   if (!a || !a.result) status.textContent = '';
   else if (problems.length) status.textContent = problems.map((m) => gettext(m, params)).join(' ');
   else if (a.state === 'sent') status.textContent = gettext('✓ Guardado y enviado');

@@ -2,17 +2,35 @@
 // so the tablet says at once what is missing instead of learning it at sync. Pure: node tests it.
 import { N_ } from '../i18n.js';
 
+// The limits an item may set on the observed count (one at most), as inspection/outcomes.py BOUNDS.
+export const BOUNDS = [
+  { name: 'required', label: N_('Requerido'), within: (observed, bound) => observed >= bound,
+    missing: N_('Indique la cantidad observada (se requieren {required}).'),
+    outside: N_('Se observaron {observed} y se requieren {required}: el ítem no puede aprobarse.') },
+  // Ley 928 art. 184: at most the passengers the Prefectura allows.
+  { name: 'maximum', label: N_('Máximo'), within: (observed, bound) => observed <= bound,
+    missing: N_('Indique la cantidad observada (el máximo es {maximum}).'),
+    outside: N_('Se observaron {observed} y el máximo es {maximum}: el ítem no puede aprobarse.') },
+];
+
+/** The bound `item` sets on the observed count with its value, or null for a yes/no item. */
+export function itemBound(item) {
+  const bound = BOUNDS.find((b) => item[b.name] !== null && item[b.name] !== undefined);
+  return bound ? { ...bound, value: Number(item[bound.name]) } : null;
+}
+
 /** Spanish problems (untranslated keys) with one answer to `item`; empty when it can be sent. */
 export function answerProblems(item, answer) {
   const problems = [];
   if (!answer || !answer.result) return [N_('Elija Cumple, No cumple o No corresponde.')];
   const note = (answer.note || '').trim();
   if (answer.result === 'not_applicable' && !note) problems.push(N_('Explique por qué el ítem no corresponde.'));
-  if (item.required !== null && item.required !== undefined && answer.result === 'pass') {
+  const bound = itemBound(item);
+  if (bound && answer.result === 'pass') {
     if (answer.observed === null || answer.observed === undefined || answer.observed === '') {
-      problems.push(N_('Indique la cantidad observada (se requieren {required}).'));
-    } else if (Number(answer.observed) < Number(item.required)) {
-      problems.push(N_('Se observaron {observed} y se requieren {required}: el ítem no puede aprobarse.'));
+      problems.push(bound.missing);
+    } else if (!bound.within(Number(answer.observed), bound.value)) {
+      problems.push(bound.outside);
     }
   }
   if (answer.observed !== null && answer.observed !== undefined && answer.observed !== ''
