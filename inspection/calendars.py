@@ -20,7 +20,7 @@ from .cycle import apply_by
 from .extensions import db
 from .messages import N_, translate
 from .models import Certificate, Deficiency, Inspection, User, Vessel
-from .notices import ARTICLES, KIND_NAMES
+from .notices import ARTICLES, KIND_NAMES, capitalized
 
 FEED_ROLES = ("owner", "inspector")
 OPEN_INSPECTIONS = ("scheduled", "in_progress")
@@ -33,7 +33,6 @@ SUMMARIES = {
 DESCRIPTIONS = {
     "apply_by": N_("Último día para solicitar la inspección sin multa ({articles}). Certificado N.º {number}."),
     "valid_until": N_("Último día de validez del certificado N.º {number}."),
-    "deficiency": N_("{description}"),
     "inspection": N_("Inspección programada en {port}."),
 }
 
@@ -101,8 +100,9 @@ def feed_events(user: User, lang: str) -> list[dict]:
 
 def _event(uid: str, day: date, what: str, values: dict, lang: str) -> dict:
     return {"uid": uid, "day": day, "what": what,
-            "summary": translate(SUMMARIES[what], lang).format(**values),
-            "description": translate(DESCRIPTIONS[what], lang).format(**values)}
+            "summary": capitalized(translate(SUMMARIES[what], lang).format(**values)),
+            "description": translate(DESCRIPTIONS[what], lang).format(**values) if what in DESCRIPTIONS
+            else values["description"]}  # a deficiency's own words, as the inspector wrote them
 
 
 def feed_ics(user: User, lang: str, public_url: str, now: datetime) -> bytes:

@@ -93,7 +93,12 @@ def render(kind: str, params: dict, lang: str) -> tuple[str, str]:
     if lang == "en" and "reason_en" in params:  # a fine's reason is recorded in both languages
         params = {**params, "reason": params["reason_en"]}
     values = _values(params, lang)
-    return translate(subject, lang).format(**values), translate(body, lang).format(**values)
+    return capitalized(translate(subject, lang).format(**values)), translate(body, lang).format(**values)
+
+
+def capitalized(text: str) -> str:
+    """The text with its first letter upper-case ("{kind} inspection" in English starts with a kind)."""
+    return text[:1].upper() + text[1:]
 
 
 def notice_view(notice: Notice, lang: str) -> dict:
