@@ -9,16 +9,17 @@ from . import auth, certificates, checklists, inspections, notices, pwa, registr
 
 def _unread_notices() -> int:
     """The signed-in user's unread notices for the header: one count query per page, none when anonymous."""
-    from flask import g
+    from flask import request
     from flask_login import current_user
 
     from ..notices import unread_count
 
     if not current_user.is_authenticated:
         return 0
-    if "unread_notices" not in g:
-        g.unread_notices = unread_count(current_user)
-    return g.unread_notices
+    cache = request.environ  # per request (`g` lives as long as the app context)
+    if "baliza.unread_notices" not in cache:
+        cache["baliza.unread_notices"] = unread_count(current_user)
+    return cache["baliza.unread_notices"]
 
 
 def register_views(app: Flask) -> None:
