@@ -54,7 +54,7 @@ TEXTS = {
     ),
     "fine": (
         N_("{vessel}: multa por no solicitar a tiempo la inspección de {kind}"),
-        N_("Se aplicó al buque {vessel} ({registration}) la multa de {amount} $ del {source}, art. {article}: "
+        N_("Se aplicó al buque {vessel} ({registration}) una multa de {amount} $ ({source}, art. {article}). "
            "{reason}"),
     ),
     "assignment": (

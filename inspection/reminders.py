@@ -30,6 +30,7 @@ from .extensions import db
 from .legal_terms import application_months
 from .models import Application, Certificate, Deficiency, Detention, FineAssessment, Inspection, Owner, User, Vessel
 from .mail import MailSettings
+from .messages import Msg
 from .notices import Draft, deliver_notices, record_notices
 from .vessels import particulars_of
 
@@ -92,10 +93,15 @@ def sweep_fines(today: date, now: datetime) -> list[FineAssessment]:
         if "seguridad" not in needs_of(particulars_of(certificate.vessel)):
             continue  # exempt now (art. 211): nothing to renew
         _late, fines = assess_application("seguridad", today, certificate.valid_until)
-        for fine in fines:
+        reason = Msg("No se solicitó la inspección antes del vencimiento del certificado N.º {number} el {until}; "
+                     "la solicitud correspondía hasta el {deadline} (arts. 222 y 225).", number=certificate.number,
+                     until=certificate.valid_until.isoformat(),
+                     deadline=apply_by(certificate.valid_until, "seguridad").isoformat())
+        for fine in fines:  # the figure and article as assess_application reads them; the reason says no one applied
             record = FineAssessment(vessel_id=certificate.vessel_id, certificate_id=certificate.id, code=fine.code,
                                     source=fine.source, article=fine.article, amount=fine.amount,
-                                    reason_es=fine.reason_es, reason_en=fine.reason_en, assessed_on=today)
+                                    reason_es=reason.in_language("es"), reason_en=reason.in_language("en"),
+                                    assessed_on=today)
             try:
                 with db.session.begin_nested():  # another run assessed it first: the key keeps one
                     db.session.add(record)
