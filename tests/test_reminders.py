@@ -4,6 +4,7 @@ Fixed dates: the seguridad certificate of 30 Nov 2026 runs to 30 May 2027 and is
 2027 (arts. 211, 222); the reminders fall on 31 Mar (30 days) and 23 Apr (7 days), expiry on 31 May.
 """
 import socket
+import threading
 from datetime import date, datetime, timedelta, timezone
 from email import message_from_bytes, policy
 
@@ -17,6 +18,7 @@ from inspection.inspections import schedule_inspection
 from inspection.mail import MailSettings
 from inspection.models import FineAssessment, Notice
 from inspection.reminders import apply_by_kind, deficiency_due, expiry_due, run_reminders, sweep_fines
+from tests.conftest import TEST_DATABASE_URL
 
 APPLY_BY, VALID_UNTIL = date(2027, 4, 30), date(2027, 5, 30)
 NOW = datetime(2027, 3, 31, 11, 0, tzinfo=timezone.utc)
@@ -231,3 +233,33 @@ def test_the_command_runs_for_a_given_day(fleet, smtp, runner, app, monkeypatch)
     assert result.exit_code == 0, result.output
     assert "2027-03-31: 0 multas aplicadas, 2 avisos nuevos; 2 correos enviados" in result.output
     assert runner.invoke(args=["reminders", "send", "--today", "31/03/2027"]).exit_code == 2
+
+
+@pytest.mark.skipif(not (TEST_DATABASE_URL or "").startswith("postgresql"),
+                    reason="needs PostgreSQL (BALIZA_TEST_DATABASE_URL): SQLite serializes writers")
+def test_four_runs_at_once_send_each_notice_once(app, fleet, smtp):
+    """Race it: four commands for the same day, released together by a barrier, on PostgreSQL."""
+    settings, inbox = smtp
+    day = date(2027, 5, 31)  # expiry: the sweep's fine and two notices per user, all raced
+    barrier, results, errors = threading.Barrier(4), [], []
+
+    def one():
+        with app.app_context():
+            barrier.wait()
+            try:
+                results.append(run(day, settings))
+            except Exception as error:  # noqa: BLE001
+                errors.append(error)
+            finally:
+                db.session.remove()
+
+    db.session.remove()
+    threads = [threading.Thread(target=one) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+    assert not errors
+    assert sum(r.fines for r in results) == 1 and sum(r.sent for r in results) == 4
+    assert sorted(to[0] for to, _ in inbox.messages) == ["captain@armador.test"] * 2 + ["flota@armador.test"] * 2
+    assert db.session.scalar(db.select(db.func.count()).select_from(FineAssessment)) == 1
