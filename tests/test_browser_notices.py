@@ -5,15 +5,16 @@ from pathlib import Path
 import pytest
 
 from inspection.extensions import db
-from tests.live_site import ARGS, CHROMIUM, PASSWORD, bearer, issue_certificate, live_app, vessel_values
+from tests.live_site import CHROMIUM, PASSWORD, bearer, issue_certificate, live_app, vessel_values
 
 pytestmark = [
     pytest.mark.browser,
     pytest.mark.skipif(not CHROMIUM.exists(), reason="Debian Chromium is not installed at /usr/bin/chromium"),
 ]
-sync_api = pytest.importorskip("playwright.sync_api", reason="Python Playwright is not installed")
-axe_package = pytest.importorskip("axe_playwright_python", reason="axe-playwright-python is not installed")
-AXE_JS = Path(axe_package.__file__).parent / "axe.min.js"
+pytest.importorskip("playwright.sync_api", reason="Python Playwright is not installed")
+pytest.importorskip("axe_playwright_python", reason="axe-playwright-python is not installed")
+from tests.test_browser_pages import axe_violations, browser  # noqa: E402, F401 (the shared browser fixture)
+
 SHOTS = Path("/tmp/baliza-screenshots")
 SIZES = {"phone": {"width": 390, "height": 844}, "desktop": {"width": 1280, "height": 800}}
 
@@ -31,12 +32,11 @@ def site(tmp_path_factory):
             owner = create_owner({"name": "Naviera del Sur S.A.", "tax_id": "80012345-6", "email": None,
                                   "phone": None, "address": None})
             db.session.flush()
-            for name, role in (("jefa", "admin"), ("inspectora", "inspector"), ("armador", "owner")):
-                create_user(name, PASSWORD, role, owner_id=owner.id if role == "owner" else None)
+            users = {name: create_user(name, PASSWORD, role, owner_id=owner.id if role == "owner" else None)
+                     for name, role in (("jefa", "admin"), ("inspectora", "inspector"), ("armador", "owner"))}
             vessel = create_vessel(vessel_values("PY-ASU-0101", "Ñandutí Purahéi", owner.id))
             db.session.commit()
-            inspector_id, vessel_id = db.session.scalar(db.select(db.text("id")).select_from(db.text("users"))
-                                                        .where(db.text("username = 'inspectora'"))), vessel.id
+            inspector_id, vessel_id = users["inspectora"].id, vessel.id
         client = app.test_client()
         issued = issue_certificate(client, bearer(client, "jefa"), bearer(client, "inspectora"), inspector_id, vessel_id)
         with app.app_context():
@@ -47,14 +47,6 @@ def site(tmp_path_factory):
             for day in (apply_by(certificate.valid_until) - timedelta(days=30), certificate.valid_until + timedelta(1)):
                 run_reminders(day, datetime.now(timezone.utc), office_zone(), None, origin)
         yield {"origin": origin}
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with sync_api.sync_playwright() as pw:
-        launched = pw.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
-        yield launched
-        launched.close()
 
 
 def signed_in(browser, origin: str, viewport: dict):
@@ -97,10 +89,3 @@ def test_marking_read_empties_the_headers_count(site, browser):
     assert page.locator("header .badge").count() == 0
     context.close()
 
-
-def axe_violations(page) -> list[str]:
-    """axe-core's serious and critical violations on the page."""
-    page.add_script_tag(path=str(AXE_JS))
-    found = page.evaluate("""async () => (await axe.run(document, {resultTypes: ['violations']})).violations
-        .map((v) => ({id: v.id, impact: v.impact, nodes: v.nodes.map((n) => n.target.join(' '))}))""")
-    return [f"{v['id']} ({v['impact']}) at {v['nodes'][:3]}" for v in found if v["impact"] in ("serious", "critical")]
