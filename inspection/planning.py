@@ -151,7 +151,8 @@ def overdue_vessels(today: date, page: int, per_page: int) -> Listing:
     rows, needs_cache, found = db.session.execute(query.where(or_(*lacking))).all(), {}, {}
     for vessel, *valid_until in rows:
         needs = needs_cached(vessel, needs_cache)
-        kinds = [(kind, until) for kind, until in zip(KINDS, valid_until) if kind in needs and (until is None or until < today)]
+        kinds = [(kind, until) for kind, until in zip(KINDS, valid_until)
+                 if kind in needs and (until is None or until < today)]
         if kinds and vessel.id not in found:  # two current certificates of a kind repeat the vessel: keep one row
             found[vessel.id] = {"vessel": vessel, "kinds": [{"kind": kind, "valid_until": until,
                                                             "state": "missing" if until is None else "overdue",

@@ -41,7 +41,8 @@ def site(tmp_path_factory):
             vessels = [create_vessel(vessel_values(reg, name, owner.id)) for reg, name in (
                 ("PY-ASU-0101", "Ñandutí Purahéi"), ("PY-CON-0202", "Yacaré Guazú"), ("PY-ENC-0303", "Río Tebicuary"))]
             db.session.commit()
-            inspector_id, ids = db.session.scalar(db.select(User.id).filter_by(username="inspectora")), [v.id for v in vessels]
+            inspector_id = db.session.scalar(db.select(User.id).filter_by(username="inspectora"))
+            ids = [v.id for v in vessels]
         client = app.test_client()
         admin, inspector = bearer(client, "jefa"), bearer(client, "inspectora")
         for vessel_id in ids[:2]:
