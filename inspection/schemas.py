@@ -880,6 +880,7 @@ class FineSchema(BaseSchema):
     amount = _money("Importe (art. 225: pesos moneda nacional de curso legal)")
     reason = fields.String()
     waived_at = fields.AwareDateTime(allow_none=True)
+    waived_by_id = fields.Integer(allow_none=True, metadata={"description": "Quién la condonó (usuario)"})
     waived_reason = fields.String(allow_none=True)
 
 
@@ -899,6 +900,21 @@ class ApplicationSchema(BaseSchema):
     status = fields.String(allow_none=True, validate=validate.OneOf(APPLICATION_STATUSES))
     inspection_id = fields.Integer(allow_none=True)
     fines = fields.List(fields.Nested(FineSchema))
+
+
+class AssignInSchema(BaseSchema):
+    """Assign a pending application: the inspector, the date and the port of its inspection."""
+
+    inspector_id = _id(required=True)
+    scheduled_on = fields.Date(required=True)
+    port = fields.String(required=True, validate=validate.Length(min=2, max=120))
+    client_id = fields.UUID(load_default=None, metadata={"description": "Reintento sin duplicar (opcional)"})
+
+
+class WaiveInSchema(BaseSchema):
+    """Waive a fine: the reason, kept and audited."""
+
+    reason = fields.String(required=True, validate=validate.Length(min=3, max=2000))
 
 
 class FleetQuery(PageArgs):

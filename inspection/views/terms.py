@@ -25,7 +25,8 @@ TERMS = {
               "deficiency.reported_fixed": Msg("Deficiencia informada subsanada"),
               "deficiency.closed": Msg("Deficiencia cerrada"), "vessel.detained": Msg("Buque detenido (art. 208)"),
               "vessel.detention_lifted": Msg("Detención levantada"),
-              "certificate.issued": Msg("Certificado emitido")},
+              "certificate.issued": Msg("Certificado emitido"),
+              "application.assigned": Msg("Solicitud asignada"), "fine.waived": Msg("Multa condonada")},
 }
 
 def term(group: str, value) -> str:
