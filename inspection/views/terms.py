@@ -1,6 +1,5 @@
 """Coded inspection values as people read them, in the page language (pages and tablet shells)."""
 from ..i18n import current_language
-
 from ..labels import TERMS, term_label
 
 __all__ = ["TERMS", "term"]
