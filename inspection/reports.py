@@ -11,8 +11,9 @@ from .schemas import AnswerSchema, DeficiencySchema, InspectionSchema, PhotoSche
 from .vessel_checklists import localized_item
 from .vessels import particulars_of
 
-# A printed photo is at most 90 mm wide: 900 px is 250 dpi there, and a quarter of a display copy's pixels.
-PRINT_PHOTO_PX = 900
+# A printed photo is 84 mm wide: 800 px is 240 dpi there, and exactly half a 1600 px display copy's side, so
+# libjpeg decodes it at 1/2 scale (photos.print_copy) instead of decoding it whole and resampling.
+PRINT_PHOTO_PX = 800
 
 
 def inspection_detail(inspection: Inspection, lang: str, limits: PhotoLimits) -> dict:
