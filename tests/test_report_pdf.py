@@ -20,7 +20,6 @@ from inspection.models import Application
 from inspection.office import current_office
 from inspection.photos import process_photo
 from inspection.reports import report_document, report_pdf
-from tests.conftest import PASSWORD
 from tests.media_samples import encode, noisy_image, signature_images
 
 SCALES = tomllib.loads((Path(__file__).parent.parent / "inspection" / "fee_scales.toml").read_text())["scales"]
@@ -87,16 +86,6 @@ def closed(people, make_vessel):
         return inspection
 
     return close
-
-
-@pytest.fixture
-def login_as(app):
-    def login(user):
-        client = app.test_client()
-        assert client.post("/login", data={"username": user.username, "password": PASSWORD}).status_code == 302
-        return client
-
-    return login
 
 
 def boiler_row(scale="seguridad", key="boilers"):
