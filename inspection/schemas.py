@@ -843,11 +843,15 @@ class FeeLineSchema(BaseSchema):
 
 
 class FeeStatementSchema(BaseSchema):
-    """The fees of one inspection: the lines of arts. 209 and 233 and their total."""
+    """The fees of one inspection: the lines of arts. 209 and 233, their total, and the linked application's fines."""
 
     lines = fields.List(fields.Nested(FeeLineSchema))
     total = _money()
     charged = fields.String(metadata={"description": "Qué cifra se cobra: amount_cl (curso legal) o amount"})
+    fines = fields.List(fields.Nested(lambda: FineSchema()), metadata={
+        "description": "Multas y recargos de la solicitud que esta inspección atendió (arts. 204, 225)"})
+    fines_total = _money("Multas no condonadas")
+    owed = _money("Aranceles más multas no condonadas")
 
 
 # --- the semestral cycle: applications (art. 222), fines (arts. 204, 225), the fleet ----------------
