@@ -179,7 +179,8 @@ def fine_json(fine, lang: str) -> dict:
     return {
         "id": fine.id if recorded else None, "code": fine.code, "source": fine.source, "article": fine.article,
         "amount": Decimal(fine.amount).quantize(CENTS), "reason": fine.reason_en if lang == "en" else fine.reason_es,
-        "waived_at": fine.waived_at if recorded else None, "waived_reason": fine.waived_reason if recorded else None,
+        "waived_at": fine.waived_at if recorded else None, "waived_by_id": fine.waived_by_id if recorded else None,
+        "waived_reason": fine.waived_reason if recorded else None,
     }
 
 
@@ -244,7 +245,7 @@ def fleet_of(user: User, today: date, owner_id: int | None = None, limit: int | 
                          inspections_of.get(vessel.id, [])) for vessel in vessels]
 
 
-def _needs(vessel: Vessel, cache: dict) -> tuple[str, ...]:
+def needs_cached(vessel: Vessel, cache: dict) -> tuple[str, ...]:
     """needs_of, computed once per set of particulars in a fleet (sister ships share it)."""
     particulars = particulars_of(vessel)
     key = tuple(sorted((name, str(value)) for name, value in particulars.items()
@@ -256,7 +257,7 @@ def _needs(vessel: Vessel, cache: dict) -> tuple[str, ...]:
 
 def _fleet_entry(vessel, today, needs_cache, certificates, deficiencies, pending, inspections) -> dict:
     """One vessel of fleet_of, from its already loaded rows."""
-    needs = _needs(vessel, needs_cache)
+    needs = needs_cached(vessel, needs_cache)
     current = {row.kind: row for row in certificates}  # ordered by id: the newest of a kind wins
     facts, entries, windows = {}, {}, []
     pending_kinds = {row.kind for row in pending}
