@@ -1,4 +1,4 @@
-"""Command-line tools: `flask --app app users add`, `checklists check|freeze`, `demo`."""
+"""Command-line tools: `flask --app app users add`, `checklists check|freeze`, `reminders send`, `demo`."""
 import sys
 
 import click
@@ -17,7 +17,8 @@ users_cli = AppGroup("users", help="Cuentas de usuario.")
 @click.option("--role", required=True, type=click.Choice(["admin", "inspector", "owner", "police"]))
 @click.option("--owner-id", type=int, default=None, help="Armador vinculado (rol owner).")
 @click.option("--full-name", default="")
-def add_user(username, role, owner_id, full_name):
+@click.option("--email", default=None, help="Correo de los avisos (recordatorios).")
+def add_user(username, role, owner_id, full_name, email):
     """Add a user; the password is prompted, or read from standard input when it is not a terminal."""
     from .users import create_user
 
@@ -26,7 +27,7 @@ def add_user(username, role, owner_id, full_name):
     else:
         password = sys.stdin.readline().rstrip("\n")
     try:
-        user = create_user(username, password, role, owner_id=owner_id, full_name=full_name)
+        user = create_user(username, password, role, owner_id=owner_id, full_name=full_name, email=email)
         db.session.commit()
     except DomainError as error:
         db.session.rollback()
@@ -107,8 +108,41 @@ def freeze_checklists(directory, replace):
                                    "si nunca se publicó, repita con --replace.")
 
 
+reminders_cli = AppGroup("reminders", help="Recordatorios diarios: multas del art. 225 y avisos.")
+
+
+@reminders_cli.command("send")
+@click.option("--today", "today_text", default=None, metavar="AAAA-MM-DD",
+              help="Fecha de la oficina a usar (simulacros); por defecto, hoy en la oficina.")
+def send_reminders(today_text):
+    """The daily run: assess art. 225 on expired certificates with no application, record the notices due, email them.
+
+    Run it once a day (cron or a systemd timer); running it again, or two at once, sends nothing twice.
+    """
+    from datetime import date
+
+    from flask import current_app
+
+    from .clock import office_now, office_today, office_zone
+    from .mail import mail_settings
+    from .reminders import run_reminders
+
+    try:
+        today = date.fromisoformat(today_text) if today_text else office_today()
+    except ValueError:
+        raise click.BadParameter("use AAAA-MM-DD", param_hint="--today") from None
+    settings = mail_settings(current_app.config)
+    result = run_reminders(today, office_now(), office_zone(), settings, current_app.config["PUBLIC_URL"])
+    mail = (f"{result.sent} correos enviados, {result.failed} fallidos (se reintentan en la próxima ejecución)"
+            if settings else "sin SMTP configurado: avisos solo en la aplicación")
+    click.echo(f"{today.isoformat()}: {result.fines} multas aplicadas, {result.notices} avisos nuevos; {mail}.")
+    if result.failed:
+        sys.exit(1)  # cron mails the output; a systemd timer marks the unit failed
+
+
 def register_commands(app: Flask) -> None:
     """Attach every command group to the app's CLI."""
     app.cli.add_command(users_cli)
+    app.cli.add_command(reminders_cli)
     app.cli.add_command(demo_command)
     app.cli.add_command(checklists_cli)

@@ -22,6 +22,11 @@ DEFAULTS = {
     # Art. 204 fines a late hull application without naming the amount: None takes legal_terms.toml's
     # [practice] hull_late_fine (art. 225's amount); 0 charges only the double fee.
     "HULL_LATE_FINE": None,
+    # Reminders by email (reminders.py): with no host the notices are only in the app (/avisos).
+    "SMTP_HOST": None,
+    "SMTP_PORT": 25,
+    "MAIL_FROM": None,
+    "SMTP_TIMEOUT": 10,  # seconds per connection and command: a dead server fails the send, not the run
     "AUTO_SIGNING_KEY": False,  # make the office's first key on first issue: the demo only (`python app.py`)
     "VERIFY_CACHE_SIZE": 10_000,  # recent signature checks kept per process; 0 checks every scan
     "TOKEN_TTL_HOURS": 12,

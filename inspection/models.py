@@ -133,6 +133,12 @@ class User(db.Model):
     owner_id: Mapped[int | None] = mapped_column(sa.ForeignKey("owners.id"))
     language: Mapped[str] = mapped_column(sa.String(5), default="es")
     active: Mapped[bool] = mapped_column(default=True)
+    # Where reminders are emailed (an owner's user without one falls back to the armador's); None: in-app only.
+    email: Mapped[str | None] = mapped_column(sa.String(200))
+    # The private calendar feed's URL carries HMAC(SECRET_KEY, id:nonce) (calendars.py): the database keeps
+    # only the nonce, so a copy of it opens no feed; renewing draws a new nonce and the old URL dies at once.
+    calendar_nonce: Mapped[str | None] = mapped_column(sa.String(64))
+    calendar_renewed_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
 
     owner: Mapped[Owner | None] = relationship()
@@ -494,6 +500,33 @@ class FineAssessment(db.Model):
 
     application: Mapped[Application | None] = relationship(back_populates="fines")
     waived_by: Mapped[User | None] = relationship(foreign_keys=[waived_by_id])
+
+
+class Notice(db.Model):
+    """A reminder for one user (reminders.py), kept once per recipient, kind, subject and date; emailed, or in-app only.
+
+    The unique key is what makes a notice sent once however often, or however concurrently, the daily
+    command runs: the row is inserted before the email is sent. `email_to` None: in-app only.
+    """
+
+    __tablename__ = "notices"
+    __table_args__ = (sa.UniqueConstraint("user_id", "kind", "subject_id", "due_on", name="uq_notices_key"),
+                      sa.Index("ix_notices_user_read", "user_id", "read_at"))
+    id: Mapped[int] = mapped_column(primary_key=True)
+    user_id: Mapped[int] = mapped_column(sa.ForeignKey("users.id"))
+    kind: Mapped[str] = mapped_column(sa.String(40))  # apply_by_30, apply_by_7, expired, deficiency_due, ...
+    subject_id: Mapped[int]  # the certificate, deficiency, detention, fine or inspection the kind names
+    due_on: Mapped[date] = mapped_column(sa.Date)  # the date the notice is about (apply_by, due date, ...)
+    vessel_id: Mapped[int | None] = mapped_column(sa.ForeignKey("vessels.id"))
+    params: Mapped[dict] = mapped_column(sa.JSON, default=dict)  # the text's values, rendered in the reader's language
+    created_on: Mapped[date] = mapped_column(sa.Date)  # the office date of the run that found it
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    email_to: Mapped[str | None] = mapped_column(sa.String(200))
+    claimed_at: Mapped[datetime | None] = mapped_column(UTCDateTime)  # a run is sending it (a lease)
+    attempts: Mapped[int] = mapped_column(default=0)
+    sent_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    last_error: Mapped[str | None] = mapped_column(sa.String(300))
+    read_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
 
 
 class ClientRequest(db.Model):

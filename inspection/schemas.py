@@ -284,6 +284,8 @@ class UserSchema(BaseSchema):
     role = _choice(ROLES, "Rol", required=True)
     owner_id = _id(allow_none=True, load_default=None)
     language = fields.String(load_default="es", validate=validate.OneOf(("es", "en")))
+    email = fields.Email(allow_none=True, load_default=None, validate=validate.Length(max=200),
+                         metadata={"description": "Correo de los avisos (un armador sin él los recibe en el del armador)"})
     active = fields.Boolean(dump_only=True)
     password = fields.String(load_only=True, required=True, validate=validate.Length(min=10, max=200))
 
@@ -985,3 +987,9 @@ class FleetVesselSchema(BaseSchema):
         "description": "Próxima fecha en que el armador debe actuar: solicitud (art. 222) o deficiencia"})
 
 
+
+
+class CalendarSchema(BaseSchema):
+    """The caller's private iCalendar feed (RFC 5545): subscribe from a phone; renew it on /cuenta."""
+
+    url = fields.Url(metadata={"description": "URL secreta del archivo .ics; funciona sin sesión"})

@@ -13,7 +13,7 @@ from .sessions import revoke_user_sessions
 
 
 def create_user(username: str, password: str, role: str, owner_id: int | None = None,
-                full_name: str = "", language: str = "es") -> User:
+                full_name: str = "", language: str = "es", email: str | None = None) -> User:
     """Add a user with a slow-hashed password; owners must be linked to their armador."""
     username = username.strip().lower()
     if role not in ROLES:
@@ -25,7 +25,8 @@ def create_user(username: str, password: str, role: str, owner_id: int | None = 
     if db.session.scalar(db.select(User.id).filter_by(username=username)) is not None:
         raise Conflict(Msg("Ya existe el usuario {username}.", username=username))
     user = User(username=username, password_hash=hash_password(password), role=role,
-                owner_id=owner_id if role == "owner" else None, full_name=full_name, language=language)
+                owner_id=owner_id if role == "owner" else None, full_name=full_name, language=language,
+                email=(email or "").strip() or None)
     db.session.add(user)
     db.session.flush()
     return user

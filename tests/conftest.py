@@ -3,6 +3,7 @@
 Builders return functions (`make_vessel(**overrides)`) so each test states only what matters to it.
 """
 import os
+from datetime import date, datetime, timezone
 from decimal import Decimal
 from itertools import count
 
@@ -265,3 +266,49 @@ def data_dir(tmp_path):
         shutil.copy(path, target / path.name)
     shutil.copytree(DATA_DIR / "sources", target / "sources")
     return target
+
+
+@pytest.fixture
+def staff(make_user):
+    """An admin and an inspector."""
+    return {"admin": make_user("admin"), "inspector": make_user("inspector", full_name="Insp. Benítez")}
+
+
+CERTIFIED_AT = datetime(2026, 11, 30, 15, 0, tzinfo=timezone.utc)
+CERTIFIED_ON = date(2026, 11, 30)  # a seguridad certificate then runs to 30 May 2027 (art. 211)
+
+
+@pytest.fixture
+def certify(staff):
+    """certify(vessel, kind): a passed inspection closed on 30 Nov 2026 and its certificate (the operations)."""
+    import uuid
+
+    from inspection.clock import office_zone
+    from inspection.closing import close_inspection
+    from inspection.inspections import add_photo, record_answer, schedule_inspection, start_inspection
+    from inspection.keys import signer
+    from inspection.media import media_storage, photo_limits
+    from inspection.office import current_office
+    from inspection.photos import process_photo
+    from tests.media_samples import encode, noisy_image, signature_images
+
+    def run(vessel, kind="seguridad"):
+        admin, inspector = staff["admin"], staff["inspector"]
+        inspection = schedule_inspection(admin, vessel, kind, inspector, CERTIFIED_ON, "Asunción", CERTIFIED_ON)
+        start_inspection(inspector, inspection, CERTIFIED_AT)
+        for n, item in enumerate(inspection.items):
+            record_answer(inspector, inspection, item["id"], {
+                "client_id": str(uuid.uuid4()), "result": "pass", "observed": item["required"], "note": "",
+                "recorded_at": CERTIFIED_AT, "photos": [], "action": None}, CERTIFIED_AT)
+            if item["evidence_required"]:
+                jpeg = encode(noisy_image((16, 12), seed=vessel.id * 100 + n), "JPEG", quality=60)
+                add_photo(inspector, inspection, item["id"], str(uuid.uuid4()), process_photo(jpeg, photo_limits()),
+                          media_storage(), CERTIFIED_AT, None, None, CERTIFIED_AT)
+        result = close_inspection(inspector, inspection, {"client_id": str(uuid.uuid4()), "signature": "Insp.",
+                                                          "master_name": "Cap.", "signatures": signature_images()},
+                                  current_office(), signer(current_office(), CERTIFIED_AT), CERTIFIED_ON,
+                                  CERTIFIED_AT, media_storage(), office_zone())
+        _db.session.commit()
+        return result["certificate"]
+
+    return run

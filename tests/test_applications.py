@@ -12,55 +12,16 @@ from inspection.applications import (
     preview_application,
     waive_fine,
 )
-from inspection.clock import office_zone
-from inspection.closing import close_inspection
 from inspection.exceptions import Conflict, Forbidden, Invalid, NotFound
 from inspection.extensions import db
-from inspection.inspections import add_photo, record_answer, schedule_inspection, start_inspection
-from inspection.keys import signer
-from inspection.media import media_storage, photo_limits
+from inspection.inspections import schedule_inspection
 from inspection.models import Application, AuditEvent, FineAssessment
-from inspection.office import current_office
-from inspection.photos import process_photo
-from tests.media_samples import encode, noisy_image, signature_images
 
-INSPECTED = datetime(2026, 11, 30, 15, 0, tzinfo=timezone.utc)
 ISSUED_ON = date(2026, 11, 30)
 # A seguridad certificate inspected on 30 Nov 2026 runs to 30 May 2027 (art. 211): apply by 30 Apr (art. 222).
 SEG_UNTIL, SEG_APPLY_BY = date(2027, 5, 30), date(2027, 4, 30)
 NAV_UNTIL = date(2027, 11, 30)  # the navegabilidad year of practice (arts. 201, 203)
 STEAMER = {"propulsion": "steam", "boilers": 2}
-
-
-@pytest.fixture
-def staff(make_user):
-    return {"admin": make_user("admin"), "inspector": make_user("inspector", full_name="Insp. Benítez")}
-
-
-@pytest.fixture
-def certify(staff):
-    """certify(vessel, kind): a passed inspection closed on 30 Nov 2026 and its certificate (the operations)."""
-
-    def run(vessel, kind="seguridad"):
-        admin, inspector = staff["admin"], staff["inspector"]
-        inspection = schedule_inspection(admin, vessel, kind, inspector, ISSUED_ON, "Asunción", ISSUED_ON)
-        start_inspection(inspector, inspection, INSPECTED)
-        for n, item in enumerate(inspection.items):
-            record_answer(inspector, inspection, item["id"], {
-                "client_id": str(uuid.uuid4()), "result": "pass", "observed": item["required"], "note": "",
-                "recorded_at": INSPECTED, "photos": [], "action": None}, INSPECTED)
-            if item["evidence_required"]:
-                jpeg = encode(noisy_image((16, 12), seed=vessel.id * 100 + n), "JPEG", quality=60)
-                add_photo(inspector, inspection, item["id"], str(uuid.uuid4()), process_photo(jpeg, photo_limits()),
-                          media_storage(), INSPECTED, None, None, INSPECTED)
-        result = close_inspection(inspector, inspection, {"client_id": str(uuid.uuid4()), "signature": "Insp.",
-                                                          "master_name": "Cap.", "signatures": signature_images()},
-                                  current_office(), signer(current_office(), INSPECTED), ISSUED_ON, INSPECTED,
-                                  media_storage(), office_zone())
-        db.session.commit()
-        return result["certificate"]
-
-    return run
 
 
 @pytest.fixture

@@ -57,6 +57,9 @@ PAGE_PERMISSIONS = {
     "/logout": PUBLIC,
     "/cuenta": SIGNED_IN,
     "/cuenta/dispositivos/<int:device_id>/revocar": SIGNED_IN,
+    "/cuenta/calendario/renovar": {"owner", "inspector"},
+    "/avisos/<int:notice_id>/leido": SIGNED_IN,
+    "/avisos/leidos": SIGNED_IN,
     "/buques/nuevo": {"admin"},
     "/buques/<int:vessel_id>/editar": {"admin"},
     "/armadores/nuevo": {"admin"},
@@ -74,6 +77,11 @@ PAGE_PERMISSIONS = {
     "/planificacion/solicitudes/<int:application_id>/asignar": {"admin"},
     "/planificacion/buques/<int:vessel_id>/asignar": {"admin"},
     "/multas/<int:fine_id>/condonar": {"admin"},
+}
+
+# Reads that only some roles may make (every other read is covered by its own module's tests).
+API_READS = {
+    "GET /api/v1/calendar": {"owner", "inspector"},
 }
 
 FLEET_ARGS = {"owner_id", "vessel_id", "inspection_id", "deficiency_id", "detention_id", "number", "application_id",
@@ -105,7 +113,7 @@ def path_values(seeded, fleet: str, role: str = "anonymous") -> dict:
     device of the caller's own."""
     records = seeded["fleets"][fleet]
     return {**records, "user_id": seeded["users"]["inspector"].id, "decision": "suspender",
-            "device_id": own_device(seeded, role), "client_id": "00000000-0000-4000-8000-000000000000"}
+            "device_id": own_device(seeded, role), "notice_id": 1, "client_id": "00000000-0000-4000-8000-000000000000"}
 
 
 def own_device(seeded, role: str) -> int:
@@ -188,3 +196,15 @@ def test_pages_refuse_who_may_not_before_reading_the_form(app, seeded):
             if not right:
                 wrong.append(f"POST {rule} as {role} ({fleet} fleet): {response.status_code}")
     assert not wrong, "\n".join(wrong)
+
+
+def test_restricted_reads_refuse_who_may_not(client, seeded):
+    """GET /api/v1/calendar: 401 anonymous, 403 for the roles without a feed, the caller's own URL otherwise."""
+    spec = client.get("/api/v1/openapi.json").json
+    for operation, allowed in API_READS.items():
+        method, path = operation.split(" ")
+        assert method.lower() in spec["paths"][path]
+        for role in ROLES:
+            response = call_api(client, seeded, method, path, role, {})
+            want = 401 if role == "anonymous" else (200 if role in allowed else 403)
+            assert response.status_code == want, f"{operation} as {role}: {response.status_code}"

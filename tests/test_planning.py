@@ -15,7 +15,7 @@ from inspection.models import Application, AuditEvent, ConflictOfInterest, FineA
 from inspection.planning import assign_application, assign_vessel, planning_board, week_starts
 from inspection.users import declare_conflict
 from tests.conftest import PASSWORD, VESSEL_DEFAULTS
-from tests.test_applications import certify, owner_user, staff  # noqa: F401 (fixtures)
+from tests.test_applications import owner_user  # noqa: F401 (a fixture; certify and staff are in conftest)
 
 TODAY = date(2027, 4, 15)  # 45 days before the seguridad certificates of 30 Nov 2026 expire (30 May 2027)
 NOON = datetime(2027, 4, 15, 15, 0, tzinfo=timezone.utc)  # 12:00 in Asunción

@@ -1,10 +1,11 @@
 """Signing in and out of the pages."""
 from urllib.parse import urlsplit
 
-from flask import Blueprint, redirect, render_template, request, url_for
+from flask import Blueprint, current_app, redirect, render_template, request, url_for
 from flask_login import current_user
 
 from ..auth import authenticate, require_page, sign_in, sign_out
+from ..calendars import FEED_ROLES, feed_url
 from ..clock import office_now
 from ..devices import list_devices, revoke_device
 from ..exceptions import DomainError
@@ -68,7 +69,7 @@ def logout():
 @bp.route("/cuenta", methods=["GET", "POST"])
 @require_page()
 def account():
-    """Change one's own password; see and sign out one's devices."""
+    """Change one's own password; see and sign out one's devices; one's calendar feed URL."""
     errors, done, status = {}, False, 200
     if request.method == "POST":
         try:
@@ -81,7 +82,11 @@ def account():
             db.session.rollback()
             errors, status = domain_errors(error), error.status
     devices = list_devices(current_user, office_now())
-    return render_template("auth/account.html", errors=errors, done=done, devices=devices), status
+    config = current_app.config
+    calendar = (feed_url(current_user, config["SECRET_KEY"], config["PUBLIC_URL"])
+                if current_user.role in FEED_ROLES else None)
+    return render_template("auth/account.html", errors=errors, done=done, devices=devices, calendar_url=calendar,
+                           renewed=request.args.get("renovado") == "1"), status
 
 
 @bp.route("/cuenta/dispositivos/<int:device_id>/revocar", methods=["POST"])

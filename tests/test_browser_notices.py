@@ -1,0 +1,91 @@
+"""The notices page and the account's calendar section in Chromium: axe-core, phone and desktop screenshots."""
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+import pytest
+
+from inspection.extensions import db
+from tests.live_site import CHROMIUM, PASSWORD, bearer, issue_certificate, live_app, vessel_values
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.skipif(not CHROMIUM.exists(), reason="Debian Chromium is not installed at /usr/bin/chromium"),
+]
+pytest.importorskip("playwright.sync_api", reason="Python Playwright is not installed")
+pytest.importorskip("axe_playwright_python", reason="axe-playwright-python is not installed")
+from tests.test_browser_pages import axe_violations, browser  # noqa: E402, F401 (the shared browser fixture)
+
+SHOTS = Path("/tmp/baliza-screenshots")
+SIZES = {"phone": {"width": 390, "height": 844}, "desktop": {"width": 1280, "height": 800}}
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory):
+    """A live app where the owner has reminders: 30 days before apply_by, then expiry and the art. 225 fine."""
+    from inspection.clock import office_zone
+    from inspection.reminders import run_reminders
+    from inspection.users import create_user
+    from inspection.vessels import create_owner, create_vessel
+
+    with live_app(tmp_path_factory.mktemp("notices"), "browser-notices", "baliza-notices") as (app, origin, _hits):
+        with app.app_context():
+            owner = create_owner({"name": "Naviera del Sur S.A.", "tax_id": "80012345-6", "email": None,
+                                  "phone": None, "address": None})
+            db.session.flush()
+            users = {name: create_user(name, PASSWORD, role, owner_id=owner.id if role == "owner" else None)
+                     for name, role in (("jefa", "admin"), ("inspectora", "inspector"), ("armador", "owner"))}
+            vessel = create_vessel(vessel_values("PY-ASU-0101", "Ñandutí Purahéi", owner.id))
+            db.session.commit()
+            inspector_id, vessel_id = users["inspectora"].id, vessel.id
+        client = app.test_client()
+        issued = issue_certificate(client, bearer(client, "jefa"), bearer(client, "inspectora"), inspector_id, vessel_id)
+        with app.app_context():
+            from inspection.cycle import apply_by
+            from inspection.models import Certificate
+
+            certificate = db.session.scalar(db.select(Certificate).filter_by(number=issued["number"]))
+            for day in (apply_by(certificate.valid_until) - timedelta(days=30), certificate.valid_until + timedelta(1)):
+                run_reminders(day, datetime.now(timezone.utc), office_zone(), None, origin)
+        yield {"origin": origin}
+
+
+def signed_in(browser, origin: str, viewport: dict):
+    context = browser.new_context(viewport=viewport, locale="es-PY")
+    page = context.new_page()
+    page.goto(f"{origin}/login")
+    page.fill("input[name=username]", "armador")
+    page.fill("input[name=password]", PASSWORD)
+    page.click("button[type=submit]")
+    page.wait_for_load_state()
+    return context, page
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_the_owner_reads_notices_and_finds_the_calendar(site, browser, size):
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    context, page = signed_in(browser, site["origin"], SIZES[size])
+    for lang in ("es", "en"):
+        page.goto(f"{site['origin']}/avisos?lang={lang}", wait_until="networkidle")
+        assert page.locator("header .badge").inner_text() == "3"
+        assert page.locator(".notices li").count() == 3
+        assert not axe_violations(page)
+        page.screenshot(path=str(SHOTS / f"avisos_{size}_{lang}.png"), full_page=True)
+        page.goto(f"{site['origin']}/cuenta?lang={lang}", wait_until="networkidle")
+        url = page.locator("#calendario input.feed-url").input_value()
+        assert "/calendario/" in url and url.endswith(".ics")
+        assert not axe_violations(page)
+        page.screenshot(path=str(SHOTS / f"cuenta_{size}_{lang}.png"), full_page=True)
+    context.close()
+
+
+def test_marking_read_empties_the_headers_count(site, browser):
+    context, page = signed_in(browser, site["origin"], SIZES["phone"])
+    page.goto(f"{site['origin']}/avisos?lang=es", wait_until="networkidle")
+    page.locator(".notices li").first.get_by_role("button").click()
+    page.wait_for_load_state()
+    assert page.locator("header .badge").inner_text() == "2"
+    page.locator("form[action$='/avisos/leidos'] button").click()
+    page.wait_for_load_state()
+    assert page.locator("header .badge").count() == 0
+    context.close()
+

@@ -1,0 +1,121 @@
+"""Private iCalendar feeds (RFC 5545), parsed back with the icalendar library: what each user sees, renewal."""
+from datetime import date, timedelta
+
+import pytest
+from icalendar import Calendar
+
+from inspection.calendars import feed_secret, feed_url, renew_feed
+from inspection.extensions import db
+from inspection.inspections import schedule_inspection
+from inspection.models import Certificate, Deficiency, User
+from tests.fleets import NOW, PASSWORD, TODAY, seed_fleets
+
+SECRET = "test-secret"  # conftest's SECRET_KEY
+
+
+@pytest.fixture
+def seeded(app):
+    return seed_fleets()
+
+
+def fetch(client, url: str):
+    return client.get(url.removeprefix("https://baliza.test"))
+
+
+def events_of(response) -> dict:
+    assert response.status_code == 200 and response.mimetype == "text/calendar"
+    calendar = Calendar.from_ical(response.data)
+    assert (str(calendar["version"]), str(calendar["prodid"])) == ("2.0", "-//Baliza//Prefectura//ES")
+    return {str(event["uid"]): event for event in calendar.walk("VEVENT")}
+
+
+def test_an_owner_sees_the_due_dates_and_inspections_of_their_own_fleet_only(client, seeded):
+    owner, own, other = seeded["users"]["owner"], seeded["fleets"]["own"], seeded["fleets"]["other"]
+    events = events_of(fetch(client, feed_url(owner, SECRET, "https://baliza.test")))
+    certificate = db.session.scalar(db.select(Certificate).filter_by(number=own["number"]))
+    deficiency = db.session.get(Deficiency, own["deficiency_id"])
+    expected = {f"certificate-{certificate.id}-apply-by@baliza.test", f"certificate-{certificate.id}-valid-until@baliza.test",
+                f"deficiency-{deficiency.id}-due@baliza.test", f"inspection-{own['scheduled_id']}@baliza.test",
+                f"inspection-{own['inspection_id']}@baliza.test"}
+    assert set(events) == expected  # nothing of the other fleet
+    until = events[f"certificate-{certificate.id}-valid-until@baliza.test"]
+    assert until.decoded("dtstart") == certificate.valid_until and until.decoded("dtend") == certificate.valid_until + timedelta(1)
+    assert type(until.decoded("dtstart")) is date  # all-day: VALUE=DATE
+    assert until.decoded("dtstamp").tzinfo is not None
+    assert str(until["summary"]) == "Vence el certificado de seguridad: Buque own"
+    apply_by = events[f"certificate-{certificate.id}-apply-by@baliza.test"]
+    assert str(apply_by["summary"]) == "Solicitar inspección de seguridad: Buque own"
+    assert "Ley 928, arts. 222 y 225" in str(apply_by["description"])
+    assert events[f"deficiency-{deficiency.id}-due@baliza.test"].decoded("dtstart") == deficiency.due_on
+    assert str(events[f"inspection-{own['scheduled_id']}@baliza.test"]["summary"]) == \
+        "Inspección de seguridad: Buque own en Asunción"
+    assert not {f"deficiency-{other['deficiency_id']}-due@baliza.test",
+                f"inspection-{other['scheduled_id']}@baliza.test"} & set(events)
+    again = events_of(fetch(client, feed_url(owner, SECRET, "https://baliza.test")))
+    assert set(again) == set(events)  # stable UIDs: a phone updates events, never duplicates them
+
+
+def test_an_inspector_sees_their_own_inspections_in_their_language(client, seeded, make_user):
+    inspector, own = seeded["users"]["inspector"], seeded["fleets"]["own"]
+    other_inspector = make_user("inspector", language="en")
+    vessel_id = own["vessel_id"]
+    from inspection.models import Vessel
+
+    mine = schedule_inspection(seeded["users"]["admin"], db.session.get(Vessel, vessel_id), "navegabilidad",
+                               other_inspector, TODAY + timedelta(days=5), "Pilar", TODAY)
+    db.session.commit()
+    events = events_of(fetch(client, feed_url(other_inspector, SECRET, "https://baliza.test")))
+    assert list(events) == [f"inspection-{mine.id}@baliza.test"]
+    assert str(events[f"inspection-{mine.id}@baliza.test"]["summary"]) == "Navigability inspection: Buque own in Pilar"
+    theirs = events_of(fetch(client, feed_url(inspector, SECRET, "https://baliza.test")))
+    assert f"inspection-{mine.id}@baliza.test" not in theirs
+    assert f"inspection-{own['scheduled_id']}@baliza.test" in theirs
+
+
+def test_renewing_the_url_refuses_the_old_one_at_once(client, seeded):
+    owner = seeded["users"]["owner"]
+    old = feed_url(owner, SECRET, "https://baliza.test")
+    assert fetch(client, old).status_code == 200
+    renew_feed(owner, NOW)
+    db.session.commit()
+    new = feed_url(owner, SECRET, "https://baliza.test")
+    assert new != old
+    assert fetch(client, old).status_code == 404
+    assert fetch(client, new).status_code == 200
+
+
+@pytest.mark.parametrize("change", ["wrong secret", "another user's id", "disabled", "police"])
+def test_a_feed_url_opens_only_its_own_active_users_calendar(client, seeded, change):
+    owner, police = seeded["users"]["owner"], seeded["users"]["police"]
+    url = f"/calendario/{owner.id}/{feed_secret(owner, SECRET)}.ics"
+    if change == "wrong secret":
+        url = url.replace(".ics", "x.ics")
+    elif change == "another user's id":
+        url = url.replace(f"/{owner.id}/", f"/{seeded['users']['inspector'].id}/")
+    elif change == "disabled":
+        owner.active = False
+        db.session.commit()
+    else:
+        url = f"/calendario/{police.id}/{feed_secret(police, SECRET)}.ics"
+    assert client.get(url).status_code == 404
+
+
+def test_the_api_gives_the_callers_url_and_the_account_page_renews_it(client, seeded, token_for):
+    owner = seeded["users"]["owner"]
+    response = client.get("/api/v1/calendar", headers=token_for(owner))
+    assert response.status_code == 200
+    assert response.json == {"url": feed_url(owner, SECRET, "https://baliza.test")}
+    assert client.post("/login", data={"username": owner.username, "password": PASSWORD}).status_code == 302
+    page = client.get("/cuenta")
+    assert response.json["url"] in page.get_data(as_text=True)
+    renewed = client.post("/cuenta/calendario/renovar")
+    assert renewed.status_code == 302 and renewed.headers["Location"].endswith("/cuenta?renovado=1#calendario")
+    new = client.get("/api/v1/calendar", headers=token_for(owner)).json["url"]
+    assert new != response.json["url"] and new in client.get("/cuenta?renovado=1").get_data(as_text=True)
+    assert fetch(client, response.json["url"]).status_code == 404
+    assert db.session.get(User, owner.id).calendar_renewed_at is not None
+
+
+@pytest.mark.parametrize("role, status", [("admin", 403), ("police", 403), ("inspector", 200), ("owner", 200)])
+def test_the_calendar_api_is_for_owners_and_inspectors(client, seeded, token_for, role, status):
+    assert client.get("/api/v1/calendar", headers=token_for(seeded["users"][role])).status_code == status
