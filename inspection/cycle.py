@@ -77,16 +77,16 @@ def assess_application(kind: str, applied_on: date, valid_until: date | None, *,
     if kind == "seguridad":
         return True, [Fine("late_application", SOURCE, term.article, term.amount, Msg(
             "Solicitud presentada después del {deadline}, un mes antes del vencimiento del {until} (arts. 222 y 225).",
-            deadline=deadline.isoformat(), until=valid_until.isoformat()))]
+            deadline=deadline, until=valid_until))]
     fines = []
     if fee:
         fines.append(Fine("double_fee", SOURCE, term.article, fee * (term.fee_multiplier - 1), Msg(
             "Inspección del casco solicitada después del vencimiento del {until}: se abona el doble del arancel (art. 204).",
-            until=valid_until.isoformat())))
+            until=valid_until)))
     if hull_fine:
         fines.append(Fine("late_hull", SOURCE, term.article, hull_fine, Msg(
             "Multa por no solicitar a su debido tiempo la inspección del casco, vencida el {until} (art. 204; "
-            "monto fijado por la Prefectura).", until=valid_until.isoformat())))
+            "monto fijado por la Prefectura).", until=valid_until)))
     return True, fines
 
 

@@ -7,9 +7,11 @@ catalogs (README: Translations). No Flask here: domain modules raise and return 
 the request-bound choice of language lives in `i18n.py`.
 """
 import io
+from datetime import date, datetime
 from functools import cache
 from pathlib import Path
 
+from babel.dates import format_date
 from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po
 from babel.support import NullTranslations, Translations
@@ -49,7 +51,7 @@ class Msg(str):
     """
 
     def __new__(cls, template: str, **params):
-        obj = super().__new__(cls, template.format(**params) if params else template)
+        obj = super().__new__(cls, template.format(**_shown(params, "es")) if params else template)
         obj.template = template
         obj.params = params
         return obj
@@ -60,7 +62,14 @@ class Msg(str):
     def in_language(self, lang: str) -> str:
         """This message in `lang`."""
         text = translate(self.template, lang)
-        return text.format(**self.params) if self.params else text
+        return text.format(**_shown(self.params, lang)) if self.params else text
+
+
+def _shown(params: dict, lang: str) -> dict:
+    """Parameters as a reader of `lang` reads them: a date in words ("1 de diciembre de 2026")."""
+    return {name: format_date(value, "long", locale=LOCALES[lang])
+            if isinstance(value, date) and not isinstance(value, datetime) else value
+            for name, value in params.items()}
 
 
 class Localized(str):

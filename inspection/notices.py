@@ -62,6 +62,9 @@ TEXTS = {
         N_("Se le asignó la inspección de {kind} del buque {vessel} ({registration}) el {scheduled_on} en {port}."),
     ),
 }
+# The apply_by subject on its last days, where "quedan {days} días" would read wrong.
+LAST_DAYS = {0: N_("{vessel}: hoy es el último día para solicitar la inspección de {kind}"),
+             1: N_("{vessel}: queda 1 día para solicitar la inspección de {kind}")}
 ARTICLES = {"seguridad": N_("Ley 928, arts. 222 y 225"), "navegabilidad": N_("Ley 928, art. 204")}
 FOOTER = N_("Vea todos sus avisos en {url}. Mensaje automático de Baliza; no lo responda.")
 
@@ -90,6 +93,8 @@ def _values(params: dict, lang: str) -> dict:
 def render(kind: str, params: dict, lang: str) -> tuple[str, str]:
     """(subject, body) of a notice in `lang`."""
     subject, body = TEXTS[text_kind(kind)]
+    if text_kind(kind) == "apply_by":
+        subject = LAST_DAYS.get(params.get("days"), subject)
     if lang == "en" and "reason_en" in params:  # a fine's reason is recorded in both languages
         params = {**params, "reason": params["reason_en"]}
     values = _values(params, lang)
