@@ -33,7 +33,8 @@ def get_fleet(args):
         get_owner_for(user, owner_id)  # another owner's fleet is not found
     page, per_page = args["page"], args["per_page"]
     total = db.session.scalar(db.select(db.func.count()).select_from(fleet_query(user, owner_id).subquery()))
-    items = fleet_of(user, office_today(), owner_id, limit=per_page, offset=(page - 1) * per_page)
+    items = fleet_of(user, office_today(), owner_id, limit=per_page, offset=(page - 1) * per_page,
+                     lang=current_language())
     return {"items": items, "page": page, "per_page": per_page, "total": total}
 
 
