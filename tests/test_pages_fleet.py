@@ -13,7 +13,7 @@ from inspection.applications import apply_for_inspection
 from inspection.extensions import db
 from inspection.inspections import schedule_inspection
 from inspection.models import Application, FineAssessment
-from tests.fleets import _submitted
+from tests.fleets import submit_inspection
 from tests.test_applications import certify, staff  # noqa: F401 (fixtures)
 from tests.test_pages_inspections import login_as, text  # noqa: F401 (fixtures)
 
@@ -37,7 +37,7 @@ def owner(make_user):
 def observed(staff, owner, make_vessel):  # noqa: F811
     """The owner's steamer after a seguridad inspection passed with an observation: (vessel, inspection, certificate)."""
     vessel = make_vessel(owner_id=owner.owner_id, name="Ñandutí", **STEAMER)
-    inspection, _, certificate = _submitted(staff["admin"], staff["inspector"], vessel)
+    inspection, _, certificate = submit_inspection(staff["admin"], staff["inspector"], vessel)
     db.session.commit()
     return vessel, inspection, certificate
 
