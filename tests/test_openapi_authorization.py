@@ -69,6 +69,8 @@ PAGE_PERMISSIONS = {
     "/deficiencias/<int:deficiency_id>/subsanada": {"owner"},
     "/deficiencias/<int:deficiency_id>/cerrar": {"inspector"},
     "/certificados/<number>/<decision>": {"admin"},
+    "/solicitudes/vista-previa": {"admin", "inspector", "owner"},
+    "/solicitudes": {"admin", "inspector", "owner"},
 }
 
 FLEET_ARGS = {"owner_id", "vessel_id", "inspection_id", "deficiency_id", "detention_id", "number"}
