@@ -11,7 +11,7 @@ from flask import current_app
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import load_only, selectinload
 
-from .access import vessel_scope
+from .access import get_vessel_for, vessel_scope
 from .audit import record_event
 from .billing import fee_statement_of
 from .certificates import derive_status, facts_of, status_facts_query
@@ -136,6 +136,12 @@ def apply_for_inspection(actor: User, vessel: Vessel, kind: str, port: str, pref
         "vessel_id": vessel.id, "kind": kind, "applied_on": today.isoformat(), "late": assessment.late,
         "fines": [{"article": f.article, "code": f.code, "amount": str(f.amount)} for f in assessment.fines]})
     return application
+
+
+def file_application(actor: User, data: dict, today: date) -> Application:
+    """apply_for_inspection for a validated body (ApplicationInSchema): the vessel the actor may see, else 404."""
+    return apply_for_inspection(actor, get_vessel_for(actor, data["vessel_id"]), data["kind"], data["port"],
+                                data["preferred_on"], today)
 
 
 def _pending_conflict(application_id: int | None) -> Conflict:

@@ -61,3 +61,12 @@ def first_result(user, scope: str, client_id: str, payload, action, status: int 
                 raise
             return prior.response, prior.status_code, True
     raise AssertionError("unreachable")
+
+
+def once(user, scope: str, client_id, payload, action, status: int = 200) -> tuple[dict, int, bool]:
+    """first_result when the caller sent a client_id; without one, run `action` and commit (nothing to replay)."""
+    if client_id is None:
+        body = action()
+        db.session.commit()
+        return body, status, False
+    return first_result(user, scope, str(client_id), payload, action, status)

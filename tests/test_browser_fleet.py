@@ -12,7 +12,7 @@ import pytest
 from inspection import clock
 from inspection.extensions import db
 from tests.fleets import NOW, PARTICULARS, submit_inspection
-from tests.live_site import ARGS, CHROMIUM, PASSWORD, live_app
+from tests.live_site import CHROMIUM, PASSWORD, live_app
 from tests.tablet_steps import SHOTS
 
 pytestmark = [
@@ -21,6 +21,7 @@ pytestmark = [
 ]
 sync_api = pytest.importorskip("playwright.sync_api", reason="Python Playwright is not installed")
 pytest.importorskip("axe_playwright_python", reason="axe-playwright-python is not installed")
+from tests.test_browser_pages import browser  # noqa: E402,F401 (the fixture, after the skips)
 from tests.test_tablet_pages import axe_violations, small_targets  # noqa: E402 (after the skips)
 
 SIZES = {"phone": {"width": 390, "height": 844}, "desktop": {"width": 1280, "height": 900}}
@@ -58,14 +59,6 @@ def site(tmp_path_factory):
         with pytest.MonkeyPatch.context() as patch:  # the server runs in this process: one clock for both
             patch.setattr(clock, "system_now", lambda: LATE)
             yield {"origin": origin, **state}
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with sync_api.sync_playwright() as pw:
-        launched = pw.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
-        yield launched
-        launched.close()
 
 
 def signed_in_page(browser, site, size: str):

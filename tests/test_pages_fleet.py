@@ -44,7 +44,7 @@ def observed(staff, owner, make_vessel):  # noqa: F811
 
 # --- the fleet page ------------------------------------------------------------------------------
 
-def test_owners_land_on_their_fleet(app, owner, login_as):  # noqa: F811
+def test_owners_land_on_their_fleet(app, owner):
     from tests.conftest import PASSWORD
 
     client = app.test_client()

@@ -5,18 +5,19 @@ from ..access import get_owner_for, get_vessel_for
 from ..applications import (
     application_json,
     applications_query,
-    apply_for_inspection,
+    file_application,
     fleet_of,
     fleet_query,
     preview_application,
 )
 from ..auth import api_user, require
+from ..client_requests import once
 from ..clock import office_today
 from ..extensions import db
 from ..i18n import current_language
 from ..models import Application
 from ..schemas import ApplicationInSchema, ApplicationQuery, ApplicationSchema, FleetQuery, FleetVesselSchema, page_schema
-from .common import json_response, paginate, run_once
+from .common import json_response, paginate
 
 blp = Blueprint("api_applications", __name__, description="Ciclo semestral: flota y solicitudes de inspección")
 APPLICANTS = ("admin", "inspector", "owner")
@@ -75,14 +76,7 @@ def post_application(data):
     lang = current_language()
 
     def apply() -> dict:
-        vessel = get_vessel_for(actor, data["vessel_id"])
-        application = apply_for_inspection(actor, vessel, data["kind"], data["port"], data["preferred_on"],
-                                           office_today())
-        return ApplicationSchema().dump(application_json(application, lang))
+        return ApplicationSchema().dump(application_json(file_application(actor, data, office_today()), lang))
 
-    if data["client_id"] is None:
-        body = apply()
-        db.session.commit()
-        return json_response(body, 201)
     payload = {key: value for key, value in data.items() if key != "client_id"}
-    return run_once(actor, "application", str(data["client_id"]), payload, apply, status=201)
+    return json_response(*once(actor, "application", data["client_id"], payload, apply, status=201))

@@ -16,13 +16,13 @@ from ..access import get_owner_for, get_vessel_for, vessel_scope
 from ..applications import (
     application_json,
     applications_query,
-    apply_for_inspection,
+    file_application,
     fleet_of,
     fleet_query,
     preview_application,
 )
 from ..auth import require_page
-from ..client_requests import first_result
+from ..client_requests import once
 from ..clock import office_today
 from ..cycle import KINDS
 from ..exceptions import DomainError, Forbidden, NotFound
@@ -109,55 +109,50 @@ def application_form():
     return _form(values, {})
 
 
-def _refused(error: DomainError, values: dict):
-    """A refusal back into the form in the user's language, with the API's status; not found stays a 404."""
-    db.session.rollback()
-    if isinstance(error, (NotFound, Forbidden)):
-        raise error
-    return _form(values, domain_errors(error), error.status)
+def _posted(operation):
+    """Validate the posted application with the API's schema, then `operation(data, values)`; a refusal comes
+    back into the form in the user's language with the API's status (not found stays a 404)."""
+    values = {name: request.form.get(name, "") for name in FIELDS}
+    data, errors = load_form(request.form, ApplicationInSchema())
+    if errors:
+        return _form(values, errors, 422)
+    try:
+        return operation(data, values)
+    except DomainError as error:
+        db.session.rollback()
+        if isinstance(error, (NotFound, Forbidden)):
+            raise
+        return _form(values, domain_errors(error), error.status)
 
 
 @bp.route("/solicitudes/vista-previa", methods=["POST"])
 @require_page(*APPLICANTS)
 def application_preview():
     """What applying today would record: apply_by, lateness and fines with their articles, before confirming."""
-    values = {name: request.form.get(name, "") for name in FIELDS}
-    data, errors = load_form(request.form, ApplicationInSchema())
-    if errors:
-        return _form(values, errors, 422)
-    try:
+
+    def preview(data, values):
         vessel = get_vessel_for(current_user, data["vessel_id"])
         assessment = preview_application(current_user, vessel, data["kind"], data["port"], data["preferred_on"],
                                          office_today())
-    except DomainError as error:
-        return _refused(error, values)
-    return render_template("fleet/preview.html", assessment=assessment, values=values,
-                           preview=application_json(assessment, current_language()), client_id=uuid.uuid4())
+        return render_template("fleet/preview.html", assessment=assessment, values=values,
+                               preview=application_json(assessment, current_language()), client_id=uuid.uuid4())
+
+    return _posted(preview)
 
 
 @bp.route("/solicitudes", methods=["POST"])
 @require_page(*APPLICANTS)
 def application_confirm():
     """File the application; the client_id of the preview makes a second submit return the first result."""
-    values = {name: request.form.get(name, "") for name in FIELDS}
-    data, errors = load_form(request.form, ApplicationInSchema())
-    if errors:
-        return _form(values, errors, 422)
     actor, lang = current_user._get_current_object(), current_language()
 
-    def apply() -> dict:
-        vessel = get_vessel_for(actor, data["vessel_id"])
-        application = apply_for_inspection(actor, vessel, data["kind"], data["port"], data["preferred_on"],
-                                           office_today())
-        return ApplicationSchema().dump(application_json(application, lang))
+    def confirm(data, values):
+        def apply() -> dict:
+            return ApplicationSchema().dump(application_json(file_application(actor, data, office_today()), lang))
 
-    try:
-        if data["client_id"] is None:
-            body = apply()
-            db.session.commit()
-        else:  # the same scope and body as POST /api/v1/applications, so the two faces share one record
-            payload = {key: value for key, value in data.items() if key != "client_id"}
-            body, _, _ = first_result(actor, "application", str(data["client_id"]), payload, apply, status=201)
-    except DomainError as error:
-        return _refused(error, values)
-    return redirect(url_for(".application_list", presentada=body["id"], _anchor=f"solicitud-{body['id']}"), 303)
+        payload = {key: value for key, value in data.items() if key != "client_id"}
+        # the same scope and body as POST /api/v1/applications, so the two faces share one record
+        body, _, _ = once(actor, "application", data["client_id"], payload, apply, status=201)
+        return redirect(url_for(".application_list", presentada=body["id"], _anchor=f"solicitud-{body['id']}"), 303)
+
+    return _posted(confirm)
