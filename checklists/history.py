@@ -12,8 +12,9 @@ from pathlib import Path
 
 HISTORY = "history"
 # What an item asks and on what legal basis; a change to any of these is a new version.
-FIELDS = ("title_es", "title_en", "source", "article", "applies", "required", "detainable", "evidence_required",
-          "certificate")
+FIELDS = ("title_es", "title_en", "source", "article", "applies", "required", "maximum", "detainable",
+          "evidence_required", "certificate", "foreign")
+RULES = ("applies", "required", "maximum")
 VERSION = re.compile(r"^\d+(\.\d+)*$")
 
 
@@ -25,13 +26,22 @@ def version_key(version: str) -> tuple[int, ...]:
 
 
 def snapshot(checklist) -> dict:
-    """The frozen form of a loaded checklist: kind, version and each item's FIELDS (rules as their source)."""
+    """The frozen form of a loaded checklist: kind, version and each item's FIELDS (rules as their source).
+
+    A field an item does not use (no maximum; a Paraguayan source, so not `foreign`) is left out, so
+    snapshots frozen before the field existed compare equal where nothing changed.
+    """
     items = []
     for item in checklist.items:
         entry = {"id": item.id}
         for field in FIELDS:
-            value = getattr(item, field)
-            entry[field] = value.source if field in ("applies", "required") and value is not None else value
+            if field == "foreign":
+                value = checklist.context.sources[item.source].foreign or None
+            else:
+                value = getattr(item, field)
+                value = value.source if field in RULES and value is not None else value
+            if value is not None:
+                entry[field] = value
         items.append(entry)
     return {"kind": checklist.kind, "version": checklist.version, "items": items}
 

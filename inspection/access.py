@@ -1,7 +1,7 @@
 """What each role may see: owners only their own fleet; a stranger's record is simply not found."""
 from .exceptions import NotFound
 from .extensions import db
-from .models import Certificate, Deficiency, Detention, Inspection, Owner, User, Vessel
+from .models import Application, Certificate, Deficiency, Detention, FineAssessment, Inspection, Owner, User, Vessel
 
 
 def vessel_scope(query, user: User):
@@ -47,6 +47,8 @@ _FLEET_RECORDS = {
     "inspection_id": _fleet_owner(Inspection),
     "deficiency_id": _fleet_owner(Deficiency),
     "detention_id": _fleet_owner(Detention),
+    "application_id": _fleet_owner(Application),
+    "fine_id": _fleet_owner(FineAssessment),
     "number": lambda value: _fleet_owner(Certificate, Certificate.number)(value.strip().upper()),
 }
 

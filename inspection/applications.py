@@ -13,7 +13,7 @@ from sqlalchemy.orm import load_only, selectinload
 
 from .access import get_vessel_for, vessel_scope
 from .audit import record_event
-from .billing import fee_statement_of
+from .billing import CENTS, fee_statement_of, fine_json
 from .certificates import derive_status, facts_of, status_facts_query
 from .cycle import (
     KINDS,
@@ -37,7 +37,6 @@ from .vessels import particulars_of
 APPLICANTS = ("admin", "inspector", "owner")  # staff file on an owner's behalf at the counter
 WAIVERS = ("admin",)  # a fine is the Prefectura's decision, like revoking a certificate
 OPEN_INSPECTIONS = ("scheduled", "in_progress")
-CENTS = Decimal("0.01")
 
 
 # --- what a vessel needs ---------------------------------------------------------------------------
@@ -181,16 +180,6 @@ def applications_query(user: User):
     return vessel_scope(query, user)
 
 
-def fine_json(fine, lang: str) -> dict:
-    """A fine as the API shows it, its reason in `lang` (a FineAssessment or a pure Fine)."""
-    recorded = isinstance(fine, FineAssessment)
-    return {
-        "id": fine.id if recorded else None, "code": fine.code, "source": fine.source, "article": fine.article,
-        "amount": Decimal(fine.amount).quantize(CENTS), "reason": fine.reason_en if lang == "en" else fine.reason_es,
-        "waived_at": fine.waived_at if recorded else None, "waived_reason": fine.waived_reason if recorded else None,
-    }
-
-
 def application_json(application, lang: str) -> dict:
     """An Application, or an Assessment (the preview), in the API's shape."""
     recorded = isinstance(application, Application)
@@ -269,7 +258,7 @@ def _latest_reports(ids: list[int]):
             .where(ranked.c.rank == 1).order_by(ranked.c.kind))
 
 
-def _needs(vessel: Vessel, cache: dict) -> tuple[str, ...]:
+def needs_cached(vessel: Vessel, cache: dict) -> tuple[str, ...]:
     """needs_of, computed once per set of particulars in a fleet (sister ships share it)."""
     particulars = particulars_of(vessel)
     key = tuple(sorted((name, str(value)) for name, value in particulars.items()
@@ -282,7 +271,7 @@ def _needs(vessel: Vessel, cache: dict) -> tuple[str, ...]:
 def _fleet_entry(vessel, today, needs_cache, lang, *, certificates, deficiencies, pending, inspections, fines,
                  reports) -> dict:
     """One vessel of fleet_of, from its already loaded rows."""
-    needs = _needs(vessel, needs_cache)
+    needs = needs_cached(vessel, needs_cache)
     current = {row.kind: row for row in certificates}  # ordered by id: the newest of a kind wins
     facts, entries, windows = {}, {}, []
     pending_kinds = {row.kind for row in pending}

@@ -36,14 +36,14 @@ Spanish accents, ñ, º, « » and the em dash; any other character is replaced 
 
 from __future__ import annotations
 
-import datetime as dt
 import io
 
-from fpdf import FPDF
 from fpdf.enums import XPos, YPos
 
-from .formats import format_day, format_number
-from .labels import label
+from .pdf import GOLD, GREY, INK, LEFT, NAVY, PAGE_H, PAGE_W, RIGHT, SHADE, DocumentPDF, as_date, plain
+from .pdf import coded as _coded
+from .pdf import decimal_text as _decimal
+from .pdf import long_date as _long_date
 
 __all__ = ["DEFAULT_ARTICLES", "DEFAULT_SIGNATORIES", "render_certificate_pdf"]
 
@@ -103,26 +103,10 @@ FOOTER = {
     "principal del buque (Ley N.º 928/1927, art. 224).",
 }
 
-NAVY = (18, 42, 84)
-GOLD = (150, 120, 50)
-INK = (25, 25, 25)
-SHADE = (236, 239, 245)
-DASH = "—"
-
-PAGE_W, PAGE_H = 210, 297
-LEFT, RIGHT = 18, 192
 QR_MM = 46  # printed width incl. quiet zone: certificates.md asks for at least 40 mm
 
-
-def _date(value) -> dt.date | None:
-    """Accept a date, an ISO date string or None."""
-    if value is None or value == "":
-        return None
-    if isinstance(value, dt.datetime):
-        return value.date()
-    if isinstance(value, dt.date):
-        return value
-    return dt.date.fromisoformat(str(value))
+_date = as_date
+_plain = plain
 
 
 def term_basis(cert: dict) -> str:
@@ -139,27 +123,12 @@ def term_basis(cert: dict) -> str:
             f"ley (arts. 201 y 203){runs}.")
 
 
-def _long_date(value) -> str:
-    """'15 de marzo de 2026'."""
-    day = _date(value)
-    return DASH if day is None else format_day(day, "es")
 
 
-def _decimal(value, places: int, unit: str = "") -> str:
-    """Paraguayan number format: dot for thousands, comma for decimals ('1.234,50 m')."""
-    if value is None or value == "":
-        return DASH
-    return f"{format_number(value, places, 'es')} {unit}".strip()
 
 
-def _plain(value) -> str:
-    """Print a value or an em dash for missing ones."""
-    return DASH if value is None or value == "" else str(value)
 
 
-def _label(field: str, value) -> str:
-    """Translate an api.md enum value to Spanish, leaving unknown values as they are."""
-    return label(field, value, "es") if value not in (None, "") else DASH
 
 
 def _particulars(vessel: dict) -> list[tuple[str, str]]:
@@ -168,11 +137,11 @@ def _particulars(vessel: dict) -> list[tuple[str, str]]:
     return [
         ("Matrícula", _plain(v.get("registration"))),
         ("Nombre", _plain(v.get("name"))),
-        ("Bandera", _label("flag", v.get("flag"))),
+        ("Bandera", _coded("flag", v.get("flag"))),
         ("Puerto de matrícula", _plain(v.get("home_port"))),
-        ("Servicio", _label("service", v.get("service"))),
-        ("Propulsión", _label("propulsion", v.get("propulsion"))),
-        ("Material del casco", _label("hull_material", v.get("hull_material"))),
+        ("Servicio", _coded("service", v.get("service"))),
+        ("Propulsión", _coded("propulsion", v.get("propulsion"))),
+        ("Material del casco", _coded("hull_material", v.get("hull_material"))),
         ("Eslora", _decimal(v.get("length_m"), 2, "m")),
         ("Manga", _decimal(v.get("beam_m"), 2, "m")),
         ("Contorno (cadena, art. 195)", _decimal(v.get("girth_m"), 2, "m")),
@@ -183,14 +152,8 @@ def _particulars(vessel: dict) -> list[tuple[str, str]]:
     ]
 
 
-class _CertificatePDF(FPDF):
-    """FPDF with the certificate's frame and small helpers."""
-
-    def normalize_text(self, text: str) -> str:
-        """Replace characters windows-1252 lacks by '?' instead of failing the whole PDF."""
-        if not self.is_ttf_font and self.core_fonts_encoding:
-            text = text.encode(self.core_fonts_encoding, "replace").decode(self.core_fonts_encoding)
-        return super().normalize_text(text)
+class _CertificatePDF(DocumentPDF):
+    """The shared document with the certificate's frame."""
 
     def frame(self):
         """Double rule frame with a thin inner line, the classic certificate border."""
@@ -203,34 +166,6 @@ class _CertificatePDF(FPDF):
         self.set_line_width(0.2)
         self.rect(12, 12, PAGE_W - 24, PAGE_H - 24)
 
-    def centered(self, text: str, size: float, style: str = "", h: float | None = None,
-                 color=INK, family: str = "Times", spacing: float = 0):
-        """One centred line across the content width."""
-        self.set_font(family, style, size)
-        self.set_text_color(*color)
-        self.set_char_spacing(spacing)
-        self.set_x(LEFT)
-        self.cell(RIGHT - LEFT, h or size * 0.45, text, align="C",
-                  new_x=XPos.LMARGIN, new_y=YPos.NEXT)
-        self.set_char_spacing(0)
-
-    def rule(self, y: float, x1: float = LEFT, x2: float = RIGHT, color=GOLD, width: float = 0.3):
-        """Horizontal rule."""
-        self.set_draw_color(*color)
-        self.set_line_width(width)
-        self.line(x1, y, x2, y)
-
-    def heading(self, text: str, x: float, w: float):
-        """Small-caps style section heading."""
-        self.set_font("Times", "B", 9.5)
-        self.set_text_color(*NAVY)
-        self.set_char_spacing(0.6)
-        self.set_x(x)
-        self.cell(w, 5, text.upper(), new_x=XPos.LEFT, new_y=YPos.NEXT)
-        self.set_char_spacing(0)
-        self.rule(self.get_y(), x, x + w, NAVY, 0.25)
-        self.set_y(self.get_y() + 1.2)
-
 
 def render_certificate_pdf(cert: dict, lang: str = "es") -> bytes:
     """Render the printable A4 certificate (Spanish) and return the PDF bytes."""
@@ -242,33 +177,16 @@ def render_certificate_pdf(cert: dict, lang: str = "es") -> bytes:
     vessel = cert.get("vessel") or {}
     title, subtitle = TITLES[kind]
 
-    pdf = _CertificatePDF(orientation="P", unit="mm", format="A4")
-    pdf.core_fonts_encoding = "windows-1252"  # accents, ñ, º and the em dash in core fonts
+    pdf = _CertificatePDF(f"{title} {cert['number']}", _date(cert.get("issued_on")), cert.get("office_zone"))
     pdf.set_auto_page_break(False)
-    pdf.set_margins(LEFT, 16, PAGE_W - RIGHT)
-    pdf.set_title(f"{title} {cert['number']}")
-    pdf.set_author("Prefectura General de Puertos")
-    pdf.set_creator("Baliza")
-    issued = _date(cert.get("issued_on")) or dt.date(1970, 1, 1)
-    # Deterministic output: the document date is the issue date, at midnight on the office's clock,
-    # not the rendering time (a reader's viewer would otherwise show the day before).
-    zone = cert.get("office_zone") or dt.timezone.utc
-    pdf.set_creation_date(dt.datetime(issued.year, issued.month, issued.day, tzinfo=zone))
     pdf.add_page()
     pdf.frame()
 
     # Header: the authority, then the issuing office.
     pdf.set_y(17)
-    pdf.centered("REPÚBLICA DEL PARAGUAY", 15, "B", 7, NAVY, spacing=1.5)
-    pdf.centered("Prefectura General de Puertos", 13, "B", 6.5, NAVY)
-    if cert.get("office_name"):
-        pdf.centered(cert["office_name"], 10.5, "I", 5.5)
-    y = pdf.get_y() + 2
-    pdf.rule(y, 60, 150, GOLD, 0.5)
-    pdf.rule(y + 1, 75, 135, GOLD, 0.2)
+    pdf.letterhead(cert.get("office_name"), "Prefectura General de Puertos")
 
     # Title.
-    pdf.set_y(y + 4)
     pdf.centered(title, 21, "B", 10, NAVY, spacing=0.8)
     pdf.centered(subtitle, 12.5, "B", 6.5, GOLD, spacing=2.5)
     pdf.centered(
@@ -296,7 +214,7 @@ def render_certificate_pdf(cert: dict, lang: str = "es") -> bytes:
         fill = i % 2 == 0
         pdf.set_fill_color(*SHADE)
         pdf.set_font("Times", "", 9.5)
-        pdf.set_text_color(70, 70, 70)
+        pdf.set_text_color(*GREY)
         pdf.cell(label_w, row_h, label, fill=fill)
         pdf.set_font("Times", "B", 10.5)
         pdf.set_text_color(*INK)
@@ -314,7 +232,7 @@ def render_certificate_pdf(cert: dict, lang: str = "es") -> bytes:
     pdf.set_text_color(*NAVY)
     pdf.cell(QR_MM + 8, 6, cert["number"], align="C", new_x=XPos.LEFT, new_y=YPos.NEXT)
     pdf.set_font("Times", "I", 8.5)
-    pdf.set_text_color(70, 70, 70)
+    pdf.set_text_color(*GREY)
     pdf.set_x(qr_x - 4)
     verify_base = (cert.get("verify_url") or "").split("/v/")[0]
     note = "Verifique su autenticidad y vigencia escaneando el código con la cámara del teléfono"
@@ -400,29 +318,12 @@ def render_certificate_pdf(cert: dict, lang: str = "es") -> bytes:
     signatories = list(cert.get("signatories") or DEFAULT_SIGNATORIES[kind])
     if cert.get("master"):
         signatories.append({"role": MASTER_ROLE, **cert["master"]})
-    count = max(len(signatories), 1)
-    slot = (RIGHT - LEFT) / count
-    half = min(30, slot / 2 - 3)
-    line_y = y + 21
-    for i, signer in enumerate(signatories):
-        cx = LEFT + slot * i + slot / 2
-        if signer.get("image"):  # the drawn signature, fitted into the box above its line
-            pdf.image(io.BytesIO(signer["image"]), x=cx - half, y=line_y - 15.5, w=2 * half, h=15,
-                      keep_aspect_ratio=True)
-        pdf.rule(line_y, cx - half, cx + half, INK, 0.3)
-        pdf.set_xy(cx - slot / 2, line_y + 1.2)
-        pdf.set_font("Times", "B", 10.5)
-        pdf.cell(slot, 5, signer.get("name") or "", align="C")
-        pdf.set_xy(cx - slot / 2, line_y + 6)
-        pdf.set_font("Times", "", 9.5)
-        pdf.set_text_color(*NAVY)
-        pdf.cell(slot, 4.5, signer.get("role", ""), align="C")
-        pdf.set_text_color(*INK)
+    pdf.signatures(signatories, y)
 
     # Footer: who signs and where the certificate must be kept (arts. 203, 221, 224).
     pdf.rule(PAGE_H - 21.5, LEFT + 20, RIGHT - 20, GOLD, 0.2)
     pdf.set_xy(LEFT, PAGE_H - 20.5)
     pdf.set_font("Times", "I", 8.5)
-    pdf.set_text_color(70, 70, 70)
+    pdf.set_text_color(*GREY)
     pdf.multi_cell(RIGHT - LEFT, 3.8, FOOTER[kind], align="C")
     return bytes(pdf.output())

@@ -1,8 +1,8 @@
-"""Spanish labels for the registry's coded values and fields, translated like any other string.
+"""Spanish labels for the registry's and the inspections' coded values and fields, translated like any other string.
 
-One table for the pages and the printed certificate; no Flask, so pure modules may use it too.
+One table for the pages and the printed documents (certificate, report, fee statement); no Flask, so pure modules may use it too.
 """
-from .messages import N_, translate
+from .messages import N_, Msg, translate
 
 LABELS = {
     "flag": {"national": N_("Nacional"), "foreign": N_("Extranjera")},
@@ -44,3 +44,42 @@ def label(kind: str, value, lang: str) -> str:
 def field_label(field: str, lang: str) -> str:
     """The label of a field name in `lang`."""
     return translate(FIELD_LABELS.get(field, field), lang)
+
+
+# Coded inspection values shown to people; Msg so the catalog test sees them and they follow the language.
+TERMS = {
+    "kind": {"navegabilidad": Msg("Navegabilidad"), "seguridad": Msg("Seguridad"),
+             "documentacion": Msg("Documentación"), "menores": Msg("Embarcaciones menores (art. 210)")},
+    "status": {"scheduled": Msg("Programada"), "in_progress": Msg("En curso"), "submitted": Msg("Cerrada"),
+               "interrupted": Msg("Interrumpida"), "cancelled": Msg("Cancelada")},
+    "outcome": {"passed": Msg("Aprobada"), "passed_with_observations": Msg("Aprobada con observaciones"),
+                "failed": Msg("No aprobada")},
+    "coverage": {"covered": Msg("Cubierto"), "excluded": Msg("Excluido"), "pending": Msg("Pendiente"),
+                 "uncovered": Msg("Sin cubrir")},
+    "result": {"pass": Msg("Cumple"), "fail": Msg("No cumple"), "not_applicable": Msg("No corresponde")},
+    "action": {"rectified": Msg("Subsanada a bordo"), "before_departure": Msg("Antes de zarpar"),
+               "within_14_days": Msg("Dentro de 14 días"), "next_port": Msg("En el próximo puerto"),
+               "detained": Msg("Buque detenido")},
+    # The fleet's states (cycle.py); the page shows a sign and the word beside the colour.
+    "state": {"ok": Msg("Al día"), "due_soon": Msg("Por vencer"), "overdue": Msg("Vencido"),
+              "suspended": Msg("Suspendido"), "missing": Msg("Sin certificado")},
+    "application": {"pending": Msg("Pendiente"), "scheduled": Msg("Programada"), "done": Msg("Atendida"),
+                    "cancelled": Msg("Cancelada")},
+    "deficiency": {"open": Msg("Abierta"), "reported_fixed": Msg("Informada subsanada"), "closed": Msg("Cerrada")},
+    "audit": {"inspection.scheduled": Msg("Inspección programada"), "inspection.started": Msg("Inspección comenzada"),
+              "answer.recorded": Msg("Respuesta registrada"), "photo.added": Msg("Foto recibida"),
+              "inspection.submitted": Msg("Inspección cerrada"),
+              "inspection.interrupted": Msg("Inspección interrumpida"),
+              "inspection.reinspection_scheduled": Msg("Reinspección programada (art. 206)"),
+              "deficiency.reported_fixed": Msg("Deficiencia informada subsanada"),
+              "deficiency.closed": Msg("Deficiencia cerrada"), "vessel.detained": Msg("Buque detenido (art. 208)"),
+              "vessel.detention_lifted": Msg("Detención levantada"),
+              "certificate.issued": Msg("Certificado emitido"),
+              "application.assigned": Msg("Solicitud asignada"), "fine.waived": Msg("Multa condonada")},
+}
+
+
+def term_label(group: str, value, lang: str) -> str:
+    """The label of a coded inspection value in `lang` (the code itself when unknown)."""
+    found = TERMS.get(group, {}).get(value)
+    return found.in_language(lang) if found is not None else ("" if value is None else str(value))

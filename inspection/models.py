@@ -493,6 +493,7 @@ class FineAssessment(db.Model):
     waived_reason: Mapped[str | None] = mapped_column(sa.Text)
 
     application: Mapped[Application | None] = relationship(back_populates="fines")
+    waived_by: Mapped[User | None] = relationship(foreign_keys=[waived_by_id])
 
 
 class ClientRequest(db.Model):

@@ -735,3 +735,18 @@ def encode_jpeg(im: Image.Image, quality: int, icc_profile: bytes | None = None)
     im.save(out, "JPEG", quality=quality, icc_profile=icc_profile or None,
             exif=b"", xmp=b"", comment=b"")
     return out.getvalue()
+
+
+def print_copy(jpeg: bytes, longest: int, quality: int = 80) -> bytes:
+    """A stored JPEG copy (display or thumb) scaled to at most `longest` px for a printed page.
+
+    libjpeg scales while decoding (``draft``), so a 1600 px display copy costs a quarter of its
+    pixels; a copy already small enough comes back as it is, unencoded again.
+    """
+    with Image.open(io.BytesIO(jpeg), formats=["JPEG"]) as im:
+        if max(im.size) <= longest:
+            return jpeg
+        im.draft("RGB", _draft_box(*im.size, longest))
+        small = _to_rgb(im)
+        small.thumbnail((longest, longest), Image.Resampling.LANCZOS)
+        return encode_jpeg(small, quality)

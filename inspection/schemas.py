@@ -843,11 +843,15 @@ class FeeLineSchema(BaseSchema):
 
 
 class FeeStatementSchema(BaseSchema):
-    """The fees of one inspection: the lines of arts. 209 and 233 and their total."""
+    """The fees of one inspection: the lines of arts. 209 and 233, their total, and the linked application's fines."""
 
     lines = fields.List(fields.Nested(FeeLineSchema))
     total = _money()
     charged = fields.String(metadata={"description": "Qué cifra se cobra: amount_cl (curso legal) o amount"})
+    fines = fields.List(fields.Nested(lambda: FineSchema()), metadata={
+        "description": "Multas y recargos de la solicitud que esta inspección atendió (arts. 204, 225)"})
+    fines_total = _money("Multas no condonadas")
+    owed = _money("Aranceles más multas no condonadas")
 
 
 # --- the semestral cycle: applications (art. 222), fines (arts. 204, 225), the fleet ----------------
@@ -880,6 +884,7 @@ class FineSchema(BaseSchema):
     amount = _money("Importe (art. 225: pesos moneda nacional de curso legal)")
     reason = fields.String()
     waived_at = fields.AwareDateTime(allow_none=True)
+    waived_by_id = fields.Integer(allow_none=True, metadata={"description": "Quién la condonó (usuario)"})
     waived_reason = fields.String(allow_none=True)
 
 
@@ -899,6 +904,21 @@ class ApplicationSchema(BaseSchema):
     status = fields.String(allow_none=True, validate=validate.OneOf(APPLICATION_STATUSES))
     inspection_id = fields.Integer(allow_none=True)
     fines = fields.List(fields.Nested(FineSchema))
+
+
+class AssignInSchema(BaseSchema):
+    """Assign a pending application: the inspector, the date and the port of its inspection."""
+
+    inspector_id = _id(required=True)
+    scheduled_on = fields.Date(required=True)
+    port = fields.String(required=True, validate=validate.Length(min=2, max=120))
+    client_id = fields.UUID(load_default=None, metadata={"description": "Reintento sin duplicar (opcional)"})
+
+
+class WaiveInSchema(BaseSchema):
+    """Waive a fine: the reason, kept and audited."""
+
+    reason = fields.String(required=True, validate=validate.Length(min=3, max=2000))
 
 
 class FleetQuery(PageArgs):

@@ -219,6 +219,19 @@ def keys(signer):
 
 
 @pytest.fixture
+def login_as(app):
+    """A fresh browser (test client) signed in as `user`."""
+
+    def login(user):
+        client = app.test_client()
+        response = client.post("/login", data={"username": user.username, "password": PASSWORD})
+        assert response.status_code == 302
+        return client
+
+    return login
+
+
+@pytest.fixture
 def count_queries(db):
     """count_queries(call) -> how many SQL statements `call()` sent to the database."""
     from sqlalchemy import event

@@ -2,12 +2,13 @@
 
 `seed_fleets` makes one user per role and, for the owner user's fleet ("own") and a stranger's
 ("other"), a vessel with a scheduled inspection, a started one, a submitted one that passed with an
-observation (its deficiency and its certificate) and a detention.
+observation (its deficiency and its certificate), a detention and a late application with its art. 225 fine.
 """
 import uuid
 from datetime import date, datetime, timezone
 from decimal import Decimal
 
+from inspection.applications import apply_for_inspection
 from inspection.clock import office_zone
 from inspection.closing import close_inspection
 from inspection.extensions import db
@@ -30,6 +31,7 @@ from tests.media_samples import encode, noisy_image, signature_images
 PASSWORD = "correct-horse-battery"
 NOW = datetime(2026, 11, 30, 15, 0, tzinfo=timezone.utc)
 TODAY = date(2026, 11, 30)
+LATE_ON = date(2027, 5, 10)  # after the certificate's art. 222 date (30 Apr 2027): a late application
 FAILED_ITEM = "seg.hoses.weekly"  # not detainable: the inspection passes with an observation
 
 PARTICULARS = {
@@ -79,11 +81,13 @@ def seed_fleets() -> dict:
         start_inspection(inspector, started, NOW)
         submitted, deficiency, certificate = submit_inspection(admin, inspector, vessel)
         detention = detain_vessel(admin, vessel, "Prueba de detención", NOW)
+        application = apply_for_inspection(admin, vessel, "seguridad", "Asunción", LATE_ON, LATE_ON)  # art. 225 fine
         db.session.flush()
         fleets[name] = {
             "owner_id": owner.id, "vessel_id": vessel.id, "scheduled_id": scheduled.id, "inspection_id": started.id,
             "item_id": started.items[0]["id"], "submitted_id": submitted.id, "deficiency_id": deficiency.id,
             "detention_id": detention.id, "number": certificate.number, "token": certificate.token,
+            "application_id": application.id, "fine_id": application.fines[0].id,
             "photo_id": db.session.scalar(db.select(Photo.id).filter_by(inspection_id=submitted.id).limit(1)),
         }
     db.session.commit()

@@ -122,7 +122,7 @@ def test_cli_prints_each_article_and_exits_0(runner):
     lines = result.output.splitlines()
     assert "  art. 141: CUBIERTO: nav.boats.lifeboats, seg.lifebuoys.total" in lines
     assert any(line.startswith("  art. 199: EXCLUIDO: Registros de la Prefectura") for line in lines)
-    assert "  art. 184: CUBIERTO: nav.passengers.within_maximum" in lines
+    assert "  art. 184: CUBIERTO: nav.passengers.within_maximum, men.passengers.within_maximum" in lines
     assert any(line.startswith("== Ley 928/1927 (ley-928-1927-arts-003-118.txt, ley-928-1927-arts-123-238.txt)")
                and line.endswith("SIN CUBRIR 0") for line in lines)
     assert lines[-1].startswith("Datos válidos: 4 listas,")

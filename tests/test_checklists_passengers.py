@@ -8,6 +8,7 @@ from tests.test_checklists_items import make_vessel
 
 WITHIN = "nav.passengers.within_maximum"  # art. 184, navegabilidad
 NOT_AUTHORISED = "doc.passengers.not_authorised"  # art. 13, documentacion (either inspection)
+SMALL_CRAFT = "men.passengers.within_maximum"  # art. 184, the police or harbour check of small craft (art. 210)
 
 
 def passenger_items(vessel):
@@ -15,7 +16,8 @@ def passenger_items(vessel):
     found = {}
     for kind in load_catalog().kinds:
         result = build_checklist(load_catalog().get(kind), vessel)
-        found.update({item["id"]: item for item in result["items"] if item["id"] in (WITHIN, NOT_AUTHORISED)})
+        found.update({item["id"]: item for item in result["items"]
+                      if item["id"] in (WITHIN, NOT_AUTHORISED, SMALL_CRAFT)})
     return found
 
 
@@ -36,6 +38,7 @@ def passenger_items(vessel):
     ("sailing vessel of 30 t, maximum 8", make_vessel(propulsion="sail", gross_tonnage=30.0, max_passengers=8),
      8, False),
     # art. 210: no hull inspection, so no navegabilidad item; art. 13 does not reach a vessel with a maximum
+    # (the small-craft check compares them with the maximum: test_small_craft_passengers_within_the_maximum)
     ("sailing vessel under 5 t, maximum 6", make_vessel(propulsion="sail", gross_tonnage=3.0, max_passengers=6),
      None, False),
     ("rowing boat, maximum 0", make_vessel(propulsion="rowing", gross_tonnage=1.0, crew=1, cooking="none"),
@@ -64,3 +67,22 @@ def test_the_maximum_item_speaks_english_too():
 def test_navegabilidad_version_is_bumped():
     assert load_catalog().get("navegabilidad").version == "2026.3"
     assert load_catalog().get("documentacion").version == "2026.3"
+
+
+@pytest.mark.parametrize("label, vessel, maximum", [
+    ("ferry canoe, maximum 6", make_vessel(propulsion="rowing", gross_tonnage=1.0, crew=1, cooking="none",
+                                           service="passenger", max_passengers=6), 6),
+    ("sailing vessel under 5 t, maximum 6", make_vessel(propulsion="sail", gross_tonnage=3.0, max_passengers=6), 6),
+    ("rowing boat, maximum 0", make_vessel(propulsion="rowing", gross_tonnage=1.0, crew=1, cooking="none"), None),
+    ("sailing vessel of 30 t, maximum 8: hull inspection instead",
+     make_vessel(propulsion="sail", gross_tonnage=30.0, max_passengers=8), None),
+])
+def test_small_craft_passengers_within_the_maximum(label, vessel, maximum):
+    """Art. 210 exempts small craft from the hull inspection, not from art. 184's maximum."""
+    found = passenger_items(vessel)
+    if maximum is None:
+        assert SMALL_CRAFT not in found, label
+        return
+    assert WITHIN not in found, label
+    item = found[SMALL_CRAFT]
+    assert (item["maximum"], item["required"], item["article"]) == (maximum, None, "184")

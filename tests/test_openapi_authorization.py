@@ -47,6 +47,8 @@ API_PERMISSIONS = {
     "POST /api/v1/certificates/{number}/reinstate": {"admin"},
     "POST /api/v1/applications": STAFF | {"owner"},
     "POST /api/v1/applications/preview": STAFF | {"owner"},
+    "POST /api/v1/applications/{application_id}/assign": {"admin"},
+    "POST /api/v1/fines/{fine_id}/waive": {"admin"},
 }
 
 # The same for every page that takes a form (Flask rules, as app.url_map spells them).
@@ -71,9 +73,13 @@ PAGE_PERMISSIONS = {
     "/certificados/<number>/<decision>": {"admin"},
     "/solicitudes/vista-previa": {"admin", "inspector", "owner"},
     "/solicitudes": {"admin", "inspector", "owner"},
+    "/planificacion/solicitudes/<int:application_id>/asignar": {"admin"},
+    "/planificacion/buques/<int:vessel_id>/asignar": {"admin"},
+    "/multas/<int:fine_id>/condonar": {"admin"},
 }
 
-FLEET_ARGS = {"owner_id", "vessel_id", "inspection_id", "deficiency_id", "detention_id", "number"}
+FLEET_ARGS = {"owner_id", "vessel_id", "inspection_id", "deficiency_id", "detention_id", "number", "application_id",
+              "fine_id"}
 WRITES = ("post", "put", "patch", "delete")
 
 

@@ -158,7 +158,11 @@ def test_coverage_page_shows_each_version_and_its_changes(client, make_user):
     row = text(response).split("Versiones de las listas", 1)[1].split("Ley 928/1927", 1)[0]
     assert "Navegabilidad 2026.3" in row and "Cambios respecto de la versión 2026.2" in row
     assert "Ítems nuevos" in row and "nav.pilots.route_recorded Practicaje en la Sección Sur" in row
-    assert "Ítems modificados" in row and "nav.pilots.cabin_location" in row and "(title_es, title_en, required)" in row
+    assert "Ítems modificados" in row and "nav.pilots.cabin_location" in row and "(título en español, título en inglés, cantidad requerida)" in row
+    seguridad = markup.split('id="version-seguridad"', 1)[1].split("</tr>", 1)[0]
+    assert "Cambios respecto de la versión 2026.2" in seguridad  # the Colombian items became adopted practice
+    assert "seg.fire.flammables_hold" in seguridad and "(instrumento extranjero (práctica adoptada))" in seguridad
+    assert "seg.machinery.condition" not in seguridad
     assert "Documentación 2026.3" in row and "Cambios respecto de la versión 2026.1" in row
     assert "doc.crew.master_paraguayan Capitán o patrón de nacionalidad paraguaya" in row
     nav = markup.split('id="version-navegabilidad"', 1)[1].split("</tr>", 1)[0]

@@ -15,7 +15,7 @@ from inspection.inspections import schedule_inspection
 from inspection.models import Application, FineAssessment
 from tests.fleets import submit_inspection
 from tests.test_applications import certify, staff  # noqa: F401 (fixtures)
-from tests.test_pages_inspections import login_as, text  # noqa: F401 (fixtures)
+from tests.test_pages_inspections import text
 
 STEAMER = {"propulsion": "steam", "boilers": 2}
 # A seguridad inspection closed on 30 Nov 2026 with one observation: certificate to 30 May 2027 (art. 211),

@@ -22,7 +22,6 @@ from inspection.media import media_storage, photo_limits
 from inspection.models import Answer, Deficiency, Detention, Inspection, Photo
 from inspection.office import current_office
 from inspection.photos import process_photo
-from tests.conftest import PASSWORD
 from tests.media_samples import encode, noisy_image, signature_images
 
 
@@ -34,19 +33,6 @@ def jpeg(seed: int = 1) -> bytes:
 def text(response) -> str:
     """The visible text of a page, tags removed and spaces collapsed."""
     return re.sub(r"\s+", " ", html.unescape(re.sub(r"<[^>]+>", " ", response.get_data(as_text=True))))
-
-
-@pytest.fixture
-def login_as(app):
-    """A fresh browser (test client) signed in as `user`."""
-
-    def login(user):
-        client = app.test_client()
-        response = client.post("/login", data={"username": user.username, "password": PASSWORD})
-        assert response.status_code == 302
-        return client
-
-    return login
 
 
 @pytest.fixture

@@ -5,11 +5,11 @@ from apispec.ext.marshmallow import MarshmallowPlugin
 from flask_smorest import Api
 
 from ..schemas import ProblemSchema
-from . import applications, auth, certificates, checklists, fees, inspections, registry, uploads, users
+from . import applications, auth, certificates, checklists, fees, inspections, registry, reports, uploads, users
 
 PROBLEM = "application/problem+json"
 
-BLUEPRINTS = (auth, registry, users, checklists, inspections, uploads, fees, certificates, applications)
+BLUEPRINTS = (auth, registry, users, checklists, inspections, uploads, fees, reports, certificates, applications)
 
 
 def schema_name(schema) -> str:

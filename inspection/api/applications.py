@@ -6,18 +6,33 @@ from ..applications import (
     application_json,
     applications_query,
     file_application,
+    fine_json,
     fleet_of,
     fleet_query,
     preview_application,
+    waive_fine,
 )
 from ..auth import api_user, require
 from ..client_requests import once
-from ..clock import office_today
+from ..clock import office_now, office_today
+from ..exceptions import Invalid, NotFound
 from ..extensions import db
 from ..i18n import current_language
-from ..models import Application
-from ..schemas import ApplicationInSchema, ApplicationQuery, ApplicationSchema, FleetQuery, FleetVesselSchema, page_schema
-from .common import json_response, paginate
+from ..messages import Msg
+from ..models import Application, FineAssessment, User
+from ..planning import ASSIGNERS, assign_application, get_application_for
+from ..schemas import (
+    ApplicationInSchema,
+    ApplicationQuery,
+    ApplicationSchema,
+    AssignInSchema,
+    FineSchema,
+    FleetQuery,
+    FleetVesselSchema,
+    WaiveInSchema,
+    page_schema,
+)
+from .common import json_response, paginate, run_once
 
 blp = Blueprint("api_applications", __name__, description="Ciclo semestral: flota y solicitudes de inspección")
 APPLICANTS = ("admin", "inspector", "owner")
@@ -80,3 +95,43 @@ def post_application(data):
 
     payload = {key: value for key, value in data.items() if key != "client_id"}
     return json_response(*once(actor, "application", data["client_id"], payload, apply, status=201))
+
+
+
+@blp.route("/applications/<int:application_id>/assign", methods=["POST"])
+@blp.arguments(AssignInSchema)
+@blp.response(200, ApplicationSchema)
+@require(*ASSIGNERS)
+def post_assign(data, application_id):
+    """Assign a pending application: schedule its inspection (art. 214 conflicts refused) and link it, once."""
+    actor, lang = api_user(), current_language()
+
+    def assign() -> dict:
+        application = get_application_for(actor, application_id)
+        inspector = db.session.get(User, data["inspector_id"])
+        if inspector is None:
+            raise Invalid(errors={"inspector_id": [Msg("No existe ese inspector.")]})
+        assign_application(actor, application, inspector, data["scheduled_on"], data["port"], office_today())
+        return ApplicationSchema().dump(application_json(application, lang))
+
+    if data["client_id"] is None:
+        body = assign()
+        db.session.commit()
+        return json_response(body, 200)
+    payload = {"application_id": application_id, **{k: v for k, v in data.items() if k != "client_id"}}
+    return run_once(actor, "application.assign", str(data["client_id"]), payload, assign)
+
+
+@blp.route("/fines/<int:fine_id>/waive", methods=["POST"])
+@blp.arguments(WaiveInSchema)
+@blp.response(200, FineSchema)
+@require("admin")
+def post_waive(data, fine_id):
+    """Waive a fine with its reason (the Prefectura only; audited); the fine stays on record, marked waived."""
+    fine = db.session.get(FineAssessment, fine_id)
+    if fine is None:
+        raise NotFound()
+    waive_fine(api_user(), fine, data["reason"], office_now())
+    body = fine_json(fine, current_language())
+    db.session.commit()
+    return body

@@ -2,7 +2,8 @@
 from flask_smorest import Blueprint
 
 from ..auth import api_user, require
-from ..billing import fee_statement_of
+from ..billing import charges_of
+from ..i18n import current_language
 from ..inspections import get_inspection_for
 from ..schemas import FeeStatementSchema
 
@@ -13,5 +14,5 @@ blp = Blueprint("api_fees", __name__, description="Aranceles de inspección")
 @blp.response(200, FeeStatementSchema)
 @require("admin", "inspector", "owner")
 def get_fees(inspection_id):
-    """The inspection's fee lines (source, article, the scale's row, both printed figures) and total."""
-    return fee_statement_of(get_inspection_for(api_user(), inspection_id))
+    """The inspection's fee lines (source, article, the scale's row, both printed figures), total, fines and what is owed."""
+    return charges_of(get_inspection_for(api_user(), inspection_id), current_language())

@@ -8,14 +8,14 @@ status code.
 import uuid
 from datetime import datetime
 
-from flask import Blueprint, redirect, render_template, request, url_for
+from flask import Blueprint, Response, redirect, render_template, request, url_for
 from flask_login import current_user
 from marshmallow import ValidationError
 from sqlalchemy.orm import joinedload
 
 from ..access import get_deficiency_for, get_vessel_for, vessel_scope
 from ..auth import require_page
-from ..billing import fee_statement_of
+from ..billing import charges_of
 from ..clock import office_now, office_today, office_zone, zone_city
 from ..exceptions import DomainError, Invalid
 from ..extensions import db
@@ -45,7 +45,8 @@ from ..models import (
     User,
     Vessel,
 )
-from ..reports import inspection_detail
+from ..office import current_office
+from ..reports import fee_statement_pdf, inspection_detail, pdf_headers, report_pdf
 from ..schemas import (
     DetentionInSchema,
     InspectionCreateSchema,
@@ -191,7 +192,7 @@ def _report_page(inspection: Inspection, status: int = 200, **state):
     state.setdefault("errors", {})
     state.setdefault("values", {})
     return render_template("inspections/report.html", inspection=inspection, detentions=detentions,
-                           certificate=certificate, fees=fee_statement_of(inspection), **_view_model(inspection),
+                           certificate=certificate, fees=charges_of(inspection, current_language()), **_view_model(inspection),
                            **state), status
 
 
@@ -213,6 +214,24 @@ def inspection_report(inspection_id):
     if inspection.status != "submitted":
         return redirect(url_for(".inspection_page", inspection_id=inspection.id))
     return _report_page(inspection)
+
+
+@bp.route("/inspecciones/<int:inspection_id>/informe.pdf")
+@require_page(*READERS)
+def inspection_report_pdf(inspection_id):
+    """The closed inspection's report as a PDF, in the page's language (?lang=en, else the user's choice)."""
+    inspection = get_inspection_for(current_user, inspection_id)
+    data = report_pdf(inspection, current_language(), media_storage(), current_office().name, office_zone())
+    return Response(data, mimetype="application/pdf", headers=pdf_headers(inspection, "informe"))
+
+
+@bp.route("/inspecciones/<int:inspection_id>/aranceles.pdf")
+@require_page(*READERS)
+def inspection_fees_pdf(inspection_id):
+    """The inspection's fee statement as a PDF: both printed figures per line, fines and what is owed."""
+    inspection = get_inspection_for(current_user, inspection_id)
+    data = fee_statement_pdf(inspection, current_language(), current_office().name, office_zone())
+    return Response(data, mimetype="application/pdf", headers=pdf_headers(inspection, "aranceles"))
 
 
 def _back(inspection: Inspection, anchor: str | None = None):
