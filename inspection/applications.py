@@ -9,10 +9,11 @@ from decimal import Decimal
 
 from flask import current_app
 from sqlalchemy.exc import IntegrityError
-from sqlalchemy.orm import selectinload
+from sqlalchemy.orm import load_only, selectinload
 
-from .access import vessel_scope
+from .access import get_vessel_for, vessel_scope
 from .audit import record_event
+from .billing import CENTS, fee_statement_of, fine_json
 from .certificates import derive_status, facts_of, status_facts_query
 from .cycle import (
     KINDS,
@@ -36,7 +37,6 @@ from .vessels import particulars_of
 APPLICANTS = ("admin", "inspector", "owner")  # staff file on an owner's behalf at the counter
 WAIVERS = ("admin",)  # a fine is the Prefectura's decision, like revoking a certificate
 OPEN_INSPECTIONS = ("scheduled", "in_progress")
-CENTS = Decimal("0.01")
 
 
 # --- what a vessel needs ---------------------------------------------------------------------------
@@ -67,6 +67,7 @@ class Assessment:
     apply_by: date | None
     late: bool
     fines: list[Fine]
+    fees: dict  # the inspection's fee lines and total (arts. 209, 233), as fees.fee_statement gives them
 
 
 def _refuse_applicant(actor: User, vessel: Vessel) -> None:
@@ -90,13 +91,13 @@ def preview_application(actor: User, vessel: Vessel, kind: str, port: str, prefe
         raise Invalid(errors={"preferred_on": [Msg("La fecha preferida no puede ser anterior a hoy.")]})
     certificate = current_certificate(vessel.id, kind)
     valid_until = certificate.valid_until if certificate else None
-    fee = fee_statement(inspection_fees(kind, particulars))["total"]
-    late, fines = assess_application(kind, today, valid_until, fee=fee, hull_fine=_hull_fine())
+    fees = fee_statement(inspection_fees(kind, particulars))
+    late, fines = assess_application(kind, today, valid_until, fee=fees["total"], hull_fine=_hull_fine())
     if certificate is not None:  # "por cada vencimiento" (art. 204): an expiry already charged is not charged again
         charged = set(db.session.scalars(db.select(FineAssessment.code).filter_by(certificate_id=certificate.id)))
         fines = [fine for fine in fines if fine.code not in charged]
     return Assessment(vessel, kind, port, preferred_on, today, certificate,
-                      apply_by(valid_until, kind) if valid_until else None, late, fines)
+                      apply_by(valid_until, kind) if valid_until else None, late, fines, fees)
 
 
 def _hull_fine() -> Decimal:
@@ -136,6 +137,12 @@ def apply_for_inspection(actor: User, vessel: Vessel, kind: str, port: str, pref
     return application
 
 
+def file_application(actor: User, data: dict, today: date) -> Application:
+    """apply_for_inspection for a validated body (ApplicationInSchema): the vessel the actor may see, else 404."""
+    return apply_for_inspection(actor, get_vessel_for(actor, data["vessel_id"]), data["kind"], data["port"],
+                                data["preferred_on"], today)
+
+
 def _pending_conflict(application_id: int | None) -> Conflict:
     return Conflict(Msg("Ya hay una solicitud pendiente de este tipo para el buque."),
                     extra={"application_id": application_id} if application_id else None)
@@ -173,17 +180,6 @@ def applications_query(user: User):
     return vessel_scope(query, user)
 
 
-def fine_json(fine, lang: str) -> dict:
-    """A fine as the API shows it, its reason in `lang` (a FineAssessment or a pure Fine)."""
-    recorded = isinstance(fine, FineAssessment)
-    return {
-        "id": fine.id if recorded else None, "code": fine.code, "source": fine.source, "article": fine.article,
-        "amount": Decimal(fine.amount).quantize(CENTS), "reason": fine.reason_en if lang == "en" else fine.reason_es,
-        "waived_at": fine.waived_at if recorded else None, "waived_by_id": fine.waived_by_id if recorded else None,
-        "waived_reason": fine.waived_reason if recorded else None,
-    }
-
-
 def application_json(application, lang: str) -> dict:
     """An Application, or an Assessment (the preview), in the API's shape."""
     recorded = isinstance(application, Application)
@@ -212,11 +208,11 @@ def fleet_query(user: User, owner_id: int | None = None):
 
 
 def fleet_of(user: User, today: date, owner_id: int | None = None, limit: int | None = None,
-             offset: int = 0) -> list[dict]:
-    """GET /api/v1/fleet: each vessel's state, certificates, next inspection and open deficiencies.
+             offset: int = 0, lang: str = "es") -> list[dict]:
+    """GET /api/v1/fleet and the fleet page: each vessel's state, certificates, next inspection, what is owed.
 
-    Five queries whatever the fleet's size: vessels, current certificates with their status facts,
-    open deficiencies, pending applications and open inspections.
+    Seven queries whatever the fleet's size: vessels, current certificates with their status facts,
+    open deficiencies, pending applications, open inspections, unwaived fines and the latest reports.
     """
     vessels = db.session.scalars(fleet_query(user, owner_id).order_by(Vessel.registration_key, Vessel.id)
                                  .limit(limit).offset(offset)).all()
@@ -232,17 +228,34 @@ def fleet_of(user: User, today: date, owner_id: int | None = None, limit: int | 
                                       .order_by(Deficiency.due_on, Deficiency.id)).all()
     pending = db.session.execute(db.select(Application.vessel_id, Application.kind, Application.id)
                                  .where(Application.vessel_id.in_(ids), Application.status == "pending")).all()
-    inspections = db.session.execute(
-        db.select(Inspection.vessel_id, Inspection.kind, Inspection.id, Inspection.scheduled_on, Inspection.port,
-                  Inspection.status)
+    # Whole rows (their vessel is already loaded, so billing reads it without a query), minus the heavy items.
+    inspections = db.session.scalars(
+        db.select(Inspection).options(load_only(Inspection.vessel_id, Inspection.kind, Inspection.scheduled_on,
+                                                Inspection.port, Inspection.status, Inspection.particulars))
         .where(Inspection.vessel_id.in_(ids), Inspection.status.in_(OPEN_INSPECTIONS))
         .order_by(Inspection.scheduled_on, Inspection.id)).all()
-    certificates_of, deficiencies_of = _by_vessel(certificates), _by_vessel(deficiencies)
-    pending_of, inspections_of = _by_vessel(pending), _by_vessel(inspections)
+    fines = db.session.scalars(db.select(FineAssessment).where(FineAssessment.vessel_id.in_(ids),
+                                                               FineAssessment.waived_at.is_(None))
+                               .order_by(FineAssessment.assessed_on, FineAssessment.id)).all()
+    reports = db.session.execute(_latest_reports(ids)).all()
+    grouped = {name: _by_vessel(rows) for name, rows in (
+        ("certificates", certificates), ("deficiencies", deficiencies), ("pending", pending),
+        ("inspections", inspections), ("fines", fines), ("reports", reports))}
     needs_cache: dict[tuple, tuple[str, ...]] = {}
-    return [_fleet_entry(vessel, today, needs_cache, certificates_of.get(vessel.id, []),
-                         deficiencies_of.get(vessel.id, []), pending_of.get(vessel.id, []),
-                         inspections_of.get(vessel.id, [])) for vessel in vessels]
+    return [_fleet_entry(vessel, today, needs_cache, lang, **{name: rows.get(vessel.id, [])
+                                                              for name, rows in grouped.items()})
+            for vessel in vessels]
+
+
+def _latest_reports(ids: list[int]):
+    """The newest closed inspection of each vessel and kind: the report the owner opens from the fleet."""
+    newest = db.func.row_number().over(partition_by=(Inspection.vessel_id, Inspection.kind),
+                                       order_by=(Inspection.submitted_at.desc(), Inspection.id.desc()))
+    ranked = (db.select(Inspection.vessel_id, Inspection.kind, Inspection.id, Inspection.submitted_at,
+                        Inspection.outcome, newest.label("rank"))
+              .where(Inspection.vessel_id.in_(ids), Inspection.status == "submitted").subquery())
+    return (db.select(ranked.c.vessel_id, ranked.c.kind, ranked.c.id, ranked.c.submitted_at, ranked.c.outcome)
+            .where(ranked.c.rank == 1).order_by(ranked.c.kind))
 
 
 def needs_cached(vessel: Vessel, cache: dict) -> tuple[str, ...]:
@@ -255,7 +268,8 @@ def needs_cached(vessel: Vessel, cache: dict) -> tuple[str, ...]:
     return cache[key]
 
 
-def _fleet_entry(vessel, today, needs_cache, certificates, deficiencies, pending, inspections) -> dict:
+def _fleet_entry(vessel, today, needs_cache, lang, *, certificates, deficiencies, pending, inspections, fines,
+                 reports) -> dict:
     """One vessel of fleet_of, from its already loaded rows."""
     needs = needs_cached(vessel, needs_cache)
     current = {row.kind: row for row in certificates}  # ordered by id: the newest of a kind wins
@@ -283,7 +297,24 @@ def _fleet_entry(vessel, today, needs_cache, certificates, deficiencies, pending
                                "days_left": (d.due_on - today).days if d.due_on else None} for d in deficiencies],
         "pending_applications": [{"id": row.id, "kind": row.kind} for row in pending],
         "earliest_due_on": _earliest_due(windows, pending_kinds, deficiencies),
+        **_owed(vessel, inspections, pending, fines, lang),
+        "reports": [{"inspection_id": row.id, "kind": row.kind, "submitted_at": row.submitted_at,
+                     "outcome": row.outcome} for row in reports],
     }
+
+
+def _owed(vessel, inspections, pending, fines, lang) -> dict:
+    """What the owner owes: fines not waived (arts. 204, 225), and the fees (arts. 209, 233) of the inspections
+    scheduled or applied for (an application an inspection already answers is not charged twice)."""
+    fees = [{"kind": row.kind, "inspection_id": row.id, "application_id": None,
+             "total": fee_statement_of(row)["total"]} for row in inspections]
+    scheduled = {row.kind for row in inspections}
+    fees += [{"kind": row.kind, "inspection_id": None, "application_id": row.id,
+              "total": fee_statement(inspection_fees(row.kind, particulars_of(vessel)))["total"]}
+             for row in pending if row.kind not in scheduled]
+    owed_fines = [fine_json(fine, lang) for fine in fines]
+    return {"fees": fees, "fees_total": sum((fee["total"] for fee in fees), Decimal(0)).quantize(CENTS),
+            "fines": owed_fines, "fines_total": sum((f["amount"] for f in owed_fines), Decimal(0)).quantize(CENTS)}
 
 
 def _next_inspection(windows, open_inspections, needs) -> dict | None:

@@ -1,17 +1,29 @@
 """What an inspection costs its owner, from the particulars it was (or will be) inspected with."""
 from decimal import Decimal
 
-from .applications import fine_json
 from .extensions import db
 from .fees import fee_statement, inspection_fees
 from .models import Application, FineAssessment, Inspection
 from .vessels import particulars_of
+
+CENTS = Decimal("0.01")
 
 
 def fee_statement_of(inspection: Inspection) -> dict:
     """The fee lines (arts. 209, 233) of an inspection: its pinned particulars once started, else the vessel's."""
     particulars = inspection.particulars or particulars_of(inspection.vessel)
     return fee_statement(inspection_fees(inspection.kind, particulars))
+
+
+def fine_json(fine, lang: str) -> dict:
+    """A fine as the API shows it, its reason in `lang` (a FineAssessment or a pure Fine)."""
+    recorded = isinstance(fine, FineAssessment)
+    return {
+        "id": fine.id if recorded else None, "code": fine.code, "source": fine.source, "article": fine.article,
+        "amount": Decimal(fine.amount).quantize(CENTS), "reason": fine.reason_en if lang == "en" else fine.reason_es,
+        "waived_at": fine.waived_at if recorded else None, "waived_by_id": fine.waived_by_id if recorded else None,
+        "waived_reason": fine.waived_reason if recorded else None,
+    }
 
 
 def fines_of(inspection: Inspection) -> list[FineAssessment]:

@@ -60,6 +60,11 @@ TERMS = {
     "action": {"rectified": Msg("Subsanada a bordo"), "before_departure": Msg("Antes de zarpar"),
                "within_14_days": Msg("Dentro de 14 días"), "next_port": Msg("En el próximo puerto"),
                "detained": Msg("Buque detenido")},
+    # The fleet's states (cycle.py); the page shows a sign and the word beside the colour.
+    "state": {"ok": Msg("Al día"), "due_soon": Msg("Por vencer"), "overdue": Msg("Vencido"),
+              "suspended": Msg("Suspendido"), "missing": Msg("Sin certificado")},
+    "application": {"pending": Msg("Pendiente"), "scheduled": Msg("Programada"), "done": Msg("Atendida"),
+                    "cancelled": Msg("Cancelada")},
     "deficiency": {"open": Msg("Abierta"), "reported_fixed": Msg("Informada subsanada"), "closed": Msg("Cerrada")},
     "audit": {"inspection.scheduled": Msg("Inspección programada"), "inspection.started": Msg("Inspección comenzada"),
               "answer.recorded": Msg("Respuesta registrada"), "photo.added": Msg("Foto recibida"),

@@ -971,6 +971,24 @@ class PendingApplicationSchema(BaseSchema):
     kind = fields.String()
 
 
+class FleetFeeSchema(BaseSchema):
+    """The fee total (arts. 209, 233) of an inspection scheduled, or applied for and not yet scheduled."""
+
+    kind = fields.String()
+    inspection_id = fields.Integer(allow_none=True)
+    application_id = fields.Integer(allow_none=True)
+    total = _money()
+
+
+class FleetReportSchema(BaseSchema):
+    """The newest closed inspection of a kind: its report."""
+
+    inspection_id = fields.Integer()
+    kind = fields.String()
+    submitted_at = fields.AwareDateTime(allow_none=True)
+    outcome = fields.String(allow_none=True)
+
+
 class FleetVesselSchema(BaseSchema):
     """One vessel of the fleet at a glance (field names fixed by api.md)."""
 
@@ -985,6 +1003,11 @@ class FleetVesselSchema(BaseSchema):
     pending_applications = fields.List(fields.Nested(PendingApplicationSchema))
     earliest_due_on = fields.Date(allow_none=True, metadata={
         "description": "Próxima fecha en que el armador debe actuar: solicitud (art. 222) o deficiencia"})
+    fees = fields.List(fields.Nested(FleetFeeSchema))
+    fees_total = _money("Aranceles de las inspecciones programadas o solicitadas")
+    fines = fields.List(fields.Nested(FineSchema), metadata={"description": "Multas no condonadas (arts. 204, 225)"})
+    fines_total = _money()
+    reports = fields.List(fields.Nested(FleetReportSchema))
 
 
 

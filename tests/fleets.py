@@ -43,9 +43,9 @@ PARTICULARS = {
 }
 
 
-def _submitted(admin, inspector, vessel):
-    """A seguridad inspection answered in full, one item failed, closed: (inspection, deficiency, certificate)."""
-    inspection = schedule_inspection(admin, vessel, "seguridad", inspector, TODAY, "Asunción", TODAY)
+def submit_inspection(admin, inspector, vessel, kind="seguridad"):
+    """An inspection answered in full, closed: (inspection, deficiency, certificate); seguridad fails one item."""
+    inspection = schedule_inspection(admin, vessel, kind, inspector, TODAY, "Asunción", TODAY)
     start_inspection(inspector, inspection, NOW)
     for n, item in enumerate(inspection.items):
         failed = item["id"] == FAILED_ITEM
@@ -79,7 +79,7 @@ def seed_fleets() -> dict:
         scheduled = schedule_inspection(admin, vessel, "seguridad", inspector, TODAY, "Asunción", TODAY)
         started = schedule_inspection(admin, vessel, "seguridad", inspector, TODAY, "Asunción", TODAY)
         start_inspection(inspector, started, NOW)
-        submitted, deficiency, certificate = _submitted(admin, inspector, vessel)
+        submitted, deficiency, certificate = submit_inspection(admin, inspector, vessel)
         detention = detain_vessel(admin, vessel, "Prueba de detención", NOW)
         application = apply_for_inspection(admin, vessel, "seguridad", "Asunción", LATE_ON, LATE_ON)  # art. 225 fine
         db.session.flush()

@@ -221,7 +221,9 @@ def test_the_fleet_takes_the_same_number_of_queries_for_3_and_30_vessels(fleet_o
         result = []
         queries[n] = count_queries(lambda: result.extend(fleet_of(staff["admin"], ISSUED_ON, owner_id)))
         assert len(result) == n and all(e["pending_applications"] for e in result)
-    assert queries[3] == queries[30] == 5
+        assert all({f["kind"] for f in e["fees"]} == {"navegabilidad", "seguridad"} for e in result)
+        assert [bool(e["reports"]) for e in result] == [True, True] + [False] * (n - 2)
+    assert queries[3] == queries[30] == 7
 
 
 # --- the API --------------------------------------------------------------------------------------

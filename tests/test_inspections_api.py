@@ -431,7 +431,7 @@ def test_photo_limits_are_published(client):
 
 def test_crash_between_writing_and_recording_a_photo(client, crew, started, app, db, monkeypatch):
     """Files written, then the process dies before the row commits: nothing is recorded, the retry succeeds."""
-    import inspection.api.common as common
+    import inspection.client_requests as common
 
     inspection_id, _ = started
     data, client_id = jpeg(11), cid()

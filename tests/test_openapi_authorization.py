@@ -74,6 +74,8 @@ PAGE_PERMISSIONS = {
     "/deficiencias/<int:deficiency_id>/subsanada": {"owner"},
     "/deficiencias/<int:deficiency_id>/cerrar": {"inspector"},
     "/certificados/<number>/<decision>": {"admin"},
+    "/solicitudes/vista-previa": {"admin", "inspector", "owner"},
+    "/solicitudes": {"admin", "inspector", "owner"},
     "/planificacion/solicitudes/<int:application_id>/asignar": {"admin"},
     "/planificacion/buques/<int:vessel_id>/asignar": {"admin"},
     "/multas/<int:fine_id>/condonar": {"admin"},

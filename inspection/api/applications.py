@@ -5,7 +5,7 @@ from ..access import get_owner_for, get_vessel_for
 from ..applications import (
     application_json,
     applications_query,
-    apply_for_inspection,
+    file_application,
     fine_json,
     fleet_of,
     fleet_query,
@@ -13,6 +13,7 @@ from ..applications import (
     waive_fine,
 )
 from ..auth import api_user, require
+from ..client_requests import once
 from ..clock import office_now, office_today
 from ..exceptions import Invalid, NotFound
 from ..extensions import db
@@ -48,7 +49,8 @@ def get_fleet(args):
         get_owner_for(user, owner_id)  # another owner's fleet is not found
     page, per_page = args["page"], args["per_page"]
     total = db.session.scalar(db.select(db.func.count()).select_from(fleet_query(user, owner_id).subquery()))
-    items = fleet_of(user, office_today(), owner_id, limit=per_page, offset=(page - 1) * per_page)
+    items = fleet_of(user, office_today(), owner_id, limit=per_page, offset=(page - 1) * per_page,
+                     lang=current_language())
     return {"items": items, "page": page, "per_page": per_page, "total": total}
 
 
@@ -89,17 +91,11 @@ def post_application(data):
     lang = current_language()
 
     def apply() -> dict:
-        vessel = get_vessel_for(actor, data["vessel_id"])
-        application = apply_for_inspection(actor, vessel, data["kind"], data["port"], data["preferred_on"],
-                                           office_today())
-        return ApplicationSchema().dump(application_json(application, lang))
+        return ApplicationSchema().dump(application_json(file_application(actor, data, office_today()), lang))
 
-    if data["client_id"] is None:
-        body = apply()
-        db.session.commit()
-        return json_response(body, 201)
     payload = {key: value for key, value in data.items() if key != "client_id"}
-    return run_once(actor, "application", str(data["client_id"]), payload, apply, status=201)
+    return json_response(*once(actor, "application", data["client_id"], payload, apply, status=201))
+
 
 
 @blp.route("/applications/<int:application_id>/assign", methods=["POST"])

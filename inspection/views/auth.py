@@ -18,11 +18,14 @@ bp = Blueprint("pages", __name__)
 
 
 def _landing() -> str:
-    """Where a signed-in user starts: police at the verifier, inspectors at their agenda, others at the fleet."""
+    """Where a signed-in user starts: police at the verifier, inspectors at their agenda, owners at their fleet
+    at a glance, the office at the registry."""
     if current_user.role == "police":
         return url_for("pwa.verificar")
     if current_user.role == "inspector":
         return url_for("tablet.agenda")
+    if current_user.role == "owner":
+        return url_for("fleet.fleet_page")
     return url_for("registry.vessel_list")
 
 
