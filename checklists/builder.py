@@ -75,6 +75,29 @@ def _applies(rule, env, kind: str, item_id: str, field: str) -> bool:
     return value
 
 
+def exemption_particulars(checklist: Checklist) -> frozenset[str]:
+    """The particulars the checklist's exemptions read, through defined terms: all that decides "exempt"."""
+    context, seen, names = checklist.context, set(), set()
+    pending = [name for exemption in checklist.exemptions for name in exemption.when.names]
+    while pending:
+        name = pending.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        if name in context.terms:
+            pending.extend(context.terms[name].rule.names)
+        elif name in context.particulars:
+            names.add(name)
+    return frozenset(names)
+
+
+def is_exempt(checklist: Checklist, particulars: Mapping, settings: Mapping | None = None) -> bool:
+    """Whether an exemption of the checklist applies (build_checklist's "exempt", without building the items)."""
+    context = checklist.context
+    env = _Env({**resolve_particulars(context, particulars), **resolve_settings(context, settings)}, context.terms)
+    return any(_applies(e.when, env, checklist.kind, e.id, "when") for e in checklist.exemptions)
+
+
 def build_checklist(checklist: Checklist, particulars: Mapping, settings: Mapping | None = None,
                     lang: str = "es") -> dict:
     """The applicable items for one vessel, with computed quantities, in the api.md shape."""

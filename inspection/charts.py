@@ -1,0 +1,62 @@
+"""Chart geometry for the dashboard's server-side SVG: values in, coordinates and ticks out (pure).
+
+templates/_charts.html draws what these return; the numbers themselves go in a table beside each chart.
+"""
+import math
+
+WIDTH, HEIGHT = 640, 260
+LEFT, RIGHT, TOP, BOTTOM = 56, 16, 16, 48
+ROW = 26  # one horizontal bar and its gap
+
+
+def nice_max(value: float) -> float:
+    """A round upper bound for an axis (1, 2, 5 x 10^n) at or above `value`; 1 for an empty chart."""
+    if value <= 0:
+        return 1
+    power = 10 ** math.floor(math.log10(value))
+    return next(step * power for step in (1, 2, 5, 10) if step * power >= value)
+
+
+def line_chart(labels: list[str], series: list[tuple[str, list[float]]], y_max: float | None = None,
+               y_format=str, ticks: int = 4) -> dict:
+    """Polylines over evenly spaced x labels; `series` is [(name, values)], one value per label."""
+    top = y_max if y_max is not None else nice_max(max((v for _, values in series for v in values), default=0))
+    plot_w, plot_h = WIDTH - LEFT - RIGHT, HEIGHT - TOP - BOTTOM
+    step = plot_w / max(len(labels) - 1, 1)
+
+    def x(n):
+        return round(LEFT + n * step, 1)
+
+    def y(value):
+        return round(TOP + plot_h - plot_h * (value / top if top else 0), 1)
+
+    lines = []
+    for index, (name, values) in enumerate(series):
+        dots = [{"x": x(n), "y": y(v), "value": y_format(v), "label": labels[n]} for n, v in enumerate(values)]
+        lines.append({"name": name, "tone": index % 6, "points": " ".join(f"{d['x']},{d['y']}" for d in dots),
+                      "dots": dots})
+    return {"width": WIDTH, "height": HEIGHT, "left": LEFT, "right": WIDTH - RIGHT, "top": TOP,
+            "bottom": HEIGHT - BOTTOM, "series": lines,
+            "x_ticks": [{"x": x(n), "label": label} for n, label in enumerate(labels)],
+            "y_ticks": [{"y": y(top * n / ticks), "label": y_format(top * n / ticks)} for n in range(ticks + 1)]}
+
+
+def bar_chart(bars: list[tuple[str, float]], tones: list[int] | None = None, ticks: int = 4,
+              label_width: int = 220) -> dict:
+    """Horizontal bars, one per (label, value), on a shared scale from zero."""
+    top = nice_max(max((value for _, value in bars), default=0))
+    height = TOP + ROW * max(len(bars), 1) + BOTTOM
+    plot_w = WIDTH - label_width - RIGHT
+    rows = []
+    for n, (label, value) in enumerate(bars):
+        rows.append({"label": label, "value": value, "y": TOP + n * ROW, "h": ROW - 8, "x": label_width,
+                     "w": round(plot_w * value / top, 1), "tone": (tones[n] if tones else 0) % 6})
+    return {"width": WIDTH, "height": height, "left": label_width, "right": WIDTH - RIGHT, "top": TOP,
+            "bottom": height - BOTTOM, "bars": rows,
+            "x_ticks": [{"x": round(label_width + plot_w * n / ticks, 1), "label": _count(top * n / ticks)}
+                        for n in range(ticks + 1)]}
+
+
+def _count(value: float) -> str:
+    """A tick of a count axis: whole numbers without decimals."""
+    return str(int(value)) if float(value).is_integer() else f"{value:g}"
