@@ -1,11 +1,10 @@
 """The authority's dashboard: its four read models on a fleet built with fixed dates, the page, its CSVs.
 
-The certificates, inspections and answers are written as records (the dashboard reads records; how
-they came to be is the operations' tests' business), the vessels and users with the builders.
+The certificates, inspections and answers are written as records (conftest `records`: the dashboard
+reads records; how they came to be is the operations' tests' business), vessels and users with the builders.
 """
 import csv
 import io
-import uuid
 from datetime import date, datetime, timedelta, timezone
 
 import pytest
@@ -21,12 +20,11 @@ from inspection.dashboard import (
     month_starts,
 )
 from inspection.extensions import db
-from inspection.models import Answer, Certificate, Inspection, SigningKey
+from inspection.models import Certificate
 from tests.test_pages import login
 
 TODAY = date(2026, 11, 20)
 ZONE = timezone(timedelta(hours=-3))
-MOMENT = datetime(2026, 11, 20, 12, 0, tzinfo=timezone.utc)
 ENDS = [date(2025, 12, 31), date(2026, 1, 31), date(2026, 2, 28), date(2026, 3, 31), date(2026, 4, 30),
         date(2026, 5, 31), date(2026, 6, 30), date(2026, 7, 31), date(2026, 8, 31), date(2026, 9, 30),
         date(2026, 10, 31), TODAY]
@@ -44,38 +42,6 @@ def test_month_ends_are_eleven_month_ends_and_today(today, first, last):
     assert len(ends) == 12 and ends[0] == first and ends[-1] == last
     assert all((end + timedelta(days=1)).day == 1 for end in ends[:-1])
     assert month_starts(today)[-1] == today.replace(day=1) and len(month_starts(today)) == 12
-
-
-@pytest.fixture
-def records(app, make_user):
-    """Builders writing inspections, certificates and answers as rows, with a signing key for the certificates."""
-    db.session.add(SigningKey(kid="k-test", office_code="PGP", public_jwk={}))
-    db.session.flush()
-    admin = make_user("admin")
-    serial = iter(range(1, 10_000))
-
-    def inspection(vessel, inspector, on, kind="seguridad", status="submitted"):
-        row = Inspection(vessel_id=vessel.id, kind=kind, inspector_id=inspector.id, scheduled_on=on,
-                         port="Asunción", status=status, created_by_id=admin.id)
-        db.session.add(row)
-        db.session.flush()
-        return row
-
-    def certificate(vessel, inspector, kind, issued_on, valid_until, **extra):
-        n = next(serial)
-        row = Certificate(number=f"T-{n:05d}", kind=kind, vessel_id=vessel.id,
-                          inspection_id=inspection(vessel, inspector, issued_on, kind).id, issued_on=issued_on,
-                          inspected_on=issued_on, valid_until=valid_until, status_index=n, office_code="PGP",
-                          kid="k-test", token="", qr_png=b"", qr_version=1, **extra)
-        db.session.add(row)
-        db.session.flush()
-        return row
-
-    def answer(inspection_row, item_id, result="fail", current=True):
-        db.session.add(Answer(inspection_id=inspection_row.id, item_id=item_id, client_id=str(uuid.uuid4()),
-                              result=result, recorded_at=MOMENT, current=current, answered_by_id=admin.id))
-
-    return {"admin": admin, "inspection": inspection, "certificate": certificate, "answer": answer}
 
 
 @pytest.fixture
