@@ -4,12 +4,12 @@ Pure Python: no Flask, no database. Nothing is loaded at import time.
 """
 
 from .builder import (article_coverage, build_checklist, checklist_versions, coverage_report, exemption_particulars,
-                      format_article_coverage, is_exempt, format_coverage, uncovered_articles)
+                      format_article_coverage, exemption_test, format_coverage, uncovered_articles)
 from .loader import KINDS, Catalog, Checklist, ChecklistError, Item, load_catalog
 from .rules import Rule, RuleError, compile_rule
 
 __all__ = [
     "KINDS", "Catalog", "Checklist", "ChecklistError", "Item", "Rule", "RuleError",
     "article_coverage", "build_checklist", "checklist_versions", "compile_rule", "coverage_report", "exemption_particulars",
-    "format_article_coverage", "is_exempt", "format_coverage", "load_catalog", "uncovered_articles",
+    "format_article_coverage", "exemption_test", "format_coverage", "load_catalog", "uncovered_articles",
 ]

@@ -91,11 +91,27 @@ def exemption_particulars(checklist: Checklist) -> frozenset[str]:
     return frozenset(names)
 
 
-def is_exempt(checklist: Checklist, particulars: Mapping, settings: Mapping | None = None) -> bool:
-    """Whether an exemption of the checklist applies (build_checklist's "exempt", without building the items)."""
+def exemption_test(checklist: Checklist, settings: Mapping | None = None):
+    """A function particulars -> bool: whether an exemption applies (build_checklist's "exempt"), items unbuilt.
+
+    Settings are resolved once and only the particulars the exemptions read are checked, so a fleet's
+    thousands of vessels are decided quickly.
+    """
     context = checklist.context
-    env = _Env({**resolve_particulars(context, particulars), **resolve_settings(context, settings)}, context.terms)
-    return any(_applies(e.when, env, checklist.kind, e.id, "when") for e in checklist.exemptions)
+    resolved_settings = resolve_settings(context, settings)
+    specs = {name: context.particulars[name] for name in exemption_particulars(checklist)}
+
+    def exempt(particulars: Mapping) -> bool:
+        values = {}
+        for name, spec in specs.items():
+            value = particulars.get(name)
+            value = spec.default if value is None else value
+            if value is not None:
+                values[name] = check_particular(spec, value)
+        env = _Env({**values, **resolved_settings}, context.terms)
+        return any(_applies(e.when, env, checklist.kind, e.id, "when") for e in checklist.exemptions)
+
+    return exempt
 
 
 def build_checklist(checklist: Checklist, particulars: Mapping, settings: Mapping | None = None,

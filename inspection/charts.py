@@ -4,23 +4,29 @@ templates/_charts.html draws what these return; the numbers themselves go in a t
 """
 import math
 
-WIDTH, HEIGHT = 640, 260
-LEFT, RIGHT, TOP, BOTTOM = 56, 16, 16, 48
-ROW = 26  # one horizontal bar and its gap
+WIDTH, HEIGHT = 480, 240  # small enough that a phone's width shows the text at a readable size
+LEFT, RIGHT, TOP, BOTTOM = 60, 30, 12, 44
+BAR_TOP = 28  # room above the bars for the category axis' label
+ROW = 24  # one horizontal bar and its gap
 
 
-def nice_max(value: float) -> float:
-    """A round upper bound for an axis (1, 2, 5 x 10^n) at or above `value`; 1 for an empty chart."""
-    if value <= 0:
-        return 1
+def _round_step(value: float) -> float:
+    """The round number (1, 2, 5 x 10^n) at or above `value`."""
     power = 10 ** math.floor(math.log10(value))
     return next(step * power for step in (1, 2, 5, 10) if step * power >= value)
+
+
+def nice_max(value: float, ticks: int = 4) -> float:
+    """An axis top at or above `value` that `ticks` round steps reach (whole steps for counts); `ticks` if empty."""
+    if value <= 0:
+        return ticks
+    return ticks * max(1, _round_step(value / ticks))
 
 
 def line_chart(labels: list[str], series: list[tuple[str, list[float]]], y_max: float | None = None,
                y_format=str, ticks: int = 4) -> dict:
     """Polylines over evenly spaced x labels; `series` is [(name, values)], one value per label."""
-    top = y_max if y_max is not None else nice_max(max((v for _, values in series for v in values), default=0))
+    top = y_max if y_max is not None else nice_max(max((v for _, values in series for v in values), default=0), ticks)
     plot_w, plot_h = WIDTH - LEFT - RIGHT, HEIGHT - TOP - BOTTOM
     step = plot_w / max(len(labels) - 1, 1)
 
@@ -42,16 +48,16 @@ def line_chart(labels: list[str], series: list[tuple[str, list[float]]], y_max: 
 
 
 def bar_chart(bars: list[tuple[str, float]], tones: list[int] | None = None, ticks: int = 4,
-              label_width: int = 220) -> dict:
+              label_width: int = 190) -> dict:
     """Horizontal bars, one per (label, value), on a shared scale from zero."""
-    top = nice_max(max((value for _, value in bars), default=0))
-    height = TOP + ROW * max(len(bars), 1) + BOTTOM
+    top = nice_max(max((value for _, value in bars), default=0), ticks)
+    height = BAR_TOP + ROW * max(len(bars), 1) + BOTTOM
     plot_w = WIDTH - label_width - RIGHT
     rows = []
     for n, (label, value) in enumerate(bars):
-        rows.append({"label": label, "value": value, "y": TOP + n * ROW, "h": ROW - 8, "x": label_width,
+        rows.append({"label": label, "value": value, "y": BAR_TOP + n * ROW, "h": ROW - 8, "x": label_width,
                      "w": round(plot_w * value / top, 1), "tone": (tones[n] if tones else 0) % 6})
-    return {"width": WIDTH, "height": height, "left": label_width, "right": WIDTH - RIGHT, "top": TOP,
+    return {"width": WIDTH, "height": height, "left": label_width, "right": WIDTH - RIGHT, "top": BAR_TOP,
             "bottom": height - BOTTOM, "bars": rows,
             "x_ticks": [{"x": round(label_width + plot_w * n / ticks, 1), "label": _count(top * n / ticks)}
                         for n in range(ticks + 1)]}

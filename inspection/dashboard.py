@@ -22,7 +22,7 @@ from decimal import Decimal
 import sqlalchemy as sa
 from flask import current_app
 
-from checklists import exemption_particulars, is_exempt, load_catalog
+from checklists import exemption_particulars, exemption_test, load_catalog
 
 from .cycle import KINDS, add_months
 from .extensions import db
@@ -72,53 +72,67 @@ def _exemption_columns() -> dict[str, list]:
     return {kind: sorted(exemption_particulars(catalog.get(kind))) for kind in KINDS}
 
 
-def _needing(kind: str, values: dict, cache: dict) -> bool:
-    """Whether vessels with these particulars need `kind` (not exempt), evaluated once per distinct set."""
-    key = (kind, tuple(sorted(values.items())))
-    if key not in cache:
-        settings = current_app.config.get("CHECKLIST_SETTINGS") or {}
-        particulars = {name: float(v) if isinstance(v, Decimal) else v for name, v in values.items()}
-        cache[key] = not is_exempt(load_catalog().get(kind), particulars, settings)
-    return cache[key]
+def _needs_by_group(by_kind: dict[str, list], columns: list[str]):
+    """needs(kind, values) -> whether vessels with these column values need `kind`, each distinct set decided once."""
+    settings = current_app.config.get("CHECKLIST_SETTINGS") or {}
+    catalog = load_catalog()
+    exempt = {kind: exemption_test(catalog.get(kind), settings) for kind in KINDS}
+    cache: dict = {}
+
+    def needs(kind: str, values) -> bool:
+        key = (kind, tuple(v for name, v in zip(columns, values) if name in by_kind[kind]))
+        if key not in cache:
+            particulars = {name: float(v) if isinstance(v, Decimal) else v
+                           for name, v in zip(columns, values) if name in by_kind[kind]}
+            cache[key] = not exempt[kind](particulars)
+        return cache[key]
+
+    return needs
 
 
 def fleet_validity(today: date, zone) -> list[SharePoint]:
     """The share of vessels needing each kind that held a certificate of it in force, per month end.
 
-    Two queries: vessels grouped by the particulars the exemptions read, and certificates counted
-    per month end (COUNT DISTINCT vessel over CASE) grouped the same way.
+    One query: per vessel and kind, whether any certificate was in force at each month end (MAX over
+    CASE); then vessels grouped by the particulars the exemptions read, with those flags summed. Each
+    group's needs are decided once here, by the checklists' own exemptions.
     """
     ends = month_ends(today)
-    columns = sorted({name for names in _exemption_columns().values() for name in names})
+    by_kind = _exemption_columns()
+    columns = sorted({name for names in by_kind.values() for name in names})
     vessel_cols = [getattr(Vessel, name) for name in columns]
-    groups = db.session.execute(sa.select(*vessel_cols, sa.func.count().label("n")).group_by(*vessel_cols)).all()
-    in_force = []
+    held = {kind: _held_per_vessel(kind, ends, today, zone) for kind in KINDS}
+    sums = [sa.func.coalesce(sa.func.sum(held[kind].c[f"m{n}"]), 0) for kind in KINDS for n in range(len(ends))]
+    query = sa.select(*vessel_cols, sa.func.count().label("n"), *sums).select_from(Vessel)
+    for kind in KINDS:
+        query = query.outerjoin(held[kind], held[kind].c.vessel_id == Vessel.id)
+    rows = db.session.execute(query.group_by(*vessel_cols)).all()
+    needs = _needs_by_group(by_kind, columns)
+    needing = {kind: 0 for kind in KINDS}
+    certified = {kind: [0] * len(ends) for kind in KINDS}
+    width = len(columns)
+    for row in rows:  # one row per distinct set of those particulars, not per vessel
+        for k, kind in enumerate(KINDS):
+            if needs(kind, row[:width]):
+                needing[kind] += row[width]
+                first = width + 1 + k * len(ends)
+                certified[kind] = [a + int(b) for a, b in zip(certified[kind], row[first:first + len(ends)])]
+    return [SharePoint(kind, end, needing[kind], certified[kind][n]) for kind in KINDS for n, end in enumerate(ends)]
+
+
+def _held_per_vessel(kind: str, ends: list[date], today: date, zone):
+    """Subquery: per vessel, 1 or 0 for each month end: a certificate of `kind` in force that day."""
+    flags = []
     for n, end in enumerate(ends):
         condition = sa.and_(Certificate.issued_on <= end, Certificate.valid_until >= end,
-                            sa.or_(Certificate.revoked_at.is_(None), Certificate.revoked_at >= _start_of(end + timedelta(days=1), zone)))
-        if end == today:
+                            sa.or_(Certificate.revoked_at.is_(None),
+                                   Certificate.revoked_at >= _start_of(end + timedelta(days=1), zone)))
+        if end == today:  # suspensions have no history: they count today only
             condition = sa.and_(condition, Certificate.suspended_at.is_(None))
-        in_force.append(sa.func.count(sa.distinct(sa.case((condition, Certificate.vessel_id)))).label(f"m{n}"))
-    held = db.session.execute(
-        sa.select(Certificate.kind, *vessel_cols, *in_force).join(Vessel, Vessel.id == Certificate.vessel_id)
-        .where(Certificate.valid_until >= ends[0], Certificate.issued_on <= today)
-        .group_by(Certificate.kind, *vessel_cols)).all()
-    by_kind = _exemption_columns()
-    cache: dict = {}
-    needing = {kind: 0 for kind in KINDS}
-    for row in groups:
-        values = dict(zip(columns, row[:len(columns)]))
-        for kind in KINDS:
-            if _needing(kind, {name: values[name] for name in by_kind[kind]}, cache):
-                needing[kind] += row.n
-    certified = {(kind, n): 0 for kind in KINDS for n in range(len(ends))}
-    for row in held:
-        values = dict(zip(columns, row[1:1 + len(columns)]))
-        if not _needing(row.kind, {name: values[name] for name in by_kind[row.kind]}, cache):
-            continue
-        for n in range(len(ends)):
-            certified[(row.kind, n)] += row[1 + len(columns) + n]
-    return [SharePoint(kind, end, needing[kind], certified[(kind, n)]) for kind in KINDS for n, end in enumerate(ends)]
+        flags.append(sa.func.max(sa.case((condition, 1), else_=0)).label(f"m{n}"))
+    return (sa.select(Certificate.vessel_id, *flags)
+            .where(Certificate.kind == kind, Certificate.valid_until >= ends[0], Certificate.issued_on <= today)
+            .group_by(Certificate.vessel_id).subquery(f"held_{kind}"))
 
 
 # --- due and overdue ---------------------------------------------------------------------------------
@@ -170,7 +184,7 @@ def failed_articles(today: date, limit: int = TOP_ARTICLES) -> list[FailedArticl
     since = month_starts(today)[0]
     rows = db.session.execute(
         sa.select(Answer.item_id, sa.func.count().label("n")).join(Inspection, Inspection.id == Answer.inspection_id)
-        .where(Answer.current.is_(True), Answer.result == "fail", Inspection.status == "submitted",
+        .where(Answer.current, Answer.result == "fail", Inspection.status == "submitted",  # the partial index's terms
                Inspection.scheduled_on.between(since, today))
         .group_by(Answer.item_id)).all()
     citations, totals = _item_citations(), {}
