@@ -19,6 +19,7 @@ import statistics
 import sys
 import tempfile
 import time
+import uuid
 from datetime import date, datetime, time as day_time, timedelta, timezone
 from decimal import Decimal
 from pathlib import Path
@@ -152,7 +153,7 @@ def seed(config: dict, vessels: int, inspections: int, answered: int, seed_: int
             failing = rng.sample(FAILING, rng.randrange(0, 3))
             for item in ITEMS + failing:
                 result = "fail" if item in failing else "pass"
-                answer_rows.append({"inspection_id": inspection["id"], "item_id": item, "client_id": str(rng.getrandbits(128)),
+                answer_rows.append({"inspection_id": inspection["id"], "item_id": item, "client_id": str(uuid.UUID(int=rng.getrandbits(128))),
                                     "result": result, "note": "", "recorded_at": at, "received_at": at,
                                     "current": True, "photo_hashes": [], "answered_by_id": inspection["inspector_id"]})
                 if result == "fail":

@@ -20,13 +20,13 @@ from datetime import date, datetime, time, timedelta
 from decimal import Decimal
 
 import sqlalchemy as sa
-from flask import current_app
 
-from checklists import exemption_particulars, exemption_test, load_catalog
+from checklists import exemption_particulars, load_catalog
 
 from .cycle import KINDS, add_months
 from .extensions import db
 from .models import Answer, Certificate, Inspection, User, Vessel
+from .vessel_checklists import is_exempt
 
 MONTHS = 12
 HORIZONS = (30, 60, 90)
@@ -74,9 +74,6 @@ def _exemption_columns() -> dict[str, list]:
 
 def _needs_by_group(by_kind: dict[str, list], columns: list[str]):
     """needs(kind, values) -> whether vessels with these column values need `kind`, each distinct set decided once."""
-    settings = current_app.config.get("CHECKLIST_SETTINGS") or {}
-    catalog = load_catalog()
-    exempt = {kind: exemption_test(catalog.get(kind), settings) for kind in KINDS}
     cache: dict = {}
 
     def needs(kind: str, values) -> bool:
@@ -84,7 +81,7 @@ def _needs_by_group(by_kind: dict[str, list], columns: list[str]):
         if key not in cache:
             particulars = {name: float(v) if isinstance(v, Decimal) else v
                            for name, v in zip(columns, values) if name in by_kind[kind]}
-            cache[key] = not exempt[kind](particulars)
+            cache[key] = not is_exempt(particulars, kind)
         return cache[key]
 
     return needs
