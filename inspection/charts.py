@@ -66,3 +66,24 @@ def bar_chart(bars: list[tuple[str, float]], tones: list[int] | None = None, tic
 def _count(value: float) -> str:
     """A tick of a count axis: whole numbers without decimals."""
     return str(int(value)) if float(value).is_integer() else f"{value:g}"
+
+
+def heat_chart(rows: list[str], columns: list[str], values: dict[tuple[int, int], float],
+               label_width: int = 110) -> dict:
+    """A grid of cells, one per (row, column), shaded by value with the value written in it.
+
+    Readable where a line per row would not be (twenty inspectors over twelve months).
+    """
+    top = max(values.values(), default=0) or 1
+    plot_w = WIDTH - label_width - 4
+    cell_w = plot_w / max(len(columns), 1)
+    height = BAR_TOP + ROW * max(len(rows), 1) + BOTTOM
+    cells = [{"x": round(label_width + c * cell_w, 1), "y": BAR_TOP + r * ROW, "w": round(cell_w - 2, 1),
+              "h": ROW - 2, "value": values.get((r, c), 0), "level": math.ceil(4 * values.get((r, c), 0) / top),
+              "row": row, "column": column}
+             for r, row in enumerate(rows) for c, column in enumerate(columns)]
+    return {"width": WIDTH, "height": height, "left": label_width, "right": WIDTH - 4, "top": BAR_TOP,
+            "bottom": height - BOTTOM, "cells": cells,
+            "row_labels": [{"y": BAR_TOP + r * ROW + ROW / 2 + 4, "label": row} for r, row in enumerate(rows)],
+            "x_ticks": [{"x": round(label_width + (c + 0.5) * cell_w, 1), "label": column}
+                        for c, column in enumerate(columns)]}

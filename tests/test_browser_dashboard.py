@@ -54,7 +54,7 @@ def test_the_charts_render(site, browser, size):
     for n in range(4):
         box = charts.nth(n).bounding_box()
         assert box and box["width"] > 200 and box["height"] > 50, box
-        assert charts.nth(n).locator("polyline, rect").count() > 0  # something drawn in each
+        assert charts.nth(n).locator("polyline, rect").count() > 0  # something drawn in each (lines, bars, cells)
         assert box["x"] + box["width"] <= SIZES[size]["width"]  # nothing runs off the screen
     page.add_script_tag(path=str(AXE_JS))
     violations = page.evaluate("""async () => (await axe.run(document)).violations

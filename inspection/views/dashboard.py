@@ -3,7 +3,7 @@ from babel.dates import format_date
 from flask import Blueprint, abort, render_template, url_for
 
 from ..auth import require_page
-from ..charts import bar_chart, line_chart
+from ..charts import bar_chart, heat_chart, line_chart
 from ..clock import office_today, office_zone
 from ..dashboard import HORIZONS, due_counts, failed_articles, fleet_validity, inspections_per_inspector, month_starts
 from ..exports import csv_response
@@ -14,9 +14,13 @@ from .terms import term
 bp = Blueprint("dashboard", __name__)
 
 
+def _locale(lang: str) -> str:
+    return "es_PY" if lang == "es" else "en"
+
+
 def _month(day, lang: str) -> str:
     """'nov. 2026' / 'Nov 2026': a month on an axis."""
-    return format_date(day, "MMM y", locale="es_PY" if lang == "es" else "en")
+    return format_date(day, "MMM y", locale=_locale(lang))
 
 
 def _percent(value: float, lang: str) -> str:
@@ -71,7 +75,7 @@ def _validity_chart(points, today, lang) -> dict:
             "title": gettext("Flota con certificado vigente"),
             "desc": gettext("Proporción de los buques que necesitan cada certificado que lo tenían vigente al fin de "
                             "cada mes de los últimos doce (el último punto es hoy)."),
-            "x_label": gettext("Fin de mes"), "y_label": gettext("Buques con certificado vigente"),
+            "x_label": gettext("Fin de mes"), "y_label": gettext("Proporción"),
             "columns": [gettext("Fin de mes"), gettext("Tipo"), gettext("Vigentes"), gettext("Lo necesitan"),
                         gettext("Proporción")],
             "rows": [(p.on, term("kind", p.kind), p.certified, p.needing, _percent(p.share, lang)) for p in points]}
@@ -103,14 +107,13 @@ def _articles_chart(articles, today, lang) -> dict:
 def _inspectors_chart(months, today, lang) -> dict:
     starts = month_starts(today)
     names = sorted({m.inspector for m in months})
-    counts = {(m.inspector, m.month): m.count for m in months}
-    series = [(name, [counts.get((name, start), 0) for start in starts]) for name in names]
-    return {"id": "inspectores", "type": "line",
-            "geometry": line_chart([_month(day, lang) for day in starts], series,
-                                   y_format=lambda v: format_number(v, 0, lang)),
+    row_of, column_of = {name: n for n, name in enumerate(names)}, {start: n for n, start in enumerate(starts)}
+    values = {(row_of[m.inspector], column_of[m.month]): m.count for m in months}
+    return {"id": "inspectores", "type": "heat",
+            "geometry": heat_chart(names, [format_date(day, "MMM", locale=_locale(lang)).rstrip(".")[:3] for day in starts], values),
             "title": gettext("Inspecciones por inspector y mes"),
             "desc": gettext("Inspecciones cerradas por cada inspector en cada uno de los últimos doce meses."),
-            "x_label": gettext("Mes"), "y_label": gettext("Inspecciones"),
+            "x_label": gettext("Mes"), "y_label": gettext("Inspector"),
             "columns": [gettext("Inspector"), gettext("Mes"), gettext("Inspecciones")],
             "rows": [(m.inspector, _month(m.month, lang), m.count) for m in months]}
 
