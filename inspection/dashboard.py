@@ -26,7 +26,7 @@ from checklists import exemption_particulars, load_catalog
 from .cycle import KINDS, add_months
 from .extensions import db
 from .models import Answer, Certificate, Inspection, User, Vessel
-from .vessel_checklists import is_exempt
+from .vessel_checklists import exemption_for
 
 MONTHS = 12
 HORIZONS = (30, 60, 90)
@@ -72,49 +72,30 @@ def _exemption_columns() -> dict[str, list]:
     return {kind: sorted(exemption_particulars(catalog.get(kind))) for kind in KINDS}
 
 
-def _needs_by_group(by_kind: dict[str, list], columns: list[str]):
-    """needs(kind, values) -> whether vessels with these column values need `kind`, each distinct set decided once."""
-    cache: dict = {}
-
-    def needs(kind: str, values) -> bool:
-        key = (kind, tuple(v for name, v in zip(columns, values) if name in by_kind[kind]))
-        if key not in cache:
-            particulars = {name: float(v) if isinstance(v, Decimal) else v
-                           for name, v in zip(columns, values) if name in by_kind[kind]}
-            cache[key] = not is_exempt(particulars, kind)
-        return cache[key]
-
-    return needs
-
-
 def fleet_validity(today: date, zone) -> list[SharePoint]:
     """The share of vessels needing each kind that held a certificate of it in force, per month end.
 
-    One query: per vessel and kind, whether any certificate was in force at each month end (MAX over
-    CASE); then vessels grouped by the particulars the exemptions read, with those flags summed. Each
-    group's needs are decided once here, by the checklists' own exemptions.
+    One query per kind: per vessel, whether any certificate was in force at each month end (MAX over
+    CASE); then vessels grouped by the particulars that kind's exemptions read, with those flags summed.
+    Each group's need is decided once here, by the checklists' own exemptions.
     """
     ends = month_ends(today)
-    by_kind = _exemption_columns()
-    columns = sorted({name for names in by_kind.values() for name in names})
-    vessel_cols = [getattr(Vessel, name) for name in columns]
-    held = {kind: _held_per_vessel(kind, ends, today, zone) for kind in KINDS}
-    sums = [sa.func.coalesce(sa.func.sum(held[kind].c[f"m{n}"]), 0) for kind in KINDS for n in range(len(ends))]
-    query = sa.select(*vessel_cols, sa.func.count().label("n"), *sums).select_from(Vessel)
-    for kind in KINDS:
-        query = query.outerjoin(held[kind], held[kind].c.vessel_id == Vessel.id)
-    rows = db.session.execute(query.group_by(*vessel_cols)).all()
-    needs = _needs_by_group(by_kind, columns)
-    needing = {kind: 0 for kind in KINDS}
-    certified = {kind: [0] * len(ends) for kind in KINDS}
-    width = len(columns)
-    for row in rows:  # one row per distinct set of those particulars, not per vessel
-        for k, kind in enumerate(KINDS):
-            if needs(kind, row[:width]):
-                needing[kind] += row[width]
-                first = width + 1 + k * len(ends)
-                certified[kind] = [a + int(b) for a, b in zip(certified[kind], row[first:first + len(ends)])]
-    return [SharePoint(kind, end, needing[kind], certified[kind][n]) for kind in KINDS for n, end in enumerate(ends)]
+    points = []
+    for kind, columns in _exemption_columns().items():
+        vessel_cols = [getattr(Vessel, name) for name in columns]
+        held = _held_per_vessel(kind, ends, today, zone)
+        rows = db.session.execute(
+            sa.select(*vessel_cols, sa.func.count().label("n"),
+                      *[sa.func.coalesce(sa.func.sum(held.c[f"m{n}"]), 0) for n in range(len(ends))])
+            .select_from(Vessel).outerjoin(held, held.c.vessel_id == Vessel.id).group_by(*vessel_cols)).all()
+        needing, certified, width, exempt = 0, [0] * len(ends), len(columns), exemption_for(kind)
+        for row in rows:  # one row per distinct set of those particulars, not per vessel
+            particulars = {name: float(v) if isinstance(v, Decimal) else v for name, v in zip(columns, row)}
+            if not exempt(particulars):
+                needing += row[width]
+                certified = [a + int(b) for a, b in zip(certified, row[width + 1:])]
+        points += [SharePoint(kind, end, needing, certified[n]) for n, end in enumerate(ends)]
+    return points
 
 
 def _held_per_vessel(kind: str, ends: list[date], today: date, zone):

@@ -24,8 +24,13 @@ def checklist_for(particulars: dict, kind: str, lang: str = "es") -> dict:
 
 def is_exempt(particulars: dict, kind: str) -> bool:
     """Whether an exemption of the `kind` checklist applies to these particulars (arts. 210, 211), items unbuilt."""
+    return exemption_for(kind)(particulars)
+
+
+def exemption_for(kind: str):
+    """is_exempt for one kind as a function of the particulars, for deciding many vessels in a row."""
     settings = current_app.config.get("CHECKLIST_SETTINGS") or {}
-    return _exemption_test(kind, tuple(sorted(settings.items())))(particulars)
+    return _exemption_test(kind, tuple(sorted(settings.items())))
 
 
 @lru_cache(maxsize=32)
