@@ -2,7 +2,8 @@
 
 Read models only. Every figure is aggregated in SQL (GROUP BY, COUNT over CASE) with the month
 boundaries computed here and passed as parameters, so the same statements run on SQLite and
-PostgreSQL; each chart is one query whatever the fleet's size. `today` is the office's date.
+PostgreSQL; each chart is one query (the share one per kind) whatever the fleet's size. `today` is
+the office's date.
 
 - Share with valid certificates, per month end (the last 11 month ends and today): of the vessels
   needing a kind (not exempt: art. 210 for the hull, art. 211 for machinery, as the checklists'
