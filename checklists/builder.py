@@ -75,6 +75,45 @@ def _applies(rule, env, kind: str, item_id: str, field: str) -> bool:
     return value
 
 
+def exemption_particulars(checklist: Checklist) -> frozenset[str]:
+    """The particulars the checklist's exemptions read, through defined terms: all that decides "exempt"."""
+    context, seen, names = checklist.context, set(), set()
+    pending = [name for exemption in checklist.exemptions for name in exemption.when.names]
+    while pending:
+        name = pending.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        if name in context.terms:
+            pending.extend(context.terms[name].rule.names)
+        elif name in context.particulars:
+            names.add(name)
+    return frozenset(names)
+
+
+def exemption_test(checklist: Checklist, settings: Mapping | None = None):
+    """A function particulars -> bool: whether an exemption applies (build_checklist's "exempt"), items unbuilt.
+
+    Settings are resolved once and only the particulars the exemptions read are checked, so a fleet's
+    thousands of vessels are decided quickly.
+    """
+    context = checklist.context
+    resolved_settings = resolve_settings(context, settings)
+    specs = {name: context.particulars[name] for name in exemption_particulars(checklist)}
+
+    def exempt(particulars: Mapping) -> bool:
+        values = {}
+        for name, spec in specs.items():
+            value = particulars.get(name)
+            value = spec.default if value is None else value
+            if value is not None:
+                values[name] = check_particular(spec, value)
+        env = _Env({**values, **resolved_settings}, context.terms)
+        return any(_applies(e.when, env, checklist.kind, e.id, "when") for e in checklist.exemptions)
+
+    return exempt
+
+
 def build_checklist(checklist: Checklist, particulars: Mapping, settings: Mapping | None = None,
                     lang: str = "es") -> dict:
     """The applicable items for one vessel, with computed quantities, in the api.md shape."""

@@ -31,7 +31,7 @@ from .fees import fee_statement, inspection_fees
 from .legal_terms import hull_late_fine
 from .messages import Msg
 from .models import Application, Certificate, Deficiency, FineAssessment, Inspection, User, Vessel
-from .vessel_checklists import checklist_for
+from .vessel_checklists import is_exempt
 from .vessels import particulars_of
 
 APPLICANTS = ("admin", "inspector", "owner")  # staff file on an owner's behalf at the counter
@@ -43,7 +43,7 @@ OPEN_INSPECTIONS = ("scheduled", "in_progress")
 
 def needs_of(particulars: dict) -> tuple[str, ...]:
     """The certificate kinds a vessel needs, as its checklists' exemptions say (arts. 210, 211)."""
-    return needed_kinds({kind: checklist_for(particulars, kind)["exempt"] for kind in KINDS})
+    return needed_kinds({kind: is_exempt(particulars, kind) for kind in KINDS})
 
 
 def current_certificate(vessel_id: int, kind: str) -> Certificate | None:

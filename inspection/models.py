@@ -228,6 +228,8 @@ class Inspection(db.Model):
     """One inspection of one vessel for one certificate kind, pinned to a checklist version."""
 
     __tablename__ = "inspections"
+    # The dashboard's inspections per inspector and month, and failed answers of submitted inspections.
+    __table_args__ = (sa.Index("ix_inspections_status_scheduled_on", "status", "scheduled_on", "inspector_id"),)
     id: Mapped[int] = mapped_column(primary_key=True)
     vessel_id: Mapped[int] = mapped_column(sa.ForeignKey("vessels.id"), index=True)
     kind: Mapped[str] = mapped_column(_enum("inspection_kind", KINDS))
@@ -274,6 +276,11 @@ class Answer(db.Model):
         sa.Index("ix_answers_inspection_item", "inspection_id", "item_id"),
         sa.Index("uq_answers_current_item", "inspection_id", "item_id", unique=True,
                  sqlite_where=sa.text("current"), postgresql_where=sa.text("current")),
+        # The dashboard's articles most often failed read only these few rows (each predicate as
+        # SQLAlchemy renders `Answer.current` there, so the planner sees the query implies it).
+        sa.Index("ix_answers_current_failures", "inspection_id", "item_id",
+                 sqlite_where=sa.text("current = 1 AND result = 'fail'"),
+                 postgresql_where=sa.text("current AND result = 'fail'")),
     )
     id: Mapped[int] = mapped_column(primary_key=True)
     inspection_id: Mapped[int] = mapped_column(sa.ForeignKey("inspections.id"))
@@ -416,6 +423,8 @@ class Certificate(db.Model):
     """A navigability or safety certificate; its status is derived from records, never typed."""
 
     __tablename__ = "certificates"
+    # The dashboard's certificates in force per vessel and kind at each month end.
+    __table_args__ = (sa.Index("ix_certificates_kind_vessel_valid_until", "kind", "vessel_id", "valid_until"),)
     id: Mapped[int] = mapped_column(primary_key=True)
     number: Mapped[str] = mapped_column(sa.String(40), unique=True)
     kind: Mapped[str] = mapped_column(_enum("certificate_kind", KINDS))

@@ -254,6 +254,44 @@ def count_queries(db):
 
 
 @pytest.fixture
+def records(app, make_user):
+    """Builders writing inspections, certificates and answers as rows (read models' tests), with a signing key."""
+    import uuid
+    from datetime import datetime, timezone
+
+    from inspection.models import Answer, Certificate, Inspection, SigningKey
+
+    recorded_at = datetime(2026, 11, 20, 12, 0, tzinfo=timezone.utc)
+    _db.session.add(SigningKey(kid="k-test", office_code="PGP", public_jwk={}))
+    _db.session.flush()
+    admin = make_user("admin")
+    serial = iter(range(1, 10_000))
+
+    def inspection(vessel, inspector, on, kind="seguridad", status="submitted"):
+        row = Inspection(vessel_id=vessel.id, kind=kind, inspector_id=inspector.id, scheduled_on=on,
+                         port="Asunción", status=status, created_by_id=admin.id)
+        _db.session.add(row)
+        _db.session.flush()
+        return row
+
+    def certificate(vessel, inspector, kind, issued_on, valid_until, **extra):
+        n = next(serial)
+        row = Certificate(number=f"T-{n:05d}", kind=kind, vessel_id=vessel.id,
+                          inspection_id=inspection(vessel, inspector, issued_on, kind).id, issued_on=issued_on,
+                          inspected_on=issued_on, valid_until=valid_until, status_index=n, office_code="PGP",
+                          kid="k-test", token="", qr_png=b"", qr_version=1, **extra)
+        _db.session.add(row)
+        _db.session.flush()
+        return row
+
+    def answer(inspection_row, item_id, result="fail", current=True):
+        _db.session.add(Answer(inspection_id=inspection_row.id, item_id=item_id, client_id=str(uuid.uuid4()),
+                               result=result, recorded_at=recorded_at, current=current, answered_by_id=admin.id))
+
+    return {"admin": admin, "inspection": inspection, "certificate": certificate, "answer": answer}
+
+
+@pytest.fixture
 def data_dir(tmp_path):
     """A private copy of the checklist data (TOML files and legal texts) that a test may break."""
     import shutil

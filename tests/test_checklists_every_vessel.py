@@ -141,3 +141,32 @@ def test_versions():
     assert catalog.get("navegabilidad").version == "2026.3"
     assert catalog.get("menores").version == "2026.1"
     assert catalog.get("menores").title_es == "Control de embarcaciones menores (Ley 928 art. 210)"
+
+
+# --- the exemption alone (the fleet's and the dashboard's needs), against the built checklist ---------
+
+EXEMPTION_CASES = [
+    {"propulsion": "rowing", "boilers": 0, "gross_tonnage": 1.0},
+    {"propulsion": "sail", "boilers": 0, "gross_tonnage": 4.99},   # art. 210: under five tons
+    {"propulsion": "sail", "boilers": 0, "gross_tonnage": 5.0},
+    {"propulsion": "towed", "boilers": 1, "gross_tonnage": 80.0},  # art. 211: boilers are machinery
+    {"propulsion": "towed", "boilers": 0, "gross_tonnage": 80.0},
+    {"propulsion": "motor", "boilers": 0, "gross_tonnage": 2.0},
+    {"propulsion": "steam", "boilers": 2, "gross_tonnage": 346.0},
+]
+
+
+@pytest.mark.parametrize("kind, names", [("navegabilidad", {"propulsion", "gross_tonnage"}),
+                                         ("seguridad", {"propulsion", "boilers"})])
+def test_the_exemptions_read_only_these_particulars(kind, names):
+    from checklists import exemption_particulars
+    assert exemption_particulars(load_catalog().get(kind)) == names
+
+
+@pytest.mark.parametrize("kind", ["navegabilidad", "seguridad"])
+@pytest.mark.parametrize("case", EXEMPTION_CASES)
+def test_the_exemption_test_agrees_with_the_built_checklist(kind, case):
+    from checklists import exemption_test
+    checklist = load_catalog().get(kind)
+    particulars = {**BASE, "crew": 4, **case}  # the rest of the particulars cannot change the exemption
+    assert exemption_test(checklist)(case) is build_checklist(checklist, particulars)["exempt"]

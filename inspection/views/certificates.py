@@ -3,10 +3,13 @@ from flask import Blueprint, redirect, render_template, request, url_for
 from flask_login import current_user
 from sqlalchemy.orm import joinedload
 
-from ..access import certificates_scope, get_certificate_for
+from ..access import certificates_scope, get_certificate_for, vessel_scope
 from ..auth import require_page
 from ..certificates import (
     certificate_document,
+    derive_status,
+    facts_of,
+    status_facts_query,
     certificates_json,
     reinstate_certificate,
     revoke_certificate,
@@ -15,9 +18,11 @@ from ..certificates import (
 )
 from ..clock import office_now, office_today, office_zone
 from ..exceptions import Invalid
+from ..exports import csv_response, streamed
 from ..extensions import db
+from ..i18n import gettext
 from ..messages import Msg
-from ..models import Certificate
+from ..models import Certificate, Vessel
 from ..office import current_office
 from ..signing import MalformedToken
 
@@ -53,6 +58,22 @@ def certificate_list():
     page = db.paginate(query.order_by(Certificate.id.desc()), page=request.args.get("page", 1, type=int), per_page=50,
                        error_out=False)
     return render_template("certificates/list.html", page=page, rows=certificates_json(page.items, office_today(), current_office().public_url))
+
+
+@bp.route("/certificados.csv")
+@require_page("admin", "inspector", "owner")
+def certificate_csv():
+    """The certificate list as CSV, streamed from the cursor with each status derived as on the page."""
+    today = office_today()
+    query = vessel_scope(status_facts_query().add_columns(
+        Certificate.kind, Certificate.issued_on, Certificate.inspected_on, Vessel.registration, Vessel.name)
+        .join(Vessel, Vessel.id == Certificate.vessel_id), current_user)
+    header = [gettext("Número"), gettext("Matrícula"), gettext("Buque"), gettext("Tipo"), gettext("Inspeccionado"),
+              gettext("Expedido"), gettext("Válido hasta"), gettext("Estado")]
+    rows = ((row.number, row.registration, row.name, row.kind, row.inspected_on.isoformat(), row.issued_on.isoformat(),
+             row.valid_until.isoformat(), derive_status(facts_of(row), today))
+            for row in streamed(query.order_by(Certificate.id.desc()), db.session))
+    return csv_response(f"certificados-{today.isoformat()}.csv", header, rows)
 
 
 @bp.route("/certificados/<number>")

@@ -18,6 +18,7 @@ from ..auth import require_page
 from ..billing import charges_of
 from ..clock import office_now, office_today, office_zone, zone_city
 from ..exceptions import DomainError, Invalid
+from ..exports import csv_response, streamed
 from ..extensions import db
 from ..formats import format_moment
 from ..i18n import current_language, gettext, localize
@@ -133,6 +134,23 @@ def _list_page(values: dict, errors: dict, status: int = 200):
 def inspection_list():
     """Inspections by date with filters, scoped like the API; staff also get the scheduling form."""
     return _list_page({}, {})
+
+
+@bp.route("/inspecciones.csv")
+@require_page(*READERS)
+def inspection_csv():
+    """The inspection list with the page's filters, as CSV streamed from the cursor."""
+    args, _ = _query_args()
+    query = filter_inspections(vessel_scope(  # READERS: no police; the owner's scope on the joined vessel
+        db.select(Inspection.id, Inspection.scheduled_on, Inspection.kind, Inspection.status, Inspection.outcome,
+                  Inspection.port, Vessel.registration, Vessel.name, User.full_name, User.username)
+        .join(Vessel, Vessel.id == Inspection.vessel_id).join(User, User.id == Inspection.inspector_id),
+        current_user), args)
+    header = [gettext("Número"), gettext("Fecha"), gettext("Matrícula"), gettext("Buque"), gettext("Tipo"),
+              gettext("Inspector"), gettext("Puerto"), gettext("Estado"), gettext("Resultado")]
+    rows = ((row.id, row.scheduled_on.isoformat(), row.registration, row.name, row.kind, row.full_name or row.username,
+             row.port, row.status, row.outcome) for row in streamed(query, db.session))
+    return csv_response(f"inspecciones-{office_today().isoformat()}.csv", header, rows)
 
 
 @bp.route("/inspecciones", methods=["POST"])

@@ -1,0 +1,205 @@
+"""The authority's dashboard: the fleet's certificates over a year, what falls due, what fails, who inspects.
+
+Read models only. Every figure is aggregated in SQL (GROUP BY, COUNT over CASE) with the month
+boundaries computed here and passed as parameters, so the same statements run on SQLite and
+PostgreSQL; each chart is one query (the share one per kind) whatever the fleet's size. `today` is
+the office's date.
+
+- Share with valid certificates, per month end (the last 11 month ends and today): of the vessels
+  needing a kind (not exempt: art. 210 for the hull, art. 211 for machinery, as the checklists'
+  exemptions decide), those with a certificate of that kind in force that day: issued on or before
+  it, valid until it or later (arts. 207, 211) and not revoked by then. A suspension is a present
+  fact without a history (reinstating clears it), so it counts only in today's point.
+- Due and overdue: current certificates (not superseded, not revoked) that expire within the next
+  30/60/90 days, and those already expired with no renewal.
+- Articles most often failed: current answers "fail" of submitted inspections held in the last 12
+  months, counted per source and article of the item (an article with several items adds them).
+- Inspections per inspector per month: submitted inspections by the month of their date.
+"""
+from dataclasses import dataclass
+from datetime import date, datetime, time, timedelta
+from decimal import Decimal
+
+import sqlalchemy as sa
+
+from checklists import exemption_particulars, load_catalog
+
+from .cycle import KINDS, add_months
+from .extensions import db
+from .models import Answer, Certificate, Inspection, User, Vessel
+from .vessel_checklists import exemption_for
+
+MONTHS = 12
+HORIZONS = (30, 60, 90)
+TOP_ARTICLES = 10
+
+
+def month_ends(today: date, months: int = MONTHS) -> list[date]:
+    """The ends of the months of month_starts but today's, then today (its month so far)."""
+    starts = month_starts(today, months)
+    return [add_months(start, 1) - timedelta(days=1) for start in starts[:-1]] + [today]
+
+
+def month_starts(today: date, months: int = MONTHS) -> list[date]:
+    """The first day of each of the last `months` months, today's month last."""
+    first = today.replace(day=1)
+    return [add_months(first, -n) for n in range(months - 1, -1, -1)]
+
+
+def _start_of(day: date, zone) -> datetime:
+    """The office's midnight opening `day`, as an aware datetime (timestamps are compared in UTC)."""
+    return datetime.combine(day, time(0), zone)
+
+
+# --- share of the fleet with valid certificates --------------------------------------------------
+
+@dataclass(frozen=True)
+class SharePoint:
+    """One month end of one kind: vessels needing the kind, those holding it in force, the share (0..1)."""
+
+    kind: str
+    on: date
+    needing: int
+    certified: int
+
+    @property
+    def share(self) -> float:
+        return self.certified / self.needing if self.needing else 0.0
+
+
+def _exemption_columns() -> dict[str, list]:
+    """Per kind, the vessel columns its exemptions read (checklists.exemption_particulars)."""
+    catalog = load_catalog()
+    return {kind: sorted(exemption_particulars(catalog.get(kind))) for kind in KINDS}
+
+
+def fleet_validity(today: date, zone) -> list[SharePoint]:
+    """The share of vessels needing each kind that held a certificate of it in force, per month end.
+
+    One query per kind: per vessel, whether any certificate was in force at each month end (MAX over
+    CASE); then vessels grouped by the particulars that kind's exemptions read, with those flags summed.
+    Each group's need is decided once here, by the checklists' own exemptions.
+    """
+    ends = month_ends(today)
+    points = []
+    for kind, columns in _exemption_columns().items():
+        vessel_cols = [getattr(Vessel, name) for name in columns]
+        held = _held_per_vessel(kind, ends, today, zone)
+        rows = db.session.execute(
+            sa.select(*vessel_cols, sa.func.count().label("n"),
+                      *[sa.func.coalesce(sa.func.sum(held.c[f"m{n}"]), 0) for n in range(len(ends))])
+            .select_from(Vessel).outerjoin(held, held.c.vessel_id == Vessel.id).group_by(*vessel_cols)).all()
+        needing, certified, width, exempt = 0, [0] * len(ends), len(columns), exemption_for(kind)
+        for row in rows:  # one row per distinct set of those particulars, not per vessel
+            particulars = {name: float(v) if isinstance(v, Decimal) else v for name, v in zip(columns, row)}
+            if not exempt(particulars):
+                needing += row[width]
+                certified = [a + int(b) for a, b in zip(certified, row[width + 1:])]
+        points += [SharePoint(kind, end, needing, certified[n]) for n, end in enumerate(ends)]
+    return points
+
+
+def _held_per_vessel(kind: str, ends: list[date], today: date, zone):
+    """Subquery: per vessel, 1 or 0 for each month end: a certificate of `kind` in force that day."""
+    flags = []
+    for n, end in enumerate(ends):
+        condition = sa.and_(Certificate.issued_on <= end, Certificate.valid_until >= end,
+                            sa.or_(Certificate.revoked_at.is_(None),
+                                   Certificate.revoked_at >= _start_of(end + timedelta(days=1), zone)))
+        if end == today:  # suspensions have no history: they count today only
+            condition = sa.and_(condition, Certificate.suspended_at.is_(None))
+        flags.append(sa.func.max(sa.case((condition, 1), else_=0)).label(f"m{n}"))
+    return (sa.select(Certificate.vessel_id, *flags)
+            .where(Certificate.kind == kind, Certificate.valid_until >= ends[0], Certificate.issued_on <= today)
+            .group_by(Certificate.vessel_id).subquery(f"held_{kind}"))
+
+
+# --- due and overdue ---------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class DueCount:
+    """Current certificates of a kind expiring within `days` (None: already expired, overdue)."""
+
+    kind: str
+    days: int | None
+    count: int
+
+
+def due_counts(today: date) -> list[DueCount]:
+    """Certificates falling due in the next 30/60/90 days and those overdue, per kind: one query."""
+    current = sa.and_(Certificate.superseded_by_id.is_(None), Certificate.revoked_at.is_(None))
+    sums = [sa.func.sum(sa.case((Certificate.valid_until.between(today, today + timedelta(days=days)), 1), else_=0))
+            .label(f"d{days}") for days in HORIZONS]
+    overdue = sa.func.sum(sa.case((Certificate.valid_until < today, 1), else_=0)).label("overdue")
+    rows = {row.kind: row for row in db.session.execute(
+        sa.select(Certificate.kind, *sums, overdue).where(current).group_by(Certificate.kind))}
+    counts = []
+    for kind in KINDS:
+        row = rows.get(kind)
+        counts += [DueCount(kind, days, int(getattr(row, f"d{days}") or 0) if row else 0) for days in HORIZONS]
+        counts.append(DueCount(kind, None, int(row.overdue or 0) if row else 0))
+    return counts
+
+
+# --- articles most often failed ----------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class FailedArticle:
+    """An article of a source and how many failed answers its items had."""
+
+    source: str
+    article: str
+    count: int
+
+
+def _item_citations() -> dict[str, tuple[str, str]]:
+    """Item id -> (source, article) across the catalog's checklists (ids are stable across versions)."""
+    catalog = load_catalog()
+    return {item.id: (item.source, item.article) for kind in catalog.kinds for item in catalog.get(kind).items}
+
+
+def failed_articles(today: date, limit: int = TOP_ARTICLES) -> list[FailedArticle]:
+    """The `limit` articles most often failed in the last 12 months' submitted inspections: one query."""
+    since = month_starts(today)[0]
+    rows = db.session.execute(
+        sa.select(Answer.item_id, sa.func.count().label("n")).join(Inspection, Inspection.id == Answer.inspection_id)
+        .where(Answer.current, Answer.result == "fail", Inspection.status == "submitted",  # the partial index's terms
+               Inspection.scheduled_on.between(since, today))
+        .group_by(Answer.item_id)).all()
+    citations, totals = _item_citations(), {}
+    for row in rows:  # one row per distinct item, a few hundred at most: the catalog's size, not the data's
+        key = citations.get(row.item_id, ("?", row.item_id))
+        totals[key] = totals.get(key, 0) + row.n
+    ranked = sorted(totals.items(), key=lambda entry: (-entry[1], entry[0]))
+    return [FailedArticle(source, article, n) for (source, article), n in ranked[:limit]]
+
+
+# --- inspections per inspector per month -------------------------------------------------------------
+
+@dataclass(frozen=True)
+class InspectorMonth:
+    """How many inspections an inspector submitted in the month starting `month`."""
+
+    inspector_id: int
+    inspector: str
+    month: date
+    count: int
+
+
+def inspections_per_inspector(today: date) -> list[InspectorMonth]:
+    """Submitted inspections per inspector and month over the last 12 months: one query.
+
+    The month bucket is a CASE over boundaries computed here (no dialect's date functions), grouped
+    in an outer query so PostgreSQL sees one expression.
+    """
+    starts = month_starts(today)
+    bounds = [(start, add_months(start, 1) - timedelta(days=1)) for start in starts]
+    bucket = sa.case(*[(Inspection.scheduled_on.between(first, last), n) for n, (first, last) in enumerate(bounds)])
+    inner = (sa.select(Inspection.inspector_id, bucket.label("bucket"))
+             .where(Inspection.status == "submitted", Inspection.scheduled_on.between(starts[0], today)).subquery())
+    rows = db.session.execute(
+        sa.select(inner.c.inspector_id, User.full_name, User.username, inner.c.bucket, sa.func.count().label("n"))
+        .join(User, User.id == inner.c.inspector_id)
+        .group_by(inner.c.inspector_id, User.full_name, User.username, inner.c.bucket)
+        .order_by(User.full_name, User.username, inner.c.bucket)).all()
+    return [InspectorMonth(row.inspector_id, row.full_name or row.username, starts[row.bucket], row.n) for row in rows]

@@ -1,0 +1,65 @@
+"""The dashboard in Debian's Chromium: four SVG charts drawn with a size, no serious axe-core violation,
+screenshots at phone and desktop width in /tmp/baliza-screenshots (look at them).
+
+The fleet is bench/scale.py's seed at a small size (bulk rows, the same shape as the scale bench).
+"""
+from pathlib import Path
+
+import pytest
+
+from bench import scale
+from tests.live_site import ARGS, CHROMIUM, live_app
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.skipif(not CHROMIUM.exists(), reason="Debian Chromium is not installed at /usr/bin/chromium"),
+]
+sync_api = pytest.importorskip("playwright.sync_api", reason="Python Playwright is not installed")
+axe_package = pytest.importorskip("axe_playwright_python", reason="axe-playwright-python is not installed")
+AXE_JS = Path(axe_package.__file__).parent / "axe.min.js"
+SHOTS = Path("/tmp/baliza-screenshots")
+SIZES = {"phone": {"width": 390, "height": 844}, "desktop": {"width": 1280, "height": 900}}
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory):
+    base = tmp_path_factory.mktemp("dashboard")
+    with live_app(base, "browser-dashboard", "baliza-dashboard") as (app, origin, _):
+        scale.seed({"DATABASE_URL": app.config["SQLALCHEMY_DATABASE_URI"], "SECRET_KEY": "seed",
+                    "KEYS_DIR": str(base / "keys"), "MEDIA_DIR": str(base / "media")},
+                   vessels=40, inspections=400, answered=40)
+        yield origin
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with sync_api.sync_playwright() as pw:
+        launched = pw.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+        yield launched
+        launched.close()
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_the_charts_render(site, browser, size):
+    context = browser.new_context(viewport=SIZES[size], locale="es-PY")
+    page = context.new_page()
+    page.goto(f"{site}/login")
+    page.fill("input[name=username]", "admin")
+    page.fill("input[name=password]", scale.PASSWORD)
+    page.click("button[type=submit]")
+    page.wait_for_load_state()
+    page.goto(f"{site}/tablero", wait_until="networkidle")
+    charts = page.locator("svg.chart")
+    assert charts.count() == 4
+    for n in range(4):
+        box = charts.nth(n).bounding_box()
+        assert box and box["width"] > 200 and box["height"] > 50, box
+        assert charts.nth(n).locator("polyline, rect").count() > 0  # something drawn in each (lines, bars, cells)
+        assert box["x"] + box["width"] <= SIZES[size]["width"]  # nothing runs off the screen
+    page.add_script_tag(path=str(AXE_JS))
+    violations = page.evaluate("""async () => (await axe.run(document)).violations
+        .filter((v) => ['serious', 'critical'].includes(v.impact)).map((v) => v.id + ': ' + v.help)""")
+    assert not violations
+    SHOTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(SHOTS / f"dashboard_{size}.png"), full_page=True)
+    context.close()
