@@ -12,14 +12,13 @@ from .inspections import (
     require_inspector,
     require_status,
 )
-from .models import Deficiency, Inspection, User, Vessel
+from .models import OPEN_INSPECTIONS, Deficiency, Inspection, User, Vessel
 from .photos import PhotoLimits
 from .pins import checklist_pin
 from .reports import presented_items
 from .schemas import AnswerSchema, DeficiencySchema, InspectionSchema, PhotoSchema
 from .vessels import particulars_of
 
-OPEN_STATUSES = ("scheduled", "in_progress")  # what an inspector may still have to do aboard
 
 
 def agenda_bucket(scheduled_on: date, today: date) -> str:
@@ -34,7 +33,7 @@ def agenda(inspector: User, today: date, days: int) -> dict:
     included, by date, JSON-ready; vessel and inspector come in the same query (no query per row)."""
     rows = db.session.scalars(
         db.select(Inspection).options(joinedload(Inspection.vessel), joinedload(Inspection.inspector))
-        .where(Inspection.inspector_id == inspector.id, Inspection.status.in_(OPEN_STATUSES),
+        .where(Inspection.inspector_id == inspector.id, Inspection.status.in_(OPEN_INSPECTIONS),
                Inspection.scheduled_on <= today + timedelta(days=days))
         .order_by(Inspection.scheduled_on, Inspection.id)
     ).all()
@@ -50,7 +49,7 @@ def package(actor: User, inspection: Inspection, lang: str, limits: PhotoLimits)
     tablet sends it back when it starts offline, so a checklist or vessel changed meanwhile is caught.
     """
     require_inspector(actor, inspection)
-    require_status(inspection, *OPEN_STATUSES)
+    require_status(inspection, *OPEN_INSPECTIONS)
     versions, items, particulars = pinning_of(inspection)
     started = inspection.status == "in_progress"
     answers = current_answers(inspection) if started else {}

@@ -30,13 +30,12 @@ from .extensions import db
 from .fees import fee_statement, inspection_fees
 from .legal_terms import hull_late_fine
 from .messages import Msg
-from .models import Application, Certificate, Deficiency, FineAssessment, Inspection, User, Vessel
+from .models import OPEN_INSPECTIONS, Application, Certificate, Deficiency, FineAssessment, Inspection, User, Vessel
 from .vessel_checklists import is_exempt
 from .vessels import particulars_of
 
 APPLICANTS = ("admin", "inspector", "owner")  # staff file on an owner's behalf at the counter
 WAIVERS = ("admin",)  # a fine is the Prefectura's decision, like revoking a certificate
-OPEN_INSPECTIONS = ("scheduled", "in_progress")
 
 
 # --- what a vessel needs ---------------------------------------------------------------------------
@@ -296,6 +295,8 @@ def _fleet_entry(vessel, today, needs_cache, lang, *, certificates, deficiencies
                                "detainable": d.detainable, "due_on": d.due_on, "status": d.status,
                                "days_left": (d.due_on - today).days if d.due_on else None} for d in deficiencies],
         "pending_applications": [{"id": row.id, "kind": row.kind} for row in pending],
+        "planned_inspections": [{"id": row.id, "kind": kind, "scheduled_on": row.scheduled_on}
+                                for kind, row in open_inspections.items()],
         "earliest_due_on": _earliest_due(windows, pending_kinds, deficiencies),
         **_owed(vessel, inspections, pending, fines, lang),
         "reports": [{"inspection_id": row.id, "kind": row.kind, "submitted_at": row.submitted_at,

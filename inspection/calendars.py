@@ -19,11 +19,10 @@ from .audit import record_event
 from .cycle import apply_by
 from .extensions import db
 from .messages import N_, translate
-from .models import Certificate, Deficiency, Inspection, User, Vessel
+from .models import OPEN_INSPECTIONS, Certificate, Deficiency, Inspection, User, Vessel
 from .notices import ARTICLES, KIND_NAMES, capitalized
 
 FEED_ROLES = ("owner", "inspector")
-OPEN_INSPECTIONS = ("scheduled", "in_progress")
 SUMMARIES = {
     "apply_by": N_("Solicitar inspección de {kind}: {vessel}"),
     "valid_until": N_("Vence el certificado de {kind}: {vessel}"),

@@ -26,6 +26,7 @@ ITINERARY_CATEGORIES = ("A", "B", "C", "D")  # Código de Navegación art. 23: w
 PRACTICAJE = ("unset", "none", "to_angostura", "beyond_angostura", "fixed_itinerary")
 KINDS = ("navegabilidad", "seguridad")
 INSPECTION_STATUSES = ("scheduled", "in_progress", "submitted", "interrupted", "cancelled")
+OPEN_INSPECTIONS = ("scheduled", "in_progress")  # on the calendar: still to be done aboard
 OUTCOMES = ("passed", "passed_with_observations", "failed")
 RESULTS = ("pass", "fail", "not_applicable")
 ACTIONS = ("rectified", "before_departure", "within_14_days", "next_port", "detained")

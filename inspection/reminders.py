@@ -28,7 +28,8 @@ from .clock import local_date_at
 from .cycle import KINDS, add_months, apply_by, assess_application
 from .extensions import db
 from .legal_terms import application_months
-from .models import Application, Certificate, Deficiency, Detention, FineAssessment, Inspection, Owner, User, Vessel
+from .models import (OPEN_INSPECTIONS, Application, Certificate, Deficiency, Detention, FineAssessment, Inspection,
+                     Owner, User, Vessel)
 from .mail import MailSettings
 from .messages import Msg
 from .notices import Draft, deliver_notices, record_notices
@@ -37,7 +38,6 @@ from .vessels import particulars_of
 APPLY_BY_DAYS = (30, 7)  # the reminders before apply_by (a service, not a figure of the law)
 DEFICIENCY_DAYS = 3
 OPEN_APPLICATIONS = ("pending", "scheduled")
-OPEN_INSPECTIONS = ("scheduled", "in_progress")
 
 
 # --- the rules: dates in, a notice kind (or None) out -----------------------------------------------

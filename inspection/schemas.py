@@ -971,6 +971,14 @@ class PendingApplicationSchema(BaseSchema):
     kind = fields.String()
 
 
+class PlannedInspectionSchema(BaseSchema):
+    """An inspection already on the calendar (scheduled or in progress): nothing to apply for."""
+
+    id = fields.Integer()
+    kind = fields.String()
+    scheduled_on = fields.Date()
+
+
 class FleetFeeSchema(BaseSchema):
     """The fee total (arts. 209, 233) of an inspection scheduled, or applied for and not yet scheduled."""
 
@@ -1001,6 +1009,7 @@ class FleetVesselSchema(BaseSchema):
     next_inspection = fields.Nested(NextInspectionSchema, allow_none=True)
     open_deficiencies = fields.List(fields.Nested(FleetDeficiencySchema))
     pending_applications = fields.List(fields.Nested(PendingApplicationSchema))
+    planned_inspections = fields.List(fields.Nested(PlannedInspectionSchema))
     earliest_due_on = fields.Date(allow_none=True, metadata={
         "description": "Próxima fecha en que el armador debe actuar: solicitud (art. 222) o deficiencia"})
     fees = fields.List(fields.Nested(FleetFeeSchema))

@@ -112,6 +112,8 @@ def test_the_fleet_page_shows_fines_owed_fees_and_the_scheduled_inspection(certi
     assert "Aranceles · Navegabilidad (programada; arts. 209, 233)" in page
     assert "Navegabilidad: programada el 25 may. 2027 en Pilar" in page
     assert "Solicitud de seguridad pendiente" in page
+    assert "Inspección de navegabilidad programada: 25 may. 2027" in page  # not a second request for it
+    assert "Solicitar inspección: navegabilidad" not in page
     english = text(client.get("/flota?lang=en"))
     assert "Fine · Ley 928/1927, art. 225" in english and "1,000.00" in english
     assert "Application filed after April 30, 2027" in english
