@@ -184,8 +184,9 @@ def _interrupt(admin, inspector, vessel, kind, now, today, answered: int, reason
 
 
 def seed_activity(now, today) -> None:
-    """Two certificates (one with an observation), an interrupted inspection, and the inspector's agenda
-    (the interrupted one again today, another in five days) to try on the tablet."""
+    """Certificates today (one with an observation) and from months ago, so the fleets show every state
+    (up to date, inside the application window, expired, never issued), an interrupted inspection, and the
+    inspector's agenda (the interrupted one again today, another in five days) to try on the tablet."""
     from datetime import timedelta
 
     from .inspections import schedule_inspection
@@ -195,7 +196,14 @@ def seed_activity(now, today) -> None:
     inspector = db.session.scalar(db.select(User).filter_by(username="inspector"))
     vessels = {v.registration: v for v in db.session.scalars(db.select(Vessel))}
     _inspect(admin, inspector, vessels["PY-1002"], "seguridad", now, today)
+    _inspect(admin, inspector, vessels["PY-1002"], "navegabilidad", now, today)
     _inspect(admin, inspector, vessels["PY-1003"], "seguridad", now, today, fail=("seg.hoses.weekly",))
+    # Months ago: certificates now inside their application window (art. 222) or expired (art. 225).
+    for registration, kind, days_ago in (("PY-1003", "navegabilidad", 340), ("PY-1004", "seguridad", 200),
+                                         ("PY-1004", "navegabilidad", 200), ("PY-2001", "navegabilidad", 60),
+                                         ("PY-2004", "seguridad", 170), ("PY-2004", "navegabilidad", 100)):
+        _inspect(admin, inspector, vessels[registration], kind, now - timedelta(days=days_ago),
+                 today - timedelta(days=days_ago))
     _interrupt(admin, inspector, vessels["PY-2001"], "seguridad", now, today, 5,
                "Tormenta en el puerto: el buque volvió a amarrar antes de terminar la inspección.")
     schedule_inspection(admin, vessels["PY-2001"], "seguridad", inspector, today, "Asunción", today)

@@ -80,7 +80,12 @@ def test_demo_seeds_only_an_empty_database(tmp_path):
         assert {v.service for v in vessels} >= {"passenger", "cargo", "tug"}
         assert {u.username for u in db.session.scalars(db.select(User))} == {"admin", "inspector", "owner", "police"}
         inspections = db.session.scalars(db.select(Inspection)).all()
-        assert sorted(i.status for i in inspections) == ["interrupted", "scheduled", "scheduled", "submitted", "submitted"]
+        assert sorted(i.status for i in inspections) == ["interrupted", "scheduled", "scheduled"] + ["submitted"] * 9
+        from inspection.applications import fleet_of
+        from inspection.clock import office_today
+        owner = db.session.scalar(db.select(User).filter_by(username="owner"))
+        states = {entry["registration"]: entry["state"] for entry in fleet_of(owner, office_today())}
+        assert states == {"PY-1001": "missing", "PY-1002": "ok", "PY-1003": "due_soon", "PY-1004": "overdue"}
         for inspection in inspections:
             answered = {a.item_id for a in db.session.scalars(db.select(Answer).filter_by(inspection_id=inspection.id))}
             if inspection.status == "submitted":  # closed only with every item answered

@@ -218,7 +218,9 @@ def test_the_demo_command_dates_its_records_in_asuncion(tmp_path, set_clock):
     with app.app_context():
         db.create_all()
         assert app.test_cli_runner().invoke(args=["demo"]).exit_code == 0
-        assert {c.issued_on for c in db.session.scalars(db.select(Certificate))} == {date(2026, 11, 30)}
+        issued = {c.issued_on for c in db.session.scalars(db.select(Certificate))}
+        # today's inspections, and those of 60 to 340 days before, all counted from Asunción's 30 November
+        assert issued == {date(2026, 11, 30) - timedelta(days=d) for d in (0, 60, 100, 170, 200, 340)}
         agenda = db.session.scalars(db.select(Inspection).filter_by(status="scheduled")).all()
         assert sorted(i.scheduled_on for i in agenda) == [date(2026, 11, 30), date(2026, 12, 5)]
         db.session.remove()
