@@ -11,6 +11,7 @@ from decimal import Decimal
 
 import pytest
 
+from inspection.applications import apply_for_inspection
 from inspection.extensions import db
 from inspection.models import Application, AuditEvent, Certificate, Inspection
 from inspection.planning import assign_application
@@ -197,3 +198,32 @@ def test_a_late_hull_application_pays_the_fee_twice_and_the_configured_fine_unti
     event = db.session.scalar(db.select(AuditEvent).filter_by(action="fine.waived"))
     assert (event.user_id, event.entity_id, event.details["reason"]) == (staff["admin"].id, str(late_hull["id"]),
                                                                           reason["reason"])
+
+
+def test_never_applied_before_expiry_the_swept_fine_is_owed_on_the_renewing_inspection(cycle, client, set_clock):
+    """Art. 225 "o no la solicitase antes del vencimiento": the daily run fines the expired certificate once; the
+    application filed after it adds no second fine, and the inspection that renews the certificate bills it."""
+    vessel, send, at = cycle["vessel"], cycle["send"], cycle["at"]
+    expired_on = VALID_UNTIL + timedelta(days=1)
+    assert "1 multas aplicadas" in send(expired_on)
+    assert "0 multas aplicadas" in send(expired_on)  # "por cada vencimiento": once
+    subjects_sent = subjects(cycle["inbox"], "flota@armador.test")
+    assert sorted(s.removeprefix(f"{vessel.name}: ") for s in subjects_sent) == sorted([
+        "venció el certificado de seguridad", "multa por no solicitar a tiempo la inspección de seguridad"])
+    [entry] = client.get("/api/v1/fleet", headers=at(expired_on, cycle["owner_user"])).json["items"]
+    assert entry["state"] == "overdue"
+    [swept] = entry["fines"]
+    assert (swept["article"], swept["amount"]) == ("225", "1000.00")
+
+    applied_on = date(2027, 6, 3)
+    application = apply_for_inspection(cycle["owner_user"], vessel, "seguridad", "Asunción", applied_on, applied_on)
+    assert (application.late, application.fines) == (True, [])  # already fined for this expiry
+    inspection = assign_application(cycle["admin"], application, cycle["inspector"], applied_on, "Asunción",
+                                    applied_on)
+    db.session.commit()
+    set_clock(noon(applied_on))
+    renewed = pass_and_close(inspection, cycle["inspector"], noon(applied_on), applied_on)["certificate"]
+    assert renewed.valid_until == date(2027, 12, 3)
+    fees = client.get(f"/api/v1/inspections/{inspection.id}/fees", headers=at(applied_on, cycle["owner_user"])).json
+    assert [(f["id"], f["article"], f["waived_at"]) for f in fees["fines"]] == [(swept["id"], "225", None)]
+    assert Decimal(fees["owed"]) == Decimal(200) + Decimal(1000)
