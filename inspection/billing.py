@@ -1,6 +1,8 @@
 """What an inspection costs its owner, from the particulars it was (or will be) inspected with."""
 from decimal import Decimal
 
+from sqlalchemy import and_, or_
+
 from .extensions import db
 from .fees import fee_statement, inspection_fees
 from .models import Application, FineAssessment, Inspection
@@ -27,10 +29,15 @@ def fine_json(fine, lang: str) -> dict:
 
 
 def fines_of(inspection: Inspection) -> list[FineAssessment]:
-    """The fines assessed on the applications this inspection answered (arts. 204, 225), oldest first."""
-    return db.session.scalars(db.select(FineAssessment).join(Application, Application.id == FineAssessment.application_id)
-                              .where(Application.inspection_id == inspection.id)
-                              .order_by(FineAssessment.id)).all()
+    """The fines this inspection bills, oldest first: those assessed on the applications it answered (arts. 204,
+    225), and art. 225's fine that the daily run assessed on the expired certificate those applications renew
+    ("o no la solicitase antes del vencimiento": no application carries it)."""
+    answered = db.select(Application.id).where(Application.inspection_id == inspection.id)
+    renewed = db.select(Application.certificate_id).where(Application.inspection_id == inspection.id)
+    return db.session.scalars(db.select(FineAssessment).where(or_(
+        FineAssessment.application_id.in_(answered),
+        and_(FineAssessment.application_id.is_(None), FineAssessment.certificate_id.in_(renewed))))
+        .order_by(FineAssessment.id)).all()
 
 
 def charges_of(inspection: Inspection, lang: str) -> dict:

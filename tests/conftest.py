@@ -3,8 +3,10 @@
 Builders return functions (`make_vessel(**overrides)`) so each test states only what matters to it.
 """
 import os
+import socket
 from datetime import date, datetime, timezone
 from decimal import Decimal
+from email import message_from_bytes, policy
 from itertools import count
 
 import pytest
@@ -316,37 +318,78 @@ CERTIFIED_AT = datetime(2026, 11, 30, 15, 0, tzinfo=timezone.utc)
 CERTIFIED_ON = date(2026, 11, 30)  # a seguridad certificate then runs to 30 May 2027 (art. 211)
 
 
-@pytest.fixture
-def certify(staff):
-    """certify(vessel, kind): a passed inspection closed on 30 Nov 2026 and its certificate (the operations)."""
+def pass_and_close(inspection, inspector, at, on):
+    """Start a scheduled inspection at `at`, pass every item (photos where evidence is required) and close it on
+    `on` with both signatures, through the operations; returns close_inspection's result (its certificate)."""
     import uuid
 
     from inspection.clock import office_zone
     from inspection.closing import close_inspection
-    from inspection.inspections import add_photo, record_answer, schedule_inspection, start_inspection
+    from inspection.inspections import add_photo, record_answer, start_inspection
     from inspection.keys import signer
     from inspection.media import media_storage, photo_limits
     from inspection.office import current_office
     from inspection.photos import process_photo
     from tests.media_samples import encode, noisy_image, signature_images
 
+    start_inspection(inspector, inspection, at)
+    for n, item in enumerate(inspection.items):
+        record_answer(inspector, inspection, item["id"], {
+            "client_id": str(uuid.uuid4()), "result": "pass", "observed": item["required"], "note": "",
+            "recorded_at": at, "photos": [], "action": None}, at)
+        if item["evidence_required"]:
+            jpeg = encode(noisy_image((16, 12), seed=inspection.vessel_id * 100 + n), "JPEG", quality=60)
+            add_photo(inspector, inspection, item["id"], str(uuid.uuid4()), process_photo(jpeg, photo_limits()),
+                      media_storage(), at, None, None, at)
+    result = close_inspection(inspector, inspection, {"client_id": str(uuid.uuid4()), "signature": "Insp.",
+                                                      "master_name": "Cap.", "signatures": signature_images()},
+                              current_office(), signer(current_office(), at), on, at, media_storage(), office_zone())
+    _db.session.commit()
+    return result
+
+
+@pytest.fixture
+def certify(staff):
+    """certify(vessel, kind): a passed inspection closed on 30 Nov 2026 and its certificate (the operations)."""
+    from inspection.inspections import schedule_inspection
+
     def run(vessel, kind="seguridad"):
         admin, inspector = staff["admin"], staff["inspector"]
         inspection = schedule_inspection(admin, vessel, kind, inspector, CERTIFIED_ON, "Asunción", CERTIFIED_ON)
-        start_inspection(inspector, inspection, CERTIFIED_AT)
-        for n, item in enumerate(inspection.items):
-            record_answer(inspector, inspection, item["id"], {
-                "client_id": str(uuid.uuid4()), "result": "pass", "observed": item["required"], "note": "",
-                "recorded_at": CERTIFIED_AT, "photos": [], "action": None}, CERTIFIED_AT)
-            if item["evidence_required"]:
-                jpeg = encode(noisy_image((16, 12), seed=vessel.id * 100 + n), "JPEG", quality=60)
-                add_photo(inspector, inspection, item["id"], str(uuid.uuid4()), process_photo(jpeg, photo_limits()),
-                          media_storage(), CERTIFIED_AT, None, None, CERTIFIED_AT)
-        result = close_inspection(inspector, inspection, {"client_id": str(uuid.uuid4()), "signature": "Insp.",
-                                                          "master_name": "Cap.", "signatures": signature_images()},
-                                  current_office(), signer(current_office(), CERTIFIED_AT), CERTIFIED_ON,
-                                  CERTIFIED_AT, media_storage(), office_zone())
-        _db.session.commit()
-        return result["certificate"]
+        return pass_and_close(inspection, inspector, CERTIFIED_AT, CERTIFIED_ON)["certificate"]
 
     return run
+
+
+class Inbox:
+    """aiosmtpd handler: every message received, as (envelope recipients, parsed message)."""
+
+    def __init__(self):
+        self.messages = []
+
+    async def handle_DATA(self, server, session, envelope):
+        self.messages.append((list(envelope.rcpt_tos), message_from_bytes(envelope.content, policy=policy.default)))
+        return "250 OK"
+
+
+def free_port() -> int:
+    """A loopback port nothing listens on (yet)."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@pytest.fixture
+def smtp():
+    """A real SMTP server on a free loopback port; yields (settings, inbox)."""
+    from aiosmtpd.controller import Controller
+
+    from inspection.mail import MailSettings
+
+    inbox, port = Inbox(), free_port()
+    controller = Controller(inbox, hostname="127.0.0.1", port=port)
+    controller.start()
+    try:
+        yield MailSettings("127.0.0.1", port, "avisos@baliza.test", timeout=5), inbox
+    finally:
+        controller.stop()

@@ -3,13 +3,10 @@
 Fixed dates: the seguridad certificate of 30 Nov 2026 runs to 30 May 2027 and is applied for by 30 Apr
 2027 (arts. 211, 222); the reminders fall on 31 Mar (30 days) and 23 Apr (7 days), expiry on 31 May.
 """
-import socket
 import threading
 from datetime import date, datetime, timedelta, timezone
-from email import message_from_bytes, policy
 
 import pytest
-from aiosmtpd.controller import Controller
 
 from inspection.applications import apply_for_inspection, waive_fine
 from inspection.clock import office_zone
@@ -18,40 +15,11 @@ from inspection.inspections import schedule_inspection
 from inspection.mail import MailSettings
 from inspection.models import FineAssessment, Notice
 from inspection.reminders import apply_by_kind, deficiency_due, expiry_due, run_reminders, sweep_fines
-from tests.conftest import TEST_DATABASE_URL
+from tests.conftest import TEST_DATABASE_URL, free_port
 
 APPLY_BY, VALID_UNTIL = date(2027, 4, 30), date(2027, 5, 30)
 NOW = datetime(2027, 3, 31, 11, 0, tzinfo=timezone.utc)
 URL = "https://baliza.test"
-
-
-class Inbox:
-    """aiosmtpd handler: every message received, as (envelope recipients, parsed message)."""
-
-    def __init__(self):
-        self.messages = []
-
-    async def handle_DATA(self, server, session, envelope):
-        self.messages.append((list(envelope.rcpt_tos), message_from_bytes(envelope.content, policy=policy.default)))
-        return "250 OK"
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-@pytest.fixture
-def smtp():
-    """A real SMTP server on a free loopback port; yields (settings, inbox)."""
-    inbox, port = Inbox(), free_port()
-    controller = Controller(inbox, hostname="127.0.0.1", port=port)
-    controller.start()
-    try:
-        yield MailSettings("127.0.0.1", port, "avisos@baliza.test", timeout=5), inbox
-    finally:
-        controller.stop()
 
 
 @pytest.fixture

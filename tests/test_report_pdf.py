@@ -156,7 +156,15 @@ def test_a_346_t_hull_pays_the_last_row_and_the_excess_per_ton(people, make_vess
     assert (last["min_tons"], last["max_tons"]) == (201, 250)
     tons = 347 - excess["above_tons"]  # 97
     first, cl = last["amount"] + tons * excess["rate"], last["amount_cl"] + tons * excess["rate_cl"]  # 447, 1347
-    text = flat(pdf_text(login_as(people["owner"]).get(f"/inspecciones/{inspection.id}/aranceles.pdf").data))
+    client = login_as(people["owner"])
+    fees = client.get(f"/api/v1/inspections/{inspection.id}/fees").json
+    assert [(line["source"], line["article"], line["quantity"],
+             *map(Decimal, (line["amount"], line["amount_first"], line["amount_cl"]))) for line in fees["lines"]] == [
+        ("Ley 928/1927", "209", 1, last["amount_cl"], last["amount"], last["amount_cl"]),
+        ("Ley 928/1927", "209", tons, tons * excess["rate_cl"], tons * excess["rate"], tons * excess["rate_cl"])]
+    assert [line["description"] for line in fees["lines"]][0] == last["text"]
+    assert Decimal(fees["total"]) == Decimal(fees["owed"]) == cl and fees["fines"] == []
+    text = flat(pdf_text(client.get(f"/inspecciones/{inspection.id}/aranceles.pdf").data))
     assert f"{last['text']} 1 350,00 1.250,00" in text
     assert f"{excess['text']} 97 97,00 97,00" in text
     assert f"Total {first},00 {cl // 1000}.{cl % 1000:03d},00" in text  # "Total 447,00 1.347,00"
