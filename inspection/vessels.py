@@ -8,6 +8,7 @@ from .exceptions import Conflict, Invalid
 from .extensions import db
 from .messages import Msg
 from .models import Owner, Vessel
+from .needs import decided_needs
 from .tonnage import gross_tonnage
 
 SELF_PROPELLED = ("steam", "motor")
@@ -111,6 +112,8 @@ def _apply(vessel: Vessel, values: dict) -> Vessel:
     vessel.gross_tonnage = gross_tonnage(
         vessel.length_m, vessel.beam_m, vessel.girth_m, vessel.hull_material
     ).quantize(Decimal("0.000001"))
+    for column, value in decided_needs(particulars_of(vessel)).items():  # stored with the particulars, in step
+        setattr(vessel, column, value)
     return vessel
 
 
