@@ -20,6 +20,8 @@ import sys
 import tempfile
 import time
 import uuid
+from types import SimpleNamespace
+from urllib.parse import urlsplit
 from datetime import date, datetime, time as day_time, timedelta, timezone
 from decimal import Decimal
 from pathlib import Path
@@ -34,16 +36,27 @@ PASSWORD = "bench-scale-password"
 INSPECTORS = 20
 OWNERS = 500
 BATCH = 5_000
-# The pages and lists of issue 11, as (name, path, how to sign in). A row whose path the app does not
-# route is skipped, so the owner's fleet page, the planning board and the rest join by adding a row.
+BIG_FLEET = 10  # owner 1 (the "armador" user) owns every 10th vessel: 500 of 5,000
+# The pages and lists of issue 11, as (name, path, who asks, how). Who: "admin" or "owner" (the armador
+# with the big fleet); how: "session" (a page), "bearer" (the API) or "feed" (the path is the caller's
+# private .ics URL, no sign-in). A row whose path the app does not route is skipped.
 PAGES = [
-    ("fleet API", "/api/v1/fleet?per_page=50", "bearer"),
-    ("applications API", "/api/v1/applications?per_page=50", "bearer"),
-    ("dashboard", "/tablero", "session"),
-    ("certificate list", "/certificados", "session"),
-    ("inspection list", "/inspecciones", "session"),
-    ("owner fleet page", "/flota", "session"),
-    ("planning board", "/planificacion", "session"),
+    ("owner fleet page", "/flota", "owner", "session"),
+    ("fleet page (admin)", "/flota", "admin", "session"),
+    ("applications", "/solicitudes", "admin", "session"),
+    ("applications (owner)", "/solicitudes", "owner", "session"),
+    ("new application (admin)", "/solicitudes/nueva", "admin", "session"),
+    ("new application (owner)", "/solicitudes/nueva", "owner", "session"),
+    ("planning board", "/planificacion", "admin", "session"),
+    ("notices", "/avisos", "owner", "session"),
+    ("fleet API (owner)", "/api/v1/fleet?per_page=50", "owner", "bearer"),
+    ("fleet API", "/api/v1/fleet?per_page=50", "admin", "bearer"),
+    ("applications API", "/api/v1/applications?per_page=50", "admin", "bearer"),
+    ("dashboard", "/tablero", "admin", "session"),
+    ("certificate list", "/certificados", "admin", "session"),
+    ("inspection list", "/inspecciones", "admin", "session"),
+    ("calendar API", "/api/v1/calendar", "owner", "bearer"),
+    ("calendar feed (owner)", "/calendario/<int:user_id>/<secret>.ics", "owner", "feed"),
 ]
 DESIGNS = [  # propulsion, service, boilers, hull: a mixed river fleet (sail and rowing craft need less, arts. 210-211)
     ("motor", "cargo", 0, "iron"), ("motor", "passenger", 0, "steel"), ("motor", "tug", 0, "iron"),
@@ -51,6 +64,7 @@ DESIGNS = [  # propulsion, service, boilers, hull: a mixed river fleet (sail and
     ("rowing", "work", 0, "wood"), ("motor", "tanker", 0, "steel"),
 ]
 ITEMS = [f"seg.bench.{n:02d}" for n in range(30)]  # answers carry item ids; a few real ones fail too
+KINDS_ = ("seguridad", "navegabilidad")
 FAILING = ["seg.machinery.condition", "seg.machinery.running", "nav.hull.condition", "seg.machinery.spares"]
 
 
@@ -71,9 +85,11 @@ def seed(config: dict, vessels: int, inspections: int, answered: int, seed_: int
     from app import create_app
     from inspection.auth import hash_password
     from inspection.extensions import db
-    from inspection.models import (Answer, Application, Certificate, Deficiency, Inspection, Owner, SigningKey,
-                                   User, Vessel, utcnow)
+    from inspection.models import (Answer, Application, Certificate, Deficiency, FineAssessment, Inspection, Notice,
+                                   Owner, SigningKey, User, Vessel, utcnow)
+    from inspection.needs import decided_needs
     from inspection.tonnage import gross_tonnage
+    from inspection.vessels import particulars_of
     from inspection.vessels import registration_key
 
     started = time.perf_counter()
@@ -101,13 +117,15 @@ def seed(config: dict, vessels: int, inspections: int, answered: int, seed_: int
             registration = f"PY-E{n:05d}"
             vessel_rows.append({
                 "id": n + 1, "registration": registration, "registration_key": registration_key(registration),
-                "name": f"Buque Escala {n}", "owner_id": n % OWNERS + 1, "flag": "national", "home_port": "Asunción",
+                "name": f"Buque Escala {n}", "owner_id": 1 if n % BIG_FLEET == 0 else 2 + n % (OWNERS - 1), "flag": "national", "home_port": "Asunción",
                 "propulsion": propulsion, "service": service, "hull_material": hull, "length_m": length,
                 "beam_m": beam, "girth_m": girth, "gross_tonnage": gross_tonnage(length, beam, girth, hull),
                 "crew": 2 + n % 8, "max_passengers": 50 if service == "passenger" else 0, "cabins": 0,
                 "fire_hydrants": 1, "holds": 1, "boilers": boilers, "steam_launch": False, "boats": 1,
                 "cooking": "galley", "hot_climate": bool(n % 2), "flammable_cargo_kg": 0,
                 "itinerary_category": "B", "practicaje": "none", "created_at": now, "updated_at": now})
+        for row in vessel_rows:  # what create_vessel stores with the particulars (needs.py)
+            row.update(decided_needs(particulars_of(SimpleNamespace(cabotage_permit=None, **row))))
         bulk(Vessel, vessel_rows)
         # Inspections: per vessel, alternately seguridad and navegabilidad, six months apart backwards from
         # about today; the newest of each vessel is still scheduled, the rest submitted (a few failed).
@@ -165,12 +183,45 @@ def seed(config: dict, vessels: int, inspections: int, answered: int, seed_: int
                         "status": "closed" if rng.random() < 0.7 else "open"})
         bulk(Answer, answer_rows)
         bulk(Deficiency, deficiency_rows)
-        bulk(Application, [{"vessel_id": v + 1, "kind": "seguridad", "port": "Asunción",
-                            "preferred_on": TODAY + timedelta(days=10), "applied_on": TODAY - timedelta(days=v % 20),
-                            "applied_by_id": 2, "status": "pending", "late": v % 7 == 0, "created_at": now}
-                           for v in range(0, vessels, 10)])
+        # Pending applications for every 7th vessel (some of the big fleet's among them); every 3rd filed
+        # late, with the hull fine of art. 204 (a few waived); and the armador's notices, half read.
+        current = {(r["vessel_id"], r["kind"]): r for r in certificate_rows if r["superseded_by_id"] is None}
+        application_rows, fine_rows, notice_rows = [], [], []
+        for n, v in enumerate(range(0, vessels, 7)):
+            kind = KINDS_[n % 2]
+            certificate = current.get((v + 1, kind))
+            late = n % 3 == 0
+            application_rows.append({
+                "id": n + 1, "vessel_id": v + 1, "kind": kind, "port": "Asunción",
+                "preferred_on": TODAY + timedelta(days=10), "applied_on": TODAY - timedelta(days=n % 20),
+                "applied_by_id": 2 if v % BIG_FLEET == 0 else 1, "status": "pending", "late": late,
+                "certificate_id": certificate["id"] if certificate else None,
+                "apply_by": certificate["valid_until"] - timedelta(days=30) if certificate else None, "created_at": now})
+            if late and certificate:
+                fine_rows.append({
+                    "application_id": n + 1, "vessel_id": v + 1, "certificate_id": certificate["id"],
+                    "code": "late_hull" if kind == "navegabilidad" else "late_application", "source": "Ley 928/1927",
+                    "article": "204" if kind == "navegabilidad" else "225", "amount": Decimal("1000.00"),
+                    "reason_es": "Solicitud fuera de plazo", "reason_en": "Application filed late",
+                    "assessed_on": TODAY - timedelta(days=n % 20),
+                    "waived_at": now if n % 10 == 0 else None, "waived_by_id": 1 if n % 10 == 0 else None,
+                    "waived_reason": "Error de la oficina" if n % 10 == 0 else None})
+        bulk(Application, application_rows)
+        bulk(FineAssessment, fine_rows)
+        for n, row in enumerate(r for r in certificate_rows if r["superseded_by_id"] is None
+                                and (r["vessel_id"] - 1) % BIG_FLEET == 0):
+            notice_rows.append({
+                "user_id": 2, "kind": "apply_by_30", "subject_id": row["id"], "due_on": row["valid_until"],
+                "vessel_id": row["vessel_id"], "created_on": TODAY - timedelta(days=n % 30), "created_at": now,
+                "attempts": 0, "read_at": now if n % 2 else None,
+                "params": {"vessel": f"Buque Escala {row['vessel_id'] - 1}", "registration": f"PY-E{row['vessel_id'] - 1:05d}",
+                           "kind": row["kind"], "number": row["number"], "days": 30,
+                           "valid_until_on": row["valid_until"].isoformat(),
+                           "apply_by_on": (row["valid_until"] - timedelta(days=30)).isoformat(),
+                           "articles": row["kind"]}})
+        bulk(Notice, notice_rows)
         if db.engine.dialect.name == "postgresql":  # explicit ids: move the sequences past them
-            for table in ("owners", "users", "vessels", "inspections", "certificates"):
+            for table in ("owners", "users", "vessels", "inspections", "certificates", "applications"):
                 db.session.execute(db.text(f"SELECT setval(pg_get_serial_sequence('{table}', 'id'), "
                                            f"(SELECT COALESCE(MAX(id), 1) FROM {table}))"))
         db.session.commit()
@@ -178,7 +229,8 @@ def seed(config: dict, vessels: int, inspections: int, answered: int, seed_: int
         db.session.commit()
         counts = {"vessels": len(vessel_rows), "inspections": len(inspection_rows),
                   "certificates": len(certificate_rows), "answers": len(answer_rows),
-                  "deficiencies": len(deficiency_rows), "seconds": round(time.perf_counter() - started, 1)}
+                  "deficiencies": len(deficiency_rows), "applications": len(application_rows),
+                  "fines": len(fine_rows), "notices": len(notice_rows), "seconds": round(time.perf_counter() - started, 1)}
         db.session.remove()
         db.engine.dispose()
     return counts
@@ -202,38 +254,45 @@ def measure(config: dict, requests: int, pages=PAGES) -> list[dict]:
     app = create_app({**config, "WTF_CSRF_ENABLED": False})
     hello_client = hello.test_client()
     with app.app_context():
-        routed = {rule.rule for rule in app.url_map.iter_rules()}
-        pages = [p for p in pages if p[1].split("?")[0] in routed]
-        session = app.test_client()
-        assert session.post("/login", data={"username": "admin", "password": PASSWORD}).status_code == 302
-        api = app.test_client()
-        token = api.post("/api/v1/auth/token", json={"username": "admin", "password": PASSWORD}).json["token"]
-        bearer = {"Authorization": f"Bearer {token}"}
-        statements: list[int] = []
-        event.listen(db.engine, "before_cursor_execute", lambda *a: statements.append(1))
+        engine = db.engine
+    # no app context held around the requests: each pushes its own, so `g` (the signed-in user) is per request
+    routed = {rule.rule for rule in app.url_map.iter_rules()}
+    pages = [p for p in pages if p[1].split("?")[0] in routed]
+    sessions, bearers = {}, {}
+    for who, username in (("admin", "admin"), ("owner", "armador")):
+        sessions[who] = app.test_client()
+        assert sessions[who].post("/login", data={"username": username, "password": PASSWORD}).status_code == 302
+        token = app.test_client().post("/api/v1/auth/token",
+                                       json={"username": username, "password": PASSWORD}).json["token"]
+        bearers[who] = {"Authorization": f"Bearer {token}"}
+    api = app.test_client()
+    statements: list[int] = []
+    event.listen(engine, "before_cursor_execute", lambda *a: statements.append(1))
 
-        def timed(call) -> tuple[float, int]:
-            statements.clear()
-            start = time.perf_counter()
-            response = call()
-            elapsed = (time.perf_counter() - start) * 1000
-            if response.status_code != 200:
-                raise SystemExit(f"{response.request.path}: {response.status_code} {response.get_data(as_text=True)[:300]}")
-            return elapsed, len(statements)
+    def timed(call) -> tuple[float, int]:
+        statements.clear()
+        start = time.perf_counter()
+        response = call()
+        elapsed = (time.perf_counter() - start) * 1000
+        if response.status_code != 200:
+            raise SystemExit(f"{response.request.path}: {response.status_code} {response.get_data(as_text=True)[:300]}")
+        return elapsed, len(statements)
 
-        runs = {"hello (baseline)": lambda: hello_client.get("/")}
-        for name, path, how in pages:
-            client = session if how == "session" else api
-            runs[name] = (lambda c=client, p=path, h=(bearer if how == "bearer" else {}): c.get(p, headers=h))
-        for run in runs.values():  # warm: templates compiled, catalog loaded, statements cached
-            run()
-        samples = {name: [] for name in runs}
-        queries = {name: 0 for name in runs}
-        for _ in range(requests):  # interleaved, so drift hits every page alike
-            for name, run in runs.items():
-                ms, n = timed(run)
-                samples[name].append(ms)
-                queries[name] = max(queries[name], n)
+    runs = {"hello (baseline)": lambda: hello_client.get("/")}
+    for name, path, who, how in pages:
+        if how == "feed":  # the caller's private URL, as GET /api/v1/calendar gives it
+            path = urlsplit(api.get("/api/v1/calendar", headers=bearers[who]).json["url"]).path
+        client, headers = (sessions[who], {}) if how == "session" else (api, bearers.get(who) if how == "bearer" else {})
+        runs[name] = (lambda c=client, p=path, h=headers: c.get(p, headers=h))
+    for run in runs.values():  # warm: templates compiled, catalog loaded, statements cached
+        run()
+    samples = {name: [] for name in runs}
+    queries = {name: 0 for name in runs}
+    for _ in range(requests):  # interleaved, so drift hits every page alike
+        for name, run in runs.items():
+            ms, n = timed(run)
+            samples[name].append(ms)
+            queries[name] = max(queries[name], n)
     base50, base90 = _percentile(samples["hello (baseline)"], 50), _percentile(samples["hello (baseline)"], 90)
     rows = []
     for name, values in samples.items():

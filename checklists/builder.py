@@ -1,5 +1,7 @@
 """Build a vessel's checklist (the api.md shape) and the catalog's coverage report."""
 
+import hashlib
+import json
 from collections.abc import Mapping
 
 from . import history
@@ -89,6 +91,21 @@ def exemption_particulars(checklist: Checklist) -> frozenset[str]:
         elif name in context.particulars:
             names.add(name)
     return frozenset(names)
+
+
+def exemption_basis(checklist: Checklist, settings: Mapping | None = None) -> str:
+    """A digest of all that decides "exempt": the exemptions' rules, the terms they reach, the defaults of the
+    particulars they read, and the settings. Equal digests decide every vessel alike (a stored decision holds)."""
+    context, reached, pending = checklist.context, {}, [n for e in checklist.exemptions for n in e.when.names]
+    while pending:
+        name = pending.pop()
+        if name not in reached and name in context.terms:
+            reached[name] = context.terms[name].rule.source
+            pending.extend(context.terms[name].rule.names)
+    basis = {"kind": checklist.kind, "when": [e.when.source for e in checklist.exemptions], "terms": reached,
+             "defaults": {name: repr(context.particulars[name].default) for name in exemption_particulars(checklist)},
+             "settings": resolve_settings(context, settings)}
+    return hashlib.sha256(json.dumps(basis, sort_keys=True, default=repr).encode()).hexdigest()[:16]
 
 
 def exemption_test(checklist: Checklist, settings: Mapping | None = None):

@@ -21,7 +21,6 @@ from .cycle import (
     Fine,
     apply_by,
     assess_application,
-    needed_kinds,
     next_inspection_window,
     vessel_state,
 )
@@ -31,7 +30,7 @@ from .fees import fee_statement, inspection_fees
 from .legal_terms import hull_late_fine
 from .messages import Msg
 from .models import OPEN_INSPECTIONS, Application, Certificate, Deficiency, FineAssessment, Inspection, User, Vessel
-from .vessel_checklists import is_exempt
+from .needs import needs_of, stored_needs
 from .vessels import particulars_of
 
 APPLICANTS = ("admin", "inspector", "owner")  # staff file on an owner's behalf at the counter
@@ -39,11 +38,6 @@ WAIVERS = ("admin",)  # a fine is the Prefectura's decision, like revoking a cer
 
 
 # --- what a vessel needs ---------------------------------------------------------------------------
-
-def needs_of(particulars: dict) -> tuple[str, ...]:
-    """The certificate kinds a vessel needs, as its checklists' exemptions say (arts. 210, 211)."""
-    return needed_kinds({kind: is_exempt(particulars, kind) for kind in KINDS})
-
 
 def current_certificate(vessel_id: int, kind: str) -> Certificate | None:
     """The vessel's certificate of `kind` that nothing has superseded (the one the next inspection renews)."""
@@ -258,7 +252,10 @@ def _latest_reports(ids: list[int]):
 
 
 def needs_cached(vessel: Vessel, cache: dict) -> tuple[str, ...]:
-    """needs_of, computed once per set of particulars in a fleet (sister ships share it)."""
+    """The vessel's stored needs (needs.py); when stale, needs_of, computed once per set of particulars."""
+    stored = stored_needs(vessel)
+    if stored is not None:
+        return stored
     particulars = particulars_of(vessel)
     key = tuple(sorted((name, str(value)) for name, value in particulars.items()
                        if name not in ("registration", "name", "owner_id", "home_port")))

@@ -1,4 +1,5 @@
-"""Command-line tools: `flask --app app users add`, `checklists check|freeze`, `reminders send`, `demo`."""
+"""Command-line tools: `flask --app app users add`, `checklists check|freeze`, `reminders send`, `vessels refresh-needs`,
+`demo`."""
 import sys
 
 import click
@@ -140,9 +141,25 @@ def send_reminders(today_text):
         sys.exit(1)  # cron mails the output; a systemd timer marks the unit failed
 
 
+vessels_cli = AppGroup("vessels", help="Registro de buques.")
+
+
+@vessels_cli.command("refresh-needs")
+def refresh_vessel_needs():
+    """Decide again which certificates each vessel needs where the stored answer predates the current exemption
+    rules or settings (run after changing checklists or CHECKLIST_SETTINGS; until then readers decide it live)."""
+    from .needs import refresh_needs
+    from .vessels import particulars_of
+
+    changed = refresh_needs(particulars_of)
+    db.session.commit()
+    click.echo(f"{changed} buques actualizados.")
+
+
 def register_commands(app: Flask) -> None:
     """Attach every command group to the app's CLI."""
     app.cli.add_command(users_cli)
     app.cli.add_command(reminders_cli)
     app.cli.add_command(demo_command)
     app.cli.add_command(checklists_cli)
+    app.cli.add_command(vessels_cli)

@@ -7,7 +7,7 @@ the office's date.
 
 - Share with valid certificates, per month end (the last 11 month ends and today): of the vessels
   needing a kind (not exempt: art. 210 for the hull, art. 211 for machinery, as the checklists'
-  exemptions decide), those with a certificate of that kind in force that day: issued on or before
+  exemptions decide, stored on the vessel by needs.py), those with a certificate of that kind in force that day: issued on or before
   it, valid until it or later (arts. 207, 211) and not revoked by then. A suspension is a present
   fact without a history (reinstating clears it), so it counts only in today's point.
 - Due and overdue: current certificates (not superseded, not revoked) that expire within the next
@@ -27,7 +27,7 @@ from checklists import exemption_particulars, load_catalog
 from .cycle import KINDS, add_months
 from .extensions import db
 from .models import Answer, Certificate, Inspection, User, Vessel
-from .vessel_checklists import exemption_for
+from .needs import COLUMNS, exemption_for, needs_basis
 
 MONTHS = 12
 HORIZONS = (30, 60, 90)
@@ -77,22 +77,32 @@ def fleet_validity(today: date, zone) -> list[SharePoint]:
     """The share of vessels needing each kind that held a certificate of it in force, per month end.
 
     One query per kind: per vessel, whether any certificate was in force at each month end (MAX over
-    CASE); then vessels grouped by the particulars that kind's exemptions read, with those flags summed.
-    Each group's need is decided once here, by the checklists' own exemptions.
+    CASE); then vessels grouped by their stored need of that kind (needs.py) and the flags summed. A
+    vessel whose stored need is stale (decided under other rules) is grouped instead by the particulars
+    that kind's exemptions read, and each such group decided here by the checklists' own exemptions.
     """
-    ends = month_ends(today)
+    ends, basis = month_ends(today), needs_basis()
     points = []
     for kind, columns in _exemption_columns().items():
-        vessel_cols = [getattr(Vessel, name) for name in columns]
         held = _held_per_vessel(kind, ends, today, zone)
+        fresh = Vessel.needs_basis == basis
+        # in a subquery, so PostgreSQL groups by the labels rather than CASEs with their own parameters
+        keyed = sa.select(Vessel.id, sa.case((fresh, getattr(Vessel, COLUMNS[kind]))).label("needs"),
+                          *[sa.case((fresh, None), else_=getattr(Vessel, name)).label(name) for name in columns]
+                          ).subquery("keyed")
+        group = [keyed.c.needs, *[keyed.c[name] for name in columns]]
         rows = db.session.execute(
-            sa.select(*vessel_cols, sa.func.count().label("n"),
+            sa.select(*group, sa.func.count().label("n"),
                       *[sa.func.coalesce(sa.func.sum(held.c[f"m{n}"]), 0) for n in range(len(ends))])
-            .select_from(Vessel).outerjoin(held, held.c.vessel_id == Vessel.id).group_by(*vessel_cols)).all()
-        needing, certified, width, exempt = 0, [0] * len(ends), len(columns), exemption_for(kind)
-        for row in rows:  # one row per distinct set of those particulars, not per vessel
-            particulars = {name: float(v) if isinstance(v, Decimal) else v for name, v in zip(columns, row)}
-            if not exempt(particulars):
+            .select_from(keyed).outerjoin(held, held.c.vessel_id == keyed.c.id).group_by(*group)).all()
+        needing, certified, width, exempt = 0, [0] * len(ends), len(group), exemption_for(kind)
+        for row in rows:  # two rows (needs it or not), plus one per distinct particulars of stale vessels
+            if row.needs is None:
+                particulars = {name: float(v) if isinstance(v, Decimal) else v for name, v in zip(columns, row[1:])}
+                needed = not exempt(particulars)
+            else:
+                needed = bool(row.needs)
+            if needed:
                 needing += row[width]
                 certified = [a + int(b) for a, b in zip(certified, row[width + 1:])]
         points += [SharePoint(kind, end, needing, certified[n]) for n, end in enumerate(ends)]

@@ -116,6 +116,12 @@ class Vessel(db.Model):
     itinerary_category: Mapped[str] = mapped_column(_enum("itinerary_category", ITINERARY_CATEGORIES), default="B")
     # How many pilots the vessel embarks on the Sección Sur del Río Paraguay (Decreto 6383 art. 1 b-e).
     practicaje: Mapped[str] = mapped_column(_enum("practicaje", PRACTICAJE), default="unset", server_default="unset")
+    # Whether it needs each certificate (its checklists' exemptions: arts. 210, 211), decided by needs.py when
+    # the particulars are written; `needs_basis` is the digest of the rules that decided it (None: undecided),
+    # so a change to those rules or settings makes the stored answer stale, never wrong.
+    needs_navegabilidad: Mapped[bool | None] = mapped_column()
+    needs_seguridad: Mapped[bool | None] = mapped_column()
+    needs_basis: Mapped[str | None] = mapped_column(sa.String(16))
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
     updated_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow, onupdate=utcnow)
 

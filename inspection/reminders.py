@@ -22,7 +22,7 @@ from zoneinfo import ZoneInfo
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import joinedload
 
-from .applications import needs_of
+from .applications import needs_cached
 from .audit import record_event
 from .clock import local_date_at
 from .cycle import KINDS, add_months, apply_by, assess_application
@@ -33,7 +33,6 @@ from .models import (OPEN_INSPECTIONS, Application, Certificate, Deficiency, Det
 from .mail import MailSettings
 from .messages import Msg
 from .notices import Draft, deliver_notices, record_notices
-from .vessels import particulars_of
 
 APPLY_BY_DAYS = (30, 7)  # the reminders before apply_by (a service, not a figure of the law)
 DEFICIENCY_DAYS = 3
@@ -90,7 +89,7 @@ def sweep_fines(today: date, now: datetime) -> list[FineAssessment]:
         .order_by(Certificate.id)).all()
     assessed = []
     for certificate in candidates:
-        if "seguridad" not in needs_of(particulars_of(certificate.vessel)):
+        if "seguridad" not in needs_cached(certificate.vessel, {}):
             continue  # exempt now (art. 211): nothing to renew
         _late, fines = assess_application("seguridad", today, certificate.valid_until)
         reason = Msg("No se solicitó la inspección antes del vencimiento del certificado N.º {number} el {until}; "
@@ -137,7 +136,7 @@ def _owner_drafts(today: date, zone: ZoneInfo) -> list[tuple[int, str, int, date
     for c in certificates:
         vessel = c.vessel
         if vessel.id not in needs:
-            needs[vessel.id] = needs_of(particulars_of(vessel))
+            needs[vessel.id] = needs_cached(vessel, {})
         params = {**_vessel_params(vessel), "kind": c.kind, "number": c.number,
                   "valid_until_on": c.valid_until.isoformat()}
         if c.suspended_at is not None and c.valid_until >= today:

@@ -1,9 +1,7 @@
 """The law's checklists applied to a vessel, with the interpretation settings of this installation."""
-from functools import lru_cache
-
 from flask import current_app
 
-from checklists import KINDS, article_coverage, build_checklist, checklist_versions, exemption_test, load_catalog
+from checklists import KINDS, article_coverage, build_checklist, checklist_versions, load_catalog
 
 from .exceptions import Invalid, NotFound
 from .messages import Msg
@@ -20,23 +18,6 @@ def checklist_for(particulars: dict, kind: str, lang: str = "es") -> dict:
         raise NotFound(Msg("No existe la lista de verificación {kind}.", kind=kind))
     settings = current_app.config.get("CHECKLIST_SETTINGS") or {}
     return build_checklist(load_catalog().get(kind), particulars, settings, lang)
-
-
-def is_exempt(particulars: dict, kind: str) -> bool:
-    """Whether an exemption of the `kind` checklist applies to these particulars (arts. 210, 211), items unbuilt."""
-    return exemption_for(kind)(particulars)
-
-
-def exemption_for(kind: str):
-    """is_exempt for one kind as a function of the particulars, for deciding many vessels in a row."""
-    settings = current_app.config.get("CHECKLIST_SETTINGS") or {}
-    return _exemption_test(kind, tuple(sorted(settings.items())))
-
-
-@lru_cache(maxsize=32)
-def _exemption_test(kind: str, settings: tuple):
-    """The compiled exemption test of a kind under these settings (the catalog is loaded once per process)."""
-    return exemption_test(load_catalog().get(kind), dict(settings))
 
 
 def law_coverage() -> dict:

@@ -8,6 +8,7 @@ from .exceptions import Conflict, Invalid
 from .extensions import db
 from .messages import Msg
 from .models import Owner, Vessel
+from .needs import decided_needs
 from .tonnage import gross_tonnage
 
 SELF_PROPELLED = ("steam", "motor")
@@ -111,6 +112,8 @@ def _apply(vessel: Vessel, values: dict) -> Vessel:
     vessel.gross_tonnage = gross_tonnage(
         vessel.length_m, vessel.beam_m, vessel.girth_m, vessel.hull_material
     ).quantize(Decimal("0.000001"))
+    for column, value in decided_needs(particulars_of(vessel)).items():  # stored with the particulars, in step
+        setattr(vessel, column, value)
     return vessel
 
 
@@ -157,6 +160,24 @@ def update_owner(owner: Owner, changes: dict) -> Owner:
         setattr(owner, field, value)
     db.session.flush()
     return owner
+
+
+LABEL_SEPARATOR = " · "  # "PY-1234 · Don Pedro": how a form shows a vessel, and what it may send back
+
+
+def vessel_label(vessel: Vessel) -> str:
+    """The registration and name, as forms show a vessel and accept it back."""
+    return f"{vessel.registration}{LABEL_SEPARATOR}{vessel.name}"
+
+
+def match_vessels(query, text: str, limit: int = 2) -> list[Vessel]:
+    """The vessels of `query` that typed text names: its exact registration (or a form's label) first, else
+    those whose registration or name contains it, at most `limit` (two tell "one" from "several")."""
+    registration = registration_key(text.split(LABEL_SEPARATOR)[0])
+    exact = db.session.scalars(query.where(Vessel.registration_key == registration).limit(1)).all()
+    if exact or not text.strip():
+        return exact
+    return db.session.scalars(filter_vessels(query, {"q": text}).order_by(Vessel.registration_key).limit(limit)).all()
 
 
 def filter_vessels(query, args: dict):

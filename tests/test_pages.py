@@ -54,6 +54,33 @@ def test_owner_pages_show_only_own_vessels(client, make_user, make_vessel):
     assert client.get("/buques/nuevo").status_code == 403
 
 
+@pytest.mark.parametrize("role, q, expected", [
+    ("owner", "Buque", ["Mío 0", "Mío 1"]),     # the owner's own only
+    ("admin", "Buque", ["Mío 0", "Mío 1", "Suyo"]),
+    ("admin", "suyo", ["Suyo"]),                 # any case, registration or name
+    ("admin", "  ", []),                         # nothing typed, nothing suggested
+    ("police", "Buque", None),                   # the forms it feeds are not theirs: 403
+])
+def test_vessel_search_suggests_from_ones_scope(client, make_user, make_vessel, role, q, expected):
+    owner = make_user("owner")
+    for n in range(2):
+        make_vessel(owner_id=owner.owner_id, name=f"Buque Mío {n}")
+    make_vessel(name="Buque Suyo")
+    login(client, owner if role == "owner" else make_user(role))
+    response = client.get(f"/buques/buscar?q={q}")
+    if expected is None:
+        assert response.status_code == 403
+        return
+    assert [item["label"].split(" · ")[1].removeprefix("Buque ") for item in response.json["items"]] == expected
+
+
+def test_vessel_search_suggests_ten_at_most(client, make_user, make_vessel):
+    for _ in range(12):
+        make_vessel()
+    login(client, make_user("admin"))
+    assert len(client.get("/buques/buscar?q=PY").json["items"]) == 10
+
+
 def test_admin_registers_vessel_through_the_form(client, make_user, make_owner, db):
     from inspection.models import Vessel
 

@@ -250,9 +250,30 @@ def test_another_owners_vessel_is_not_found_on_every_application_page(owner, mak
     assert client.get(f"/solicitudes/nueva?vessel_id={theirs.id}").status_code == 404
     assert client.post("/solicitudes/vista-previa", data=values).status_code == 404
     assert client.post("/solicitudes", data={**values, "client_id": str(uuid.uuid4())}).status_code == 404
-    form = text(client.get("/solicitudes/nueva"))
-    assert "Mío" in form and "Ajeno" not in form
+    typed = {**values, "vessel_id": "", "vessel": theirs.registration}  # typed: as if it did not exist
+    assert "Ningún buque coincide" in text(client.post("/solicitudes/vista-previa", data=typed))
+    assert [item["label"].split(" · ")[1] for item in client.get("/buques/buscar?q=o").json["items"]] == ["Mío"]
     assert db.session.scalar(db.select(db.func.count()).select_from(Application)) == 0
+
+
+@pytest.mark.parametrize("typed, found", [
+    ("{mine}", "Mío"),                       # the registration, exactly
+    ("{mine_key}", "Mío"),                   # in other case, with spaces
+    ("{mine} · Mío", "Mío"),                 # the label the suggestions offer
+    ("Mío", "Mío"),                          # a name that only one vessel contains
+    ("Buque", "Varios buques coinciden"),    # in both names: the full registration is asked for
+    ("PY-NADA", "Ningún buque coincide"),
+])
+def test_the_typed_vessel_is_resolved_or_refused_with_why(owner, make_vessel, login_as, typed, found):
+    mine = make_vessel(owner_id=owner.owner_id, name="Buque Mío")
+    make_vessel(owner_id=owner.owner_id, name="Buque Otro")
+    client = login_as(owner)
+    typed = typed.format(mine=mine.registration, mine_key=mine.registration.lower().replace("-", "- "))
+    page = text(client.post("/solicitudes/vista-previa", data={"vessel": typed, "kind": "seguridad", "port": "Asunción",
+                                                                "preferred_on": "2099-01-01"}))
+    assert found in page
+    if found == "Mío":
+        assert "Ningún buque" not in page and "Varios buques" not in page
 
 
 def test_the_applications_list_shows_only_the_owners(owner, make_vessel, login_as, staff):

@@ -19,7 +19,7 @@ from inspection.formats import format_day
 from inspection.inspections import add_photo, record_answer, start_inspection
 from inspection.keys import signer
 from inspection.media import media_storage, photo_limits
-from inspection.models import Answer, Deficiency, Detention, Inspection, Photo
+from inspection.models import Answer, Deficiency, Detention, Inspection, Photo, Vessel
 from inspection.office import current_office
 from inspection.photos import process_photo
 from tests.media_samples import encode, noisy_image, signature_images
@@ -46,8 +46,8 @@ def crew(make_user, make_vessel, login_as):
 
 
 def schedule(crew, kind="seguridad", on=None, who="admin"):
-    """Schedule through the page's form; returns the new inspection's id."""
-    form = {"vessel_id": crew["vessel"].id, "kind": kind, "inspector_id": crew["inspector_user"].id,
+    """Schedule through the page's form (the vessel typed by its registration); returns the new inspection's id."""
+    form = {"vessel": crew["vessel"].registration, "kind": kind, "inspector_id": crew["inspector_user"].id,
             "scheduled_on": (on or office_today()).isoformat(), "port": "Asunción"}
     response = crew[who].post("/inspecciones", data=form)
     assert response.status_code == 302, text(response)
@@ -390,3 +390,34 @@ def test_an_items_count_is_shown_with_its_bound(app, item, short, lang, shown):
     with app.test_request_context(f"/?lang={lang}"):
         markup = render_template("_quantity.html", item=item, short=short)
     assert re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", markup)).strip() == shown
+
+
+def test_the_list_filters_by_a_typed_vessel_and_says_when_none_or_several_match(crew, make_vessel):
+    other = make_vessel(owner_id=crew["vessel"].owner_id, name="Otro Buque")
+    schedule(crew)
+    shown = text(crew["admin"].get(f"/inspecciones?vessel={crew['vessel'].registration}"))
+    assert crew["vessel"].registration in shown and "Ningún buque" not in shown
+    assert crew["vessel"].registration not in text(crew["admin"].get(f"/inspecciones?vessel={other.registration}"))
+    assert "Ningún buque coincide con «PY-NADA»" in text(crew["admin"].get("/inspecciones?vessel=PY-NADA"))
+    assert "Varios buques coinciden" in text(crew["admin"].get("/inspecciones?vessel=Buque"))
+
+
+def test_scheduling_a_typed_vessel_that_matches_none_is_refused_at_the_field(crew):
+    form = {"vessel": "PY-NADA", "kind": "seguridad", "inspector_id": crew["inspector_user"].id,
+            "scheduled_on": office_today().isoformat(), "port": "Asunción"}
+    response = crew["admin"].post("/inspecciones", data=form)
+    assert response.status_code == 422 and "Ningún buque coincide con «PY-NADA»" in text(response)
+    assert 'value="PY-NADA"' in response.get_data(as_text=True)  # what was typed stays in the box
+
+
+@pytest.mark.parametrize("path", ["/inspecciones", "/solicitudes/nueva"])
+def test_the_forms_list_no_vessels_and_take_the_same_queries_for_3_and_30(crew, make_vessel, count_queries, path):
+    counts = {}
+    for size in (3, 30):
+        while _db.session.scalar(_db.select(_db.func.count()).select_from(Vessel)) < size:
+            make_vessel(owner_id=crew["vessel"].owner_id)
+        response = []
+        counts[size] = count_queries(lambda: response.append(crew["admin"].get(path)))
+        assert response[0].status_code == 200
+        assert "<option value=\"" + str(crew["vessel"].id) not in response[0].get_data(as_text=True)
+    assert counts[3] == counts[30]

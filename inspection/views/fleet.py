@@ -12,7 +12,7 @@ from flask import Blueprint, redirect, render_template, request, url_for
 from flask_login import current_user
 from marshmallow import ValidationError
 
-from ..access import get_owner_for, get_vessel_for, vessel_scope
+from ..access import get_owner_for, get_vessel_for
 from ..applications import (
     application_json,
     applications_query,
@@ -28,13 +28,14 @@ from ..cycle import KINDS
 from ..exceptions import DomainError, Forbidden, NotFound
 from ..extensions import db
 from ..i18n import current_language
-from ..models import Owner, Vessel
+from ..models import Owner
 from ..schemas import ApplicationInSchema, ApplicationSchema, FleetQuery, PageArgs
-from .forms import domain_errors, load_form
+from ..vessels import vessel_label
+from .forms import domain_errors, load_form, with_vessel
 
 bp = Blueprint("fleet", __name__)
 APPLICANTS = ("admin", "inspector", "owner")  # as the API: staff file at the counter on an owner's behalf
-FIELDS = ("vessel_id", "kind", "port", "preferred_on")
+FIELDS = ("vessel", "vessel_id", "kind", "port", "preferred_on")  # vessel: the typed registration or name
 
 
 @dataclass(frozen=True)
@@ -88,14 +89,8 @@ def application_list():
                            filed=request.args.get("presentada", type=int))
 
 
-def _vessels():
-    """The vessels the user may apply for, for the form's choice."""
-    return db.session.scalars(vessel_scope(db.select(Vessel), current_user).order_by(Vessel.registration_key)).all()
-
-
 def _form(values: dict, errors: dict, status: int = 200):
-    return render_template("fleet/apply.html", vessels=_vessels(), kinds=KINDS, values=values, errors=errors,
-                           today=office_today()), status
+    return render_template("fleet/apply.html", kinds=KINDS, values=values, errors=errors, today=office_today()), status
 
 
 @bp.route("/solicitudes/nueva")
@@ -106,16 +101,18 @@ def application_form():
     if values["vessel_id"].isdigit():
         vessel = get_vessel_for(current_user, int(values["vessel_id"]))  # another owner's: 404
         values["port"] = values["port"] or vessel.home_port
+        values["vessel"] = vessel_label(vessel)
     return _form(values, {})
 
 
 def _posted(operation):
     """Validate the posted application with the API's schema, then `operation(data, values)`; a refusal comes
     back into the form in the user's language with the API's status (not found stays a 404)."""
-    values = {name: request.form.get(name, "") for name in FIELDS}
-    data, errors = load_form(request.form, ApplicationInSchema())
-    if errors:
-        return _form(values, errors, 422)
+    form, vessel_errors = with_vessel(request.form, current_user)
+    values = {name: form.get(name, "") for name in FIELDS}
+    data, errors = load_form(form, ApplicationInSchema())
+    if errors or vessel_errors:
+        return _form(values, {**errors, **vessel_errors}, 422)
     try:
         return operation(data, values)
     except DomainError as error:

@@ -1,8 +1,13 @@
 """Turning an HTML form into schema input, and schema errors back into the form."""
 from marshmallow import Schema, ValidationError, fields
 
+from ..access import vessel_scope
 from ..exceptions import DomainError
+from ..extensions import db
 from ..i18n import localize
+from ..messages import Msg
+from ..models import Vessel
+from ..vessels import match_vessels, vessel_label
 
 
 def form_values(form, schema: Schema) -> dict:
@@ -33,6 +38,29 @@ def load_form(form, schema: Schema) -> tuple[dict | None, dict]:
         return schema.load(form_values(form, schema)), {}
     except ValidationError as error:
         return None, localize(error.messages)
+
+
+def typed_vessel(text: str, user) -> tuple[Vessel | None, list[str]]:
+    """The one vessel of the user's scope that a typed registration or name (or a form's label) names, else
+    the message to show: none matches, or several do. Forms use it instead of a list of every vessel."""
+    found = match_vessels(vessel_scope(db.select(Vessel), user), text)
+    if len(found) == 1:
+        return found[0], []
+    if not found:
+        return None, [localize(Msg("Ningún buque coincide con «{text}».", text=text))]
+    return None, [localize(Msg("Varios buques coinciden con «{text}»: escriba la matrícula completa.", text=text))]
+
+
+def with_vessel(form, user) -> tuple[dict, dict]:
+    """The form's fields with `vessel_id` from its `vessel` text box (a posted vessel_id wins), and its errors."""
+    values = form.to_dict()
+    text = values.get("vessel", "").strip()
+    if values.get("vessel_id") or not text:
+        return values, {}
+    vessel, messages = typed_vessel(text, user)
+    if vessel is None:
+        return values, {"vessel_id": messages}
+    return {**values, "vessel_id": str(vessel.id), "vessel": vessel_label(vessel)}, {}
 
 
 def domain_errors(error: DomainError) -> dict:

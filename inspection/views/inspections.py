@@ -54,10 +54,11 @@ from ..schemas import (
     InspectionQuery,
     NoteSchema,
 )
+from ..vessels import vessel_label
 from .checklists import group_by_topic
 from .tablet import tablet_page
 from .terms import term
-from .forms import domain_errors, load_form
+from .forms import domain_errors, load_form, typed_vessel, with_vessel
 
 bp = Blueprint("inspections", __name__)
 READERS = ("admin", "inspector", "owner")  # police see no inspections, as in the API
@@ -102,12 +103,24 @@ def _placed(error: DomainError, key: str, field: str | None = None) -> dict:
 
 def _query_args() -> tuple[dict, dict]:
     """The list filters; a malformed filter is dropped (and reported) rather than refusing the page."""
-    raw = {k: v for k, v in request.args.items() if v != "" and k not in ("lang", "programar")}
+    raw = {k: v for k, v in request.args.items() if v != "" and k not in ("lang", "programar", "vessel")}
+    typed, vessel_errors = request.args.get("vessel", "").strip(), {}
+    if typed and "vessel_id" not in raw:  # the filter's search box: a registration or name, resolved here
+        vessel, messages = typed_vessel(typed, current_user)
+        if vessel is None:
+            vessel_errors = {"vessel": messages}
+        else:
+            raw["vessel_id"] = str(vessel.id)
     try:
-        return InspectionQuery().load(raw), {}
+        return InspectionQuery().load(raw), vessel_errors
     except ValidationError as error:
         kept = {k: v for k, v in raw.items() if k not in error.messages}
-        return InspectionQuery().load(kept), localize(error.messages)
+        return InspectionQuery().load(kept), {**localize(error.messages), **vessel_errors}
+
+
+def _label_of(vessel_id) -> str:
+    """A linked vessel (?vessel_id=) as its search box shows it; another owner's is not found (404)."""
+    return vessel_label(get_vessel_for(current_user, int(vessel_id))) if str(vessel_id or "").isdigit() else ""
 
 
 def _list_page(values: dict, errors: dict, status: int = 200):
@@ -115,18 +128,18 @@ def _list_page(values: dict, errors: dict, status: int = 200):
     query = filter_inspections(inspection_scope(db.select(Inspection), current_user), args).options(
         joinedload(Inspection.vessel), joinedload(Inspection.inspector))
     page = db.paginate(query, page=args["page"], per_page=args["per_page"], error_out=False)
-    vessels = db.session.scalars(vessel_scope(db.select(Vessel), current_user).order_by(Vessel.registration_key)).all()
     inspectors = []
     if current_user.role == "inspector":
         inspectors = [current_user]  # an inspector schedules only for themselves
     elif current_user.role == "admin":
         inspectors = db.session.scalars(db.select(User).filter_by(role="inspector", active=True)
                                         .order_by(User.full_name, User.username)).all()
+    linked = _label_of(args.get("vessel_id"))
     defaults = {"scheduled_on": office_today().isoformat(), "inspector_id": str(current_user.id),
-                "vessel_id": request.args.get("vessel_id", ""), "kind": request.args.get("kind", "")}
+                "vessel": linked, "kind": request.args.get("kind", "")}
     return render_template("inspections/list.html", page=page, args=args, filter_errors=filter_errors,
-                           vessels=vessels, inspectors=inspectors, choices=CHOICES,
-                           values={**defaults, **values}, errors=errors), status
+                           vessel_filter=request.args.get("vessel") or linked, inspectors=inspectors,
+                           choices=CHOICES, values={**defaults, **values}, errors=errors), status
 
 
 @bp.route("/inspecciones")
@@ -157,9 +170,10 @@ def inspection_csv():
 @require_page(*STAFF)
 def inspection_schedule():
     """Schedule an inspection (admins for any inspector, inspectors for themselves)."""
-    data, errors = load_form(request.form, InspectionCreateSchema())
-    if errors:
-        return _list_page(request.form.to_dict(), errors, 422)
+    values, vessel_errors = with_vessel(request.form, current_user)
+    data, errors = load_form(values, InspectionCreateSchema())
+    if errors or vessel_errors:
+        return _list_page(values, {**errors, **vessel_errors}, 422)
 
     def schedule():
         vessel = get_vessel_for(current_user, data["vessel_id"])
@@ -171,7 +185,7 @@ def inspection_schedule():
 
     inspection, error = _attempt(schedule)
     if error:
-        return _list_page(request.form.to_dict(), domain_errors(error), error.status)
+        return _list_page(values, domain_errors(error), error.status)
     return redirect(url_for(".inspection_page", inspection_id=inspection.id))
 
 

@@ -1,5 +1,5 @@
 """Pages of the fleet registry: vessel list and detail, vessel and owner forms for admins."""
-from flask import Blueprint, redirect, render_template, request, url_for
+from flask import Blueprint, jsonify, redirect, render_template, request, url_for
 from flask_login import current_user
 from marshmallow import ValidationError
 
@@ -21,7 +21,7 @@ from ..models import (
 )
 from ..schemas import OwnerSchema, VesselQuery, VesselSchema
 from ..tonnage import round_tonnage, tonnage_formula
-from ..vessels import create_owner, create_vessel, filter_vessels, update_owner, update_vessel
+from ..vessels import create_owner, create_vessel, filter_vessels, update_owner, update_vessel, vessel_label
 from .forms import domain_errors, load_form
 
 bp = Blueprint("registry", __name__)
@@ -40,6 +40,20 @@ def vessel_list():
     query = filter_vessels(vessel_scope(db.select(Vessel), current_user), args).order_by(Vessel.registration_key)
     page = db.paginate(query, page=args["page"], per_page=args["per_page"], error_out=False)
     return render_template("vessels/list.html", page=page, args=args, choices=CHOICES)
+
+
+SUGGESTIONS = 10
+
+
+@bp.route("/buques/buscar")
+@require_page("admin", "inspector", "owner")
+def vessel_search():
+    """The first vessels of one's scope whose registration or name contains ?q=, as JSON, for the forms'
+    search boxes (static/js/vessel-search.js): the registry search, at most SUGGESTIONS."""
+    args = {"q": request.args.get("q", "")[:200]}
+    query = filter_vessels(vessel_scope(db.select(Vessel), current_user), args).order_by(Vessel.registration_key)
+    vessels = db.session.scalars(query.limit(SUGGESTIONS)).all() if args["q"].strip() else []
+    return jsonify({"items": [{"id": v.id, "label": vessel_label(v)} for v in vessels]})
 
 
 @bp.route("/buques/<int:vessel_id>")
