@@ -63,13 +63,19 @@ def bar_chart(bars: list[tuple[str, float]], tones: list[int] | None = None, tic
                         for n in range(ticks + 1)]}
 
 
+def _fitted(label: str, width: int) -> str:
+    """The label cut with "…" to the characters that fit `width` (about 7 units each at the labels' size)."""
+    room = max((width - 8) // 7, 4)
+    return label if len(label) <= room else label[:room - 1].rstrip() + "…"
+
+
 def _count(value: float) -> str:
     """A tick of a count axis: whole numbers without decimals."""
     return str(int(value)) if float(value).is_integer() else f"{value:g}"
 
 
 def heat_chart(rows: list[str], columns: list[str], values: dict[tuple[int, int], float],
-               label_width: int = 110) -> dict:
+               label_width: int = 150) -> dict:
     """A grid of cells, one per (row, column), shaded by value with the value written in it.
 
     Readable where a line per row would not be (twenty inspectors over twelve months).
@@ -84,6 +90,7 @@ def heat_chart(rows: list[str], columns: list[str], values: dict[tuple[int, int]
              for r, row in enumerate(rows) for c, column in enumerate(columns)]
     return {"width": WIDTH, "height": height, "left": label_width, "right": WIDTH - 4, "top": BAR_TOP,
             "bottom": height - BOTTOM, "cells": cells,
-            "row_labels": [{"y": BAR_TOP + r * ROW + ROW / 2 + 4, "label": row} for r, row in enumerate(rows)],
+            "row_labels": [{"y": BAR_TOP + r * ROW + ROW / 2 + 4, "label": _fitted(row, label_width), "full": row}
+                           for r, row in enumerate(rows)],
             "x_ticks": [{"x": round(label_width + (c + 0.5) * cell_w, 1), "label": column}
                         for c, column in enumerate(columns)]}

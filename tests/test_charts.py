@@ -29,3 +29,11 @@ def test_a_heat_grid_has_a_cell_per_row_and_column_shaded_by_value():
     assert len(g["cells"]) == 6
     levels = {(c["row"], c["column"]): c["level"] for c in g["cells"]}
     assert levels[("x", "ene")] == 4 and levels[("y", "mar")] == 1 and levels[("x", "feb")] == 0
+
+
+def test_a_long_row_label_is_cut_to_its_room_and_kept_whole_for_the_tooltip():
+    g = heat_chart(["Inspector de Máquinas Demo", "Ana"], ["ene"], {(0, 0): 1})
+    long, short = g["row_labels"]
+    assert long["full"] == "Inspector de Máquinas Demo" and long["label"].endswith("…")
+    assert len(long["label"]) <= (150 - 8) // 7 and long["label"].startswith("Inspector de")
+    assert (short["label"], short["full"]) == ("Ana", "Ana")
