@@ -9,7 +9,7 @@ application scheduled; the operations only flush, the request boundary commits o
 from dataclasses import dataclass
 from datetime import date, timedelta
 
-from sqlalchemy import and_, or_
+from sqlalchemy import and_, case, or_
 from sqlalchemy.orm import aliased, joinedload, selectinload
 
 from .applications import OPEN_INSPECTIONS, apply_for_inspection, needs_cached
@@ -20,6 +20,7 @@ from .extensions import db
 from .inspections import schedule_inspection
 from .messages import Msg
 from .models import Application, Certificate, FineAssessment, Inspection, User, Vessel
+from .needs import COLUMNS, stale_needs
 
 ASSIGNERS = ("admin",)  # the Prefectura hands out the work; inspectors read the board
 READERS = ("admin", "inspector")
@@ -135,7 +136,41 @@ def expiry_entry(certificate: Certificate, today: date) -> dict:
 
 
 def overdue_vessels(today: date, page: int, per_page: int) -> Listing:
-    """Vessels with a certificate they need expired or never issued, with what is already planned (2 queries).
+    """Vessels with a certificate they need expired or never issued, with what is already planned (4 queries).
+
+    Filtered and paged in SQL on the needs stored on each vessel (needs.py, arts. 210, 211); while any
+    vessel's stored needs are stale (decided under other rules), the list is decided in Python instead.
+    """
+    if db.session.scalar(db.select(db.exists().where(stale_needs()))):
+        return overdue_deciding(today, page, per_page)
+    current = (db.select(Certificate.vessel_id,
+                         *[db.func.max(case((Certificate.kind == kind, Certificate.valid_until))).label(kind)
+                           for kind in KINDS])
+               .where(Certificate.superseded_by_id.is_(None)).group_by(Certificate.vessel_id).subquery("current"))
+    lacking = [and_(getattr(Vessel, COLUMNS[kind]), or_(current.c[kind].is_(None), current.c[kind] < today))
+               for kind in KINDS]
+    query = (db.select(Vessel, *[current.c[kind] for kind in KINDS])
+             .outerjoin(current, current.c.vessel_id == Vessel.id).where(or_(*lacking)))
+    total = db.session.scalar(db.select(db.func.count()).select_from(query.subquery()))
+    rows = db.session.execute(query.order_by(Vessel.registration_key, Vessel.id)
+                              .limit(per_page).offset((page - 1) * per_page)).all()
+    entries = [_overdue_entry(vessel, [(kind, until) for kind, until in zip(KINDS, valid_until)
+                                       if getattr(vessel, COLUMNS[kind]) and (until is None or until < today)], today)
+               for vessel, *valid_until in rows]
+    _add_plans(entries)
+    return Listing(entries, page, per_page, total)
+
+
+def _overdue_entry(vessel: Vessel, kinds: list[tuple], today: date) -> dict:
+    """A row of the overdue list: the vessel and each needed kind it lacks, (kind, valid until or None)."""
+    return {"vessel": vessel, "kinds": [{"kind": kind, "valid_until": until,
+                                         "state": "missing" if until is None else "overdue",
+                                         "days_late": (today - until).days if until else None}
+                                        for kind, until in kinds]}
+
+
+def overdue_deciding(today: date, page: int, per_page: int) -> Listing:
+    """The overdue list with the needs decided here (stored ones stale): every candidate loaded (2 queries).
 
     The candidates (a kind without a current unexpired certificate) come from SQL; the kinds a vessel
     does not need (arts. 210, 211) are dropped here, once per set of particulars.
@@ -154,10 +189,7 @@ def overdue_vessels(today: date, page: int, per_page: int) -> Listing:
         kinds = [(kind, until) for kind, until in zip(KINDS, valid_until)
                  if kind in needs and (until is None or until < today)]
         if kinds and vessel.id not in found:  # two current certificates of a kind repeat the vessel: keep one row
-            found[vessel.id] = {"vessel": vessel, "kinds": [{"kind": kind, "valid_until": until,
-                                                            "state": "missing" if until is None else "overdue",
-                                                            "days_late": (today - until).days if until else None}
-                                                           for kind, until in kinds]}
+            found[vessel.id] = _overdue_entry(vessel, kinds, today)
     entries = list(found.values())
     listing = Listing(entries[(page - 1) * per_page: page * per_page], page, per_page, len(entries))
     _add_plans(listing.items)
