@@ -2,8 +2,8 @@
 
 Read models only. Every figure is aggregated in SQL (GROUP BY, COUNT over CASE) with the month
 boundaries computed here and passed as parameters, so the same statements run on SQLite and
-PostgreSQL; each chart is one query whatever the fleet's size (the share: one for today, one for its
-cache's version, one for the past month ends when that version moved). `today` is the office's date.
+PostgreSQL; each chart is one query whatever the fleet's size (the share: one for its cache's data version,
+and one more when that version moved). `today` is the office's date.
 
 - Share with valid certificates, per month end (the last 11 month ends and today): of the vessels
   needing a kind (not exempt: art. 210 for the hull, art. 211 for machinery, as the checklists'
@@ -77,30 +77,30 @@ def _exemption_columns() -> dict[str, list]:
 def fleet_validity(today: date, zone) -> list[SharePoint]:
     """The share of vessels needing each kind that held a certificate of it in force, per month end.
 
-    The past month ends come from the process's cache (readcache) under `validity_version`: they change
-    only when a certificate is issued or revoked, or a vessel is added, removed or its particulars (so its
-    needs) written, and each of those moves the version. Today's point is always counted afresh (one
-    query), as suspensions and reinstatements count only today and move no version.
+    Counted by share_points (one query) and kept in the process's cache (readcache) under the month
+    ends, the needs' basis and `validity_version`, which moves with every write the points read.
     """
     ends = month_ends(today)
-    key = (tuple(ends[:-1]), str(zone), needs_basis(), validity_version())
-    past = cached("fleet_validity", key, lambda: share_points(ends[:-1], today, zone))
-    now = share_points([today], today, zone)
-    return [point for kind in KINDS for point in [p for p in past if p.kind == kind] + [p for p in now if p.kind == kind]]
+    key = (tuple(ends), str(zone), needs_basis(), validity_version())
+    return cached("fleet_validity", key, lambda: share_points(ends, today, zone))
 
 
 def validity_version() -> tuple:
-    """One query: counts and maxima that move whenever a certificate or a vessel the share reads changes.
+    """One query of counts and maxima (index lookups) that move with every write the share points read.
 
-    Certificates are never edited but for revocation (revoked_at set once, to the moment it happens),
-    suspension and superseding (neither read by a past month end); vessels carry updated_at.
+    A certificate is inserted (count and latest id move) and never edited but for revoked_at (set once, to
+    the moment it happens), suspended_at (set to the moment, or cleared by reinstating: the count drops)
+    and superseded_by_id (not read here); every write of a vessel's particulars or needs sets updated_at
+    to its moment, and adding or removing one moves the count. As those moments only grow, a count and a
+    latest moment equal to an earlier pair mean the same rows (a later one would raise the latest).
     """
     c, v = Certificate, Vessel
-    parts = [sa.func.count(c.id), sa.func.max(c.id), sa.func.count(c.revoked_at), sa.func.max(c.revoked_at)]
-    vessels = [sa.func.count(v.id), sa.func.max(v.id), sa.func.max(v.updated_at)]
-    row = db.session.execute(sa.select(*[sa.select(part).scalar_subquery() for part in parts],
-                                       *[sa.select(part).scalar_subquery() for part in vessels])).one()
-    return tuple(row)
+    count = sa.func.count()  # COUNT(*), and WHERE column IS NOT NULL: what SQLite answers from an index alone
+    parts = [sa.select(count).select_from(c), sa.select(sa.func.max(c.id)),
+             sa.select(count).where(c.revoked_at.is_not(None)), sa.select(sa.func.max(c.revoked_at)),
+             sa.select(count).where(c.suspended_at.is_not(None)), sa.select(sa.func.max(c.suspended_at)),
+             sa.select(count).select_from(v), sa.select(sa.func.max(v.id)), sa.select(sa.func.max(v.updated_at))]
+    return tuple(db.session.execute(sa.select(*[part.scalar_subquery() for part in parts])).one())
 
 
 def share_points(ends: list[date], today: date, zone) -> list[SharePoint]:

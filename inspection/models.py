@@ -123,7 +123,7 @@ class Vessel(db.Model):
     needs_seguridad: Mapped[bool | None] = mapped_column()
     needs_basis: Mapped[str | None] = mapped_column(sa.String(16))
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
-    updated_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow, onupdate=utcnow)
+    updated_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow, onupdate=utcnow, index=True)
 
     owner: Mapped[Owner] = relationship(back_populates="vessels")
 
@@ -451,9 +451,10 @@ class Certificate(db.Model):
     qr_version: Mapped[int]
     conditions: Mapped[list] = mapped_column(sa.JSON, default=list)
     superseded_by_id: Mapped[int | None] = mapped_column(sa.ForeignKey("certificates.id"))
-    revoked_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    # indexed: the dashboard's data version reads their count and latest (dashboard.validity_version)
+    revoked_at: Mapped[datetime | None] = mapped_column(UTCDateTime, index=True)
     revoked_reason: Mapped[str | None] = mapped_column(sa.Text)
-    suspended_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    suspended_at: Mapped[datetime | None] = mapped_column(UTCDateTime, index=True)
     suspended_reason: Mapped[str | None] = mapped_column(sa.Text)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
 
