@@ -9,7 +9,7 @@ application scheduled; the operations only flush, the request boundary commits o
 from dataclasses import dataclass
 from datetime import date, timedelta
 
-from sqlalchemy import and_, case, or_
+from sqlalchemy import and_, or_
 from sqlalchemy.orm import aliased, joinedload, selectinload
 
 from .applications import OPEN_INSPECTIONS, apply_for_inspection, needs_cached
@@ -20,7 +20,7 @@ from .extensions import db
 from .inspections import schedule_inspection
 from .messages import Msg
 from .models import Application, Certificate, FineAssessment, Inspection, User, Vessel
-from .needs import COLUMNS, stale_needs
+from .needs import COLUMNS, any_stale
 
 ASSIGNERS = ("admin",)  # the Prefectura hands out the work; inspectors read the board
 READERS = ("admin", "inspector")
@@ -141,19 +141,22 @@ def overdue_vessels(today: date, page: int, per_page: int) -> Listing:
     Filtered and paged in SQL on the needs stored on each vessel (needs.py, arts. 210, 211); while any
     vessel's stored needs are stale (decided under other rules), the list is decided in Python instead.
     """
-    if db.session.scalar(db.select(db.exists().where(stale_needs()))):
+    if any_stale():
         return overdue_deciding(today, page, per_page)
-    current = (db.select(Certificate.vessel_id,
-                         *[db.func.max(case((Certificate.kind == kind, Certificate.valid_until))).label(kind)
-                           for kind in KINDS])
-               .where(Certificate.superseded_by_id.is_(None)).group_by(Certificate.vessel_id).subquery("current"))
-    lacking = [and_(getattr(Vessel, COLUMNS[kind]), or_(current.c[kind].is_(None), current.c[kind] < today))
-               for kind in KINDS]
-    query = (db.select(Vessel, *[current.c[kind] for kind in KINDS])
-             .outerjoin(current, current.c.vessel_id == Vessel.id).where(or_(*lacking)))
-    total = db.session.scalar(db.select(db.func.count()).select_from(query.subquery()))
-    rows = db.session.execute(query.order_by(Vessel.registration_key, Vessel.id)
-                              .limit(per_page).offset((page - 1) * per_page)).all()
+    def current(kind, *terms):  # the vessel's current (not superseded) certificates of the kind
+        return (Certificate.vessel_id == Vessel.id, Certificate.kind == kind, Certificate.superseded_by_id.is_(None),
+                *terms)
+
+    # needing a kind and holding no current certificate of it valid today: an index probe per vessel and kind
+    lacking = [and_(getattr(Vessel, COLUMNS[kind]), ~db.select(Certificate.id).where(
+        *current(kind, Certificate.valid_until >= today)).exists()) for kind in KINDS]
+    total = db.session.scalar(db.select(db.func.count(Vessel.id)).where(or_(*lacking)))
+    page_ids = (db.select(Vessel.id).where(or_(*lacking)).order_by(Vessel.registration_key, Vessel.id)
+                .limit(per_page).offset((page - 1) * per_page)).subquery("page_ids")
+    latest = [db.select(db.func.max(Certificate.valid_until)).where(*current(kind)).scalar_subquery().label(kind)
+              for kind in KINDS]
+    rows = db.session.execute(db.select(Vessel, *latest).join(page_ids, page_ids.c.id == Vessel.id)
+                              .order_by(Vessel.registration_key, Vessel.id)).all()
     entries = [_overdue_entry(vessel, [(kind, until) for kind, until in zip(KINDS, valid_until)
                                        if getattr(vessel, COLUMNS[kind]) and (until is None or until < today)], today)
                for vessel, *valid_until in rows]
