@@ -2,8 +2,8 @@
 
 Read models only. Every figure is aggregated in SQL (GROUP BY, COUNT over CASE) with the month
 boundaries computed here and passed as parameters, so the same statements run on SQLite and
-PostgreSQL; each chart is one query (the share one per kind) whatever the fleet's size. `today` is
-the office's date.
+PostgreSQL; each chart is one query whatever the fleet's size (the share: one for its cache's data version,
+and one more when that version moved). `today` is the office's date.
 
 - Share with valid certificates, per month end (the last 11 month ends and today): of the vessels
   needing a kind (not exempt: art. 210 for the hull, art. 211 for machinery, as the checklists'
@@ -28,6 +28,7 @@ from .cycle import KINDS, add_months
 from .extensions import db
 from .models import Answer, Certificate, Inspection, User, Vessel
 from .needs import COLUMNS, exemption_for, needs_basis
+from .readcache import cached
 
 MONTHS = 12
 HORIZONS = (30, 60, 90)
@@ -76,52 +77,82 @@ def _exemption_columns() -> dict[str, list]:
 def fleet_validity(today: date, zone) -> list[SharePoint]:
     """The share of vessels needing each kind that held a certificate of it in force, per month end.
 
-    One query per kind: per vessel, whether any certificate was in force at each month end (MAX over
-    CASE); then vessels grouped by their stored need of that kind (needs.py) and the flags summed. A
-    vessel whose stored need is stale (decided under other rules) is grouped instead by the particulars
-    that kind's exemptions read, and each such group decided here by the checklists' own exemptions.
+    Counted by share_points (one query) and kept in the process's cache (readcache) under the month
+    ends, the needs' basis and `validity_version`, which moves with every write the points read.
     """
-    ends, basis = month_ends(today), needs_basis()
-    points = []
-    for kind, columns in _exemption_columns().items():
-        held = _held_per_vessel(kind, ends, today, zone)
-        fresh = Vessel.needs_basis == basis
-        # in a subquery, so PostgreSQL groups by the labels rather than CASEs with their own parameters
-        keyed = sa.select(Vessel.id, sa.case((fresh, getattr(Vessel, COLUMNS[kind]))).label("needs"),
-                          *[sa.case((fresh, None), else_=getattr(Vessel, name)).label(name) for name in columns]
-                          ).subquery("keyed")
-        group = [keyed.c.needs, *[keyed.c[name] for name in columns]]
-        rows = db.session.execute(
-            sa.select(*group, sa.func.count().label("n"),
-                      *[sa.func.coalesce(sa.func.sum(held.c[f"m{n}"]), 0) for n in range(len(ends))])
-            .select_from(keyed).outerjoin(held, held.c.vessel_id == keyed.c.id).group_by(*group)).all()
-        needing, certified, width, exempt = 0, [0] * len(ends), len(group), exemption_for(kind)
-        for row in rows:  # two rows (needs it or not), plus one per distinct particulars of stale vessels
-            if row.needs is None:
-                particulars = {name: float(v) if isinstance(v, Decimal) else v for name, v in zip(columns, row[1:])}
-                needed = not exempt(particulars)
-            else:
-                needed = bool(row.needs)
-            if needed:
-                needing += row[width]
-                certified = [a + int(b) for a, b in zip(certified, row[width + 1:])]
-        points += [SharePoint(kind, end, needing, certified[n]) for n, end in enumerate(ends)]
-    return points
+    ends = month_ends(today)
+    key = (tuple(ends), str(zone), needs_basis(), validity_version())
+    return cached("fleet_validity", key, lambda: share_points(ends, today, zone))
 
 
-def _held_per_vessel(kind: str, ends: list[date], today: date, zone):
-    """Subquery: per vessel, 1 or 0 for each month end: a certificate of `kind` in force that day."""
+def validity_version() -> tuple:
+    """One query of counts and maxima (index lookups) that move with every write the share points read.
+
+    A certificate is inserted (count and latest id move) and never edited but for revoked_at (set once, to
+    the moment it happens), suspended_at (set to the moment, or cleared by reinstating: the count drops)
+    and superseded_by_id (not read here); every write of a vessel's particulars or needs sets updated_at
+    to its moment, and adding or removing one moves the count. As those moments only grow, a count and a
+    latest moment equal to an earlier pair mean the same rows (a later one would raise the latest).
+    """
+    c, v = Certificate, Vessel
+    count = sa.func.count()  # COUNT(*), and WHERE column IS NOT NULL: what SQLite answers from an index alone
+    parts = [sa.select(count).select_from(c), sa.select(sa.func.max(c.id)),
+             sa.select(count).where(c.revoked_at.is_not(None)), sa.select(sa.func.max(c.revoked_at)),
+             sa.select(count).where(c.suspended_at.is_not(None)), sa.select(sa.func.max(c.suspended_at)),
+             sa.select(count).select_from(v), sa.select(sa.func.max(v.id)), sa.select(sa.func.max(v.updated_at))]
+    return tuple(db.session.execute(sa.select(*[part.scalar_subquery() for part in parts])).one())
+
+
+def share_points(ends: list[date], today: date, zone) -> list[SharePoint]:
+    """The share points of both kinds at `ends`, in one query.
+
+    Per vessel, whether any certificate of each kind was in force at each end (MAX over CASE); then
+    vessels grouped by their stored needs (needs.py) and the flags summed. A vessel whose stored needs
+    are stale (decided under other rules) is grouped instead by the particulars the exemptions read,
+    and each such group decided here by the checklists' own exemptions.
+    """
+    kinds, basis = _exemption_columns(), needs_basis()
+    columns = sorted({name for names in kinds.values() for name in names})
+    held = _held_per_vessel(ends, today, zone)
+    fresh = Vessel.needs_basis == basis
+    # in a subquery, so PostgreSQL groups by the labels rather than CASEs with their own parameters
+    keyed = sa.select(Vessel.id, *[sa.case((fresh, getattr(Vessel, COLUMNS[kind]))).label(COLUMNS[kind]) for kind in kinds],
+                      *[sa.case((fresh, None), else_=getattr(Vessel, name)).label(name) for name in columns]
+                      ).subquery("keyed")
+    group = [keyed.c[COLUMNS[kind]] for kind in kinds] + [keyed.c[name] for name in columns]
+    flags = [f"{kind}_{n}" for kind in kinds for n in range(len(ends))]
+    rows = db.session.execute(
+        sa.select(*group, sa.func.count().label("n"), *[sa.func.coalesce(sa.func.sum(held.c[f]), 0).label(f) for f in flags])
+        .select_from(keyed).outerjoin(held, held.c.vessel_id == keyed.c.id).group_by(*group)).all()
+    needing = dict.fromkeys(kinds, 0)
+    certified = {kind: [0] * len(ends) for kind in kinds}
+    for row in rows:  # a row per stored answer (needs both, one, none), plus one per particulars of stale vessels
+        values = row._mapping
+        particulars = {name: float(values[name]) if isinstance(values[name], Decimal) else values[name]
+                       for name in columns}
+        for kind in kinds:
+            stored = values[COLUMNS[kind]]
+            if not (bool(stored) if stored is not None else not exemption_for(kind)(particulars)):
+                continue
+            needing[kind] += row.n
+            certified[kind] = [a + int(values[f"{kind}_{n}"]) for n, a in enumerate(certified[kind])]
+    return [SharePoint(kind, end, needing[kind], certified[kind][n]) for kind in kinds for n, end in enumerate(ends)]
+
+
+def _held_per_vessel(ends: list[date], today: date, zone):
+    """Subquery: per vessel, 1 or 0 for each kind and end: a certificate of that kind in force that day."""
     flags = []
-    for n, end in enumerate(ends):
-        condition = sa.and_(Certificate.issued_on <= end, Certificate.valid_until >= end,
-                            sa.or_(Certificate.revoked_at.is_(None),
-                                   Certificate.revoked_at >= _start_of(end + timedelta(days=1), zone)))
-        if end == today:  # suspensions have no history: they count today only
-            condition = sa.and_(condition, Certificate.suspended_at.is_(None))
-        flags.append(sa.func.max(sa.case((condition, 1), else_=0)).label(f"m{n}"))
+    for kind in KINDS:
+        for n, end in enumerate(ends):
+            condition = sa.and_(Certificate.kind == kind, Certificate.issued_on <= end, Certificate.valid_until >= end,
+                                sa.or_(Certificate.revoked_at.is_(None),
+                                       Certificate.revoked_at >= _start_of(end + timedelta(days=1), zone)))
+            if end == today:  # suspensions have no history: they count today only
+                condition = sa.and_(condition, Certificate.suspended_at.is_(None))
+            flags.append(sa.func.max(sa.case((condition, 1), else_=0)).label(f"{kind}_{n}"))
     return (sa.select(Certificate.vessel_id, *flags)
-            .where(Certificate.kind == kind, Certificate.valid_until >= ends[0], Certificate.issued_on <= today)
-            .group_by(Certificate.vessel_id).subquery(f"held_{kind}"))
+            .where(Certificate.kind.in_(KINDS), Certificate.valid_until >= ends[0], Certificate.issued_on <= today)
+            .group_by(Certificate.vessel_id).subquery("held"))
 
 
 # --- due and overdue ---------------------------------------------------------------------------------

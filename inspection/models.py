@@ -121,9 +121,9 @@ class Vessel(db.Model):
     # so a change to those rules or settings makes the stored answer stale, never wrong.
     needs_navegabilidad: Mapped[bool | None] = mapped_column()
     needs_seguridad: Mapped[bool | None] = mapped_column()
-    needs_basis: Mapped[str | None] = mapped_column(sa.String(16))
+    needs_basis: Mapped[str | None] = mapped_column(sa.String(16), index=True)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
-    updated_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow, onupdate=utcnow)
+    updated_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow, onupdate=utcnow, index=True)
 
     owner: Mapped[Owner] = relationship(back_populates="vessels")
 
@@ -431,7 +431,11 @@ class Certificate(db.Model):
 
     __tablename__ = "certificates"
     # The dashboard's certificates in force per vessel and kind at each month end.
-    __table_args__ = (sa.Index("ix_certificates_kind_vessel_valid_until", "kind", "vessel_id", "valid_until"),)
+    # The current ones (not superseded), covering the planning board's overdue probe and the due counts.
+    __table_args__ = (sa.Index("ix_certificates_kind_vessel_valid_until", "kind", "vessel_id", "valid_until"),
+                      sa.Index("ix_certificates_current", "kind", "vessel_id", "valid_until", "revoked_at",
+                               sqlite_where=sa.text("superseded_by_id IS NULL"),
+                               postgresql_where=sa.text("superseded_by_id IS NULL")))
     id: Mapped[int] = mapped_column(primary_key=True)
     number: Mapped[str] = mapped_column(sa.String(40), unique=True)
     kind: Mapped[str] = mapped_column(_enum("certificate_kind", KINDS))
@@ -451,9 +455,10 @@ class Certificate(db.Model):
     qr_version: Mapped[int]
     conditions: Mapped[list] = mapped_column(sa.JSON, default=list)
     superseded_by_id: Mapped[int | None] = mapped_column(sa.ForeignKey("certificates.id"))
-    revoked_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    # indexed: the dashboard's data version reads their count and latest (dashboard.validity_version)
+    revoked_at: Mapped[datetime | None] = mapped_column(UTCDateTime, index=True)
     revoked_reason: Mapped[str | None] = mapped_column(sa.Text)
-    suspended_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    suspended_at: Mapped[datetime | None] = mapped_column(UTCDateTime, index=True)
     suspended_reason: Mapped[str | None] = mapped_column(sa.Text)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
 

@@ -82,6 +82,13 @@ def refresh_needs(particulars_of) -> int:
     return len(stale)
 
 
+def any_stale() -> bool:
+    """Whether any vessel's stored needs are stale (one query: two index counts)."""
+    count = db.func.count()
+    fresh = db.select(count).select_from(Vessel).where(Vessel.needs_basis == needs_basis()).scalar_subquery()
+    return bool(db.session.scalar(db.select(db.select(count).select_from(Vessel).scalar_subquery() - fresh)))
+
+
 def stale_needs():
     """SQL: the vessel's stored needs were decided under other rules, or never (NULL is never equal)."""
     return db.or_(Vessel.needs_basis.is_(None), Vessel.needs_basis != needs_basis())

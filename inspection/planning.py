@@ -20,6 +20,7 @@ from .extensions import db
 from .inspections import schedule_inspection
 from .messages import Msg
 from .models import Application, Certificate, FineAssessment, Inspection, User, Vessel
+from .needs import COLUMNS, any_stale
 
 ASSIGNERS = ("admin",)  # the Prefectura hands out the work; inspectors read the board
 READERS = ("admin", "inspector")
@@ -135,7 +136,44 @@ def expiry_entry(certificate: Certificate, today: date) -> dict:
 
 
 def overdue_vessels(today: date, page: int, per_page: int) -> Listing:
-    """Vessels with a certificate they need expired or never issued, with what is already planned (2 queries).
+    """Vessels with a certificate they need expired or never issued, with what is already planned (4 queries).
+
+    Filtered and paged in SQL on the needs stored on each vessel (needs.py, arts. 210, 211); while any
+    vessel's stored needs are stale (decided under other rules), the list is decided in Python instead.
+    """
+    if any_stale():
+        return overdue_deciding(today, page, per_page)
+    def current(kind, *terms):  # the vessel's current (not superseded) certificates of the kind
+        return (Certificate.vessel_id == Vessel.id, Certificate.kind == kind, Certificate.superseded_by_id.is_(None),
+                *terms)
+
+    # needing a kind and holding no current certificate of it valid today: an index probe per vessel and kind
+    lacking = [and_(getattr(Vessel, COLUMNS[kind]), ~db.select(Certificate.id).where(
+        *current(kind, Certificate.valid_until >= today)).exists()) for kind in KINDS]
+    total = db.session.scalar(db.select(db.func.count(Vessel.id)).where(or_(*lacking)))
+    page_ids = (db.select(Vessel.id).where(or_(*lacking)).order_by(Vessel.registration_key, Vessel.id)
+                .limit(per_page).offset((page - 1) * per_page)).subquery("page_ids")
+    latest = [db.select(db.func.max(Certificate.valid_until)).where(*current(kind)).scalar_subquery().label(kind)
+              for kind in KINDS]
+    rows = db.session.execute(db.select(Vessel, *latest).join(page_ids, page_ids.c.id == Vessel.id)
+                              .order_by(Vessel.registration_key, Vessel.id)).all()
+    entries = [_overdue_entry(vessel, [(kind, until) for kind, until in zip(KINDS, valid_until)
+                                       if getattr(vessel, COLUMNS[kind]) and (until is None or until < today)], today)
+               for vessel, *valid_until in rows]
+    _add_plans(entries)
+    return Listing(entries, page, per_page, total)
+
+
+def _overdue_entry(vessel: Vessel, kinds: list[tuple], today: date) -> dict:
+    """A row of the overdue list: the vessel and each needed kind it lacks, (kind, valid until or None)."""
+    return {"vessel": vessel, "kinds": [{"kind": kind, "valid_until": until,
+                                         "state": "missing" if until is None else "overdue",
+                                         "days_late": (today - until).days if until else None}
+                                        for kind, until in kinds]}
+
+
+def overdue_deciding(today: date, page: int, per_page: int) -> Listing:
+    """The overdue list with the needs decided here (stored ones stale): every candidate loaded (2 queries).
 
     The candidates (a kind without a current unexpired certificate) come from SQL; the kinds a vessel
     does not need (arts. 210, 211) are dropped here, once per set of particulars.
@@ -154,10 +192,7 @@ def overdue_vessels(today: date, page: int, per_page: int) -> Listing:
         kinds = [(kind, until) for kind, until in zip(KINDS, valid_until)
                  if kind in needs and (until is None or until < today)]
         if kinds and vessel.id not in found:  # two current certificates of a kind repeat the vessel: keep one row
-            found[vessel.id] = {"vessel": vessel, "kinds": [{"kind": kind, "valid_until": until,
-                                                            "state": "missing" if until is None else "overdue",
-                                                            "days_late": (today - until).days if until else None}
-                                                           for kind, until in kinds]}
+            found[vessel.id] = _overdue_entry(vessel, kinds, today)
     entries = list(found.values())
     listing = Listing(entries[(page - 1) * per_page: page * per_page], page, per_page, len(entries))
     _add_plans(listing.items)

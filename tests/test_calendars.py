@@ -119,3 +119,62 @@ def test_the_api_gives_the_callers_url_and_the_account_page_renews_it(client, se
 @pytest.mark.parametrize("role, status", [("admin", 403), ("police", 403), ("inspector", 200), ("owner", 200)])
 def test_the_calendar_api_is_for_owners_and_inspectors(client, seeded, token_for, role, status):
     assert client.get("/api/v1/calendar", headers=token_for(seeded["users"][role])).status_code == status
+
+
+def _rename(seeded):
+    from inspection.models import Vessel
+    from inspection.vessels import update_vessel
+    update_vessel(db.session.get(Vessel, seeded["fleets"]["own"]["vessel_id"]), {"name": "Buque renombrado"})
+
+
+def _close_deficiency(seeded):
+    db.session.get(Deficiency, seeded["fleets"]["own"]["deficiency_id"]).status = "closed"
+
+
+def _schedule(seeded):
+    from inspection.models import Vessel
+    schedule_inspection(seeded["users"]["admin"], db.session.get(Vessel, seeded["fleets"]["own"]["vessel_id"]),
+                        "navegabilidad", seeded["users"]["inspector"], TODAY + timedelta(days=9), "Pilar", TODAY)
+
+
+def _english(seeded):
+    seeded["users"]["owner"].language = "en"
+
+
+def _revoke(seeded):
+    from inspection.certificates import revoke_certificate
+    certificate = db.session.scalar(db.select(Certificate).filter_by(number=seeded["fleets"]["own"]["number"]))
+    revoke_certificate(seeded["users"]["admin"], certificate, "Error", NOW)
+
+
+@pytest.mark.parametrize("change", [_rename, _close_deficiency, _schedule, _english, _revoke])
+def test_an_unchanged_feed_answers_304_and_a_change_moves_its_body_and_etag(client, seeded, set_clock,
+                                                                            count_queries, change):
+    set_clock(NOW)
+    url = feed_url(seeded["users"]["owner"], SECRET, "https://baliza.test")
+    first = fetch(client, url)
+    etag = first.headers["ETag"]
+    assert etag.startswith('W/"')
+    assert fetch(client, url).data == first.data  # the same body, from the cache (same DTSTAMP)
+    queries = count_queries(lambda: fetch(client, url))
+    unchanged = client.get(url.removeprefix("https://baliza.test"), headers={"If-None-Match": etag})
+    assert unchanged.status_code == 304 and unchanged.data == b"" and unchanged.headers["ETag"] == etag
+    assert count_queries(lambda: client.get(url.removeprefix("https://baliza.test"),
+                                            headers={"If-None-Match": etag})) == queries
+    change(seeded)
+    db.session.commit()
+    changed = client.get(url.removeprefix("https://baliza.test"), headers={"If-None-Match": etag})
+    assert changed.status_code == 200 and changed.headers["ETag"] != etag
+    before, after = events_of(first), events_of(changed)
+    assert {(uid, str(e["summary"]), e.decoded("dtstart")) for uid, e in after.items()} != \
+        {(uid, str(e["summary"]), e.decoded("dtstart")) for uid, e in before.items()}
+
+
+@pytest.mark.parametrize("days, kept", [(0, True), (300, True), (600, False), (-300, True), (-600, False)])
+def test_the_feed_covers_a_year_back_to_two_years_ahead(client, seeded, set_clock, days, kept):
+    """The certificate's expiry (30 May 2027) is in the feed from two years before it to a year after."""
+    set_clock(NOW + timedelta(days=days))
+    owner, own = seeded["users"]["owner"], seeded["fleets"]["own"]
+    certificate = db.session.scalar(db.select(Certificate).filter_by(number=own["number"]))
+    events = events_of(fetch(client, feed_url(owner, SECRET, "https://baliza.test")))
+    assert (f"certificate-{certificate.id}-valid-until@baliza.test" in events) is kept

@@ -185,3 +185,71 @@ def test_the_dashboard_takes_the_same_queries_for_3_and_30_vessels(client, recor
         db.session.commit()
         counts[size] = count_queries(lambda: client.get("/tablero"))
     assert counts[3] == counts[30]
+
+
+def _seguridad(points) -> list[tuple]:
+    return [(p.needing, p.certified) for p in points if p.kind == "seguridad"]
+
+
+def test_the_share_is_read_from_the_cache_in_one_query_while_nothing_changes(app, fleet, count_queries):
+    from inspection.dashboard import share_points
+
+    first = fleet_validity(TODAY, ZONE)
+    assert count_queries(lambda: fleet_validity(TODAY, ZONE)) == 1  # the data version only
+    assert fleet_validity(TODAY, ZONE) == first == share_points(ENDS, TODAY, ZONE)  # as counted afresh
+
+
+def _certificate(issued_on: date) -> Certificate:
+    return db.session.scalar(db.select(Certificate).filter_by(kind="seguridad", issued_on=issued_on))
+
+
+def _revoke_b(fleet, records, make_vessel):  # a revocation dated back to 1 Feb: January's end still held it
+    from inspection.certificates import revoke_certificate
+    revoked = _certificate(date(2026, 1, 10))
+    revoked.revoked_at = None
+    db.session.flush()
+    revoke_certificate(records["admin"], revoked, "Error", datetime(2026, 2, 1, 12, tzinfo=timezone.utc))
+
+
+def _suspend_d(fleet, records, make_vessel):
+    from inspection.certificates import suspend_certificate
+    held = _certificate(date(2026, 7, 10))
+    suspend_certificate(records["admin"], held, "Casco", datetime(2026, 11, 19, 12, tzinfo=timezone.utc))
+
+
+def _reinstate(fleet, records, make_vessel):
+    from inspection.certificates import reinstate_certificate
+    _suspend_d(fleet, records, make_vessel)
+    db.session.commit()
+    fleet_validity(TODAY, ZONE)  # cached while suspended
+    held = _certificate(date(2026, 7, 10))
+    reinstate_certificate(records["admin"], held, "Reparado", datetime(2026, 11, 20, 12, tzinfo=timezone.utc))
+
+
+def _new_certificate(fleet, records, make_vessel):
+    vessel = _certificate(date(2026, 1, 10)).vessel
+    records["certificate"](vessel, fleet["x"], "seguridad", date(2026, 3, 20), date(2026, 9, 20))
+
+
+def _new_vessel(fleet, records, make_vessel):
+    make_vessel()
+
+
+def _to_sail(fleet, records, make_vessel):  # no machinery any more: needs no seguridad (art. 211)
+    from inspection.vessels import update_vessel
+    vessel = _certificate(date(2026, 7, 10)).vessel
+    update_vessel(vessel, {"propulsion": "sail"})
+
+
+@pytest.mark.parametrize("change, moved", [(_revoke_b, True), (_suspend_d, True), (_reinstate, False),
+                                           (_new_certificate, True), (_new_vessel, True), (_to_sail, True)])
+def test_every_write_the_share_reads_moves_its_cache(app, fleet, records, make_vessel, change, moved):
+    """Cached, changed, read again: the points equal those counted afresh (a reinstatement: back to the first)."""
+    from inspection.dashboard import share_points
+
+    before = fleet_validity(TODAY, ZONE)
+    change(fleet, records, make_vessel)
+    db.session.commit()
+    after = fleet_validity(TODAY, ZONE)
+    assert after == share_points(ENDS, TODAY, ZONE)
+    assert (_seguridad(after) != _seguridad(before)) is moved

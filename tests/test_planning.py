@@ -288,3 +288,40 @@ def test_assigning_an_expiring_vessel_from_the_page(app, make_vessel, staff, cer
     application = db.session.scalar(db.select(Application).filter_by(vessel_id=vessel.id))
     assert application.status == "scheduled" and not application.late  # 15 Apr is before the art. 222 date
     assert admin.post(f"/planificacion/buques/{vessel.id}/asignar", data={"kind": "otro"}).status_code == 422
+
+
+def _overdue_rows(listing) -> list[tuple]:
+    return [(o["vessel"].registration, k["kind"], k["state"], k["valid_until"], k["days_late"], k["application_id"])
+            for o in listing.items for k in o["kinds"]]
+
+
+@pytest.mark.parametrize("page, per_page", [(1, 2), (2, 2), (3, 2), (1, 50)])
+def test_the_overdue_list_paged_in_sql_matches_deciding_every_vessel(make_vessel, certify, staff, page, per_page):  # noqa: F811
+    """Stored needs filter and page in SQL; the list equals the one decided in Python from the particulars."""
+    from inspection.planning import overdue_deciding, overdue_vessels
+
+    expired, fine, missing = make_vessel(registration="OV-1"), make_vessel(registration="OV-2"), make_vessel(registration="OV-3")
+    sailing, rowing = make_vessel(registration="OV-4", propulsion="sail"), make_vessel(
+        registration="OV-5", propulsion="rowing", fire_hydrants=0, boats=0, cooking="none")
+    for vessel in (expired, fine):
+        certify(vessel)  # seguridad to 30 May 2027
+    apply_for_inspection(staff["admin"], missing, "navegabilidad", "Concepción", date(2027, 6, 10), date(2027, 6, 1))
+    db.session.commit()
+    day = date(2027, 6, 1)  # every seguridad certificate above has expired
+    sql, python = overdue_vessels(day, page, per_page), overdue_deciding(day, page, per_page)
+    assert _overdue_rows(sql) == _overdue_rows(python) and sql.total == python.total
+    everything = _overdue_rows(overdue_vessels(day, 1, 50))
+    assert ("OV-4", "seguridad", "missing", None, None, None) not in everything  # sail: no machinery (art. 211)
+    assert not [row for row in everything if row[0] == "OV-5"]  # rowing: needs neither (arts. 210, 211)
+    assert ("OV-1", "seguridad", "overdue", date(2027, 5, 30), 2, None) in everything
+
+
+def test_a_stale_stored_need_is_decided_again_not_trusted(make_vessel):
+    """Under other exemption rules the stored columns are not read: the vessel is decided from its particulars."""
+    from inspection.planning import overdue_vessels
+
+    sailing = make_vessel(registration="OV-9", propulsion="sail")
+    sailing.needs_seguridad, sailing.needs_basis = True, "older-rules"  # as stored under other rules
+    db.session.commit()
+    [entry] = [o for o in overdue_vessels(TODAY, 1, 50).items if o["vessel"].id == sailing.id]
+    assert [k["kind"] for k in entry["kinds"]] == ["navegabilidad"]

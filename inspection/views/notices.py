@@ -3,12 +3,13 @@ from flask import Blueprint, Response, abort, current_app, redirect, render_temp
 from flask_login import current_user
 
 from ..auth import require_page
-from ..calendars import FEED_ROLES, feed_ics, feed_user, renew_feed
-from ..clock import office_now
+from ..calendars import FEED_ROLES, feed_fingerprint, feed_ics, feed_rows, feed_user, renew_feed
+from ..clock import office_now, office_today
 from ..extensions import db
 from ..i18n import current_language
 from ..models import Notice
 from ..notices import mark_read, notice_view, notices_query
+from ..readcache import cached
 
 bp = Blueprint("notices", __name__)
 PER_PAGE = 30
@@ -59,9 +60,15 @@ def calendar_feed(user_id, secret):
     user = feed_user(user_id, secret, current_app.config["SECRET_KEY"])
     if user is None:
         abort(404)
-    lang = "en" if user.language == "en" else "es"
-    body = feed_ics(user, lang, current_app.config["PUBLIC_URL"], office_now())
-    response = Response(body, mimetype="text/calendar")
+    lang, today, public_url = ("en" if user.language == "en" else "es"), office_today(), current_app.config["PUBLIC_URL"]
+    rows = feed_rows(user, today)
+    etag = feed_fingerprint(user, rows, lang, public_url, today)
+    if request.if_none_match.contains_weak(etag):
+        response = Response(status=304)
+    else:
+        body = cached("calendar_feed", etag, lambda: feed_ics(user, lang, public_url, office_now(), today, rows))
+        response = Response(body, mimetype="text/calendar")
+    response.set_etag(etag, weak=True)  # weak: the body's DTSTAMP is when this process built it
     response.headers["Content-Disposition"] = 'inline; filename="baliza.ics"'
     response.headers["Cache-Control"] = "private, no-cache"
     return response
