@@ -199,9 +199,28 @@ def _item_citations() -> dict[str, tuple[str, str]]:
     return {item.id: (item.source, item.article) for kind in catalog.kinds for item in catalog.get(kind).items}
 
 
+def submitted_version(since: date, today: date) -> tuple:
+    """A count and the latest id of the inspections submitted with a date in [since, today]: one query.
+
+    A submitted inspection is final: its answers are frozen (record_answer needs in_progress), its date
+    and inspector do not change and it never leaves "submitted", so only a new submission changes what the
+    charts read from submitted inspections, and it moves the count.
+    """
+    window = (Inspection.status == "submitted", Inspection.scheduled_on.between(since, today))
+    return tuple(db.session.execute(sa.select(sa.func.count(), sa.func.max(Inspection.id)).where(*window)).one())
+
+
 def failed_articles(today: date, limit: int = TOP_ARTICLES) -> list[FailedArticle]:
-    """The `limit` articles most often failed in the last 12 months' submitted inspections: one query."""
+    """The `limit` articles most often failed in the last 12 months' submitted inspections.
+
+    Counted in one query, kept in the process's cache (readcache) under submitted_version().
+    """
     since = month_starts(today)[0]
+    return cached("failed_articles", (today, limit, submitted_version(since, today)),
+                  lambda: _failed_articles(since, today, limit))
+
+
+def _failed_articles(since: date, today: date, limit: int) -> list[FailedArticle]:
     rows = db.session.execute(
         sa.select(Answer.item_id, sa.func.count().label("n")).join(Inspection, Inspection.id == Answer.inspection_id)
         .where(Answer.current, Answer.result == "fail", Inspection.status == "submitted",  # the partial index's terms
@@ -228,19 +247,33 @@ class InspectorMonth:
 
 
 def inspections_per_inspector(today: date) -> list[InspectorMonth]:
-    """Submitted inspections per inspector and month over the last 12 months: one query.
+    """Submitted inspections per inspector and month over the last 12 months.
+
+    The counts are one query kept in the process's cache under submitted_version(); the names are read
+    fresh (one query), so renaming an inspector shows at once.
+    """
+    starts = month_starts(today)
+    counts = cached("inspections_per_inspector", (today, submitted_version(starts[0], today)),
+                    lambda: _inspector_counts(starts, today))
+    ids = sorted({inspector_id for inspector_id, _, _ in counts})
+    names = {row.id: row.full_name or row.username for row in db.session.execute(
+        sa.select(User.id, User.full_name, User.username).where(User.id.in_(ids)))} if ids else {}
+    months = [InspectorMonth(inspector_id, names.get(inspector_id, "?"), starts[bucket], n)
+              for inspector_id, bucket, n in counts]
+    return sorted(months, key=lambda m: (m.inspector, m.inspector_id, m.month))
+
+
+def _inspector_counts(starts: list[date], today: date) -> list[tuple[int, int, int]]:
+    """(inspector_id, month bucket, count) of submitted inspections: one query.
 
     The month bucket is a CASE over boundaries computed here (no dialect's date functions), grouped
     in an outer query so PostgreSQL sees one expression.
     """
-    starts = month_starts(today)
     bounds = [(start, add_months(start, 1) - timedelta(days=1)) for start in starts]
     bucket = sa.case(*[(Inspection.scheduled_on.between(first, last), n) for n, (first, last) in enumerate(bounds)])
     inner = (sa.select(Inspection.inspector_id, bucket.label("bucket"))
              .where(Inspection.status == "submitted", Inspection.scheduled_on.between(starts[0], today)).subquery())
     rows = db.session.execute(
-        sa.select(inner.c.inspector_id, User.full_name, User.username, inner.c.bucket, sa.func.count().label("n"))
-        .join(User, User.id == inner.c.inspector_id)
-        .group_by(inner.c.inspector_id, User.full_name, User.username, inner.c.bucket)
-        .order_by(User.full_name, User.username, inner.c.bucket)).all()
-    return [InspectorMonth(row.inspector_id, row.full_name or row.username, starts[row.bucket], row.n) for row in rows]
+        sa.select(inner.c.inspector_id, inner.c.bucket, sa.func.count().label("n"))
+        .group_by(inner.c.inspector_id, inner.c.bucket)).all()
+    return [(row.inspector_id, row.bucket, row.n) for row in rows]

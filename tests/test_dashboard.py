@@ -253,3 +253,21 @@ def test_every_write_the_share_reads_moves_its_cache(app, fleet, records, make_v
     after = fleet_validity(TODAY, ZONE)
     assert after == share_points(ENDS, TODAY, ZONE)
     assert (_seguridad(after) != _seguridad(before)) is moved
+
+
+def test_the_failed_articles_and_inspector_counts_are_cached_until_an_inspection_is_submitted(
+        app, fleet, records, make_vessel, count_queries):
+    """Submitted inspections are final, so their count in the window is the charts' data version."""
+    articles, months = failed_articles(TODAY), inspections_per_inspector(TODAY)
+    assert count_queries(lambda: failed_articles(TODAY)) == 1  # the data version only
+    assert count_queries(lambda: inspections_per_inspector(TODAY)) == 2  # the data version and the names
+    assert (failed_articles(TODAY), inspections_per_inspector(TODAY)) == (articles, months)
+    fleet["y"].full_name = "Blas Yegros Ortiz"  # a name is read fresh, not from the cache
+    db.session.commit()
+    assert {m.inspector for m in inspections_per_inspector(TODAY)} == {"Ana Xara", "Blas Yegros Ortiz"}
+    later = records["inspection"](make_vessel(), fleet["y"], date(2026, 11, 18))
+    records["answer"](later, ART73)
+    db.session.commit()
+    assert failed_articles(TODAY) == [FailedArticle("Ley 928/1927", "63", 3), FailedArticle("Ley 928/1927", "73", 2)]
+    november = [m.count for m in inspections_per_inspector(TODAY) if m.month == date(2026, 11, 1)]
+    assert november == [2]
