@@ -184,7 +184,8 @@ def due_drafts(today: date, zone: ZoneInfo, mail: bool) -> tuple[list[Draft], di
     owner_ids = {row[0] for row in owner_found}
     owners = db.session.execute(
         db.select(User, Owner.email).join(Owner, Owner.id == User.owner_id)
-        .where(User.role == "owner", User.active.is_(True), User.owner_id.in_(owner_ids))).all()
+        .where(User.role == "owner", User.active.is_(True), User.owner_id.in_(owner_ids))
+        .order_by(User.id)).all()  # notices are written, and so sent, in a fixed order
     users_of: dict[int, list[User]] = {}
     addresses: dict[int, str | None] = {}
     for user, owner_email in owners:
