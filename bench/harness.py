@@ -74,10 +74,42 @@ def _answers(url: str) -> bool:
         conn.close()
 
 
+@dataclass
+class Gunicorn:
+    """A running gunicorn: its base URL and master process; the workers are the master's children."""
+
+    url: str
+    proc: subprocess.Popen
+
+    def workers(self) -> list[int]:
+        """The pids of the master's live workers."""
+        import psutil
+
+        return [child.pid for child in psutil.Process(self.proc.pid).children()]
+
+    def worker_serving(self, client_port: int) -> int:
+        """The pid of the worker holding the connection that came from `client_port` on the loopback."""
+        import psutil
+
+        for pid in self.workers():
+            with contextlib.suppress(psutil.NoSuchProcess):
+                if any(c.raddr and c.raddr.port == client_port for c in psutil.Process(pid).net_connections("tcp")):
+                    return pid
+        raise LookupError(f"no worker of {self.url} holds a connection from port {client_port}")
+
+    def wait_for_workers(self, count: int, timeout: float = 30.0) -> None:
+        """Until `count` workers run and the server answers (after a worker was killed, the master starts another)."""
+        deadline = time.monotonic() + timeout
+        while len(self.workers()) < count or not _answers(self.url):
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"{self.url} has {len(self.workers())} of {count} workers")
+            time.sleep(0.05)
+
+
 @contextlib.contextmanager
-def serve(wsgi_target: str, env: dict, workers: int = 2, worker_class: str = "sync",
-          start_timeout: float = 30.0, stop_timeout: float = 10.0):
-    """Run gunicorn on 127.0.0.1 with a free port, yield its base URL, always stop it."""
+def gunicorn(wsgi_target: str, env: dict, workers: int = 2, worker_class: str = "sync",
+             start_timeout: float = 30.0, stop_timeout: float = 10.0):
+    """Run gunicorn on 127.0.0.1 with a free port, yield it as a Gunicorn once it answers, always stop it."""
     port = free_port()
     url = f"http://127.0.0.1:{port}"
     pythonpath = os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH", "")) if p)
@@ -94,10 +126,18 @@ def serve(wsgi_target: str, env: dict, workers: int = 2, worker_class: str = "sy
                 log.seek(0)
                 raise RuntimeError(f"gunicorn {wsgi_target} did not start:\n{log.read().decode(errors='replace')}")
             time.sleep(0.05)
-        yield url
+        yield Gunicorn(url, proc)
     finally:
         _stop(proc, stop_timeout)
         log.close()
+
+
+@contextlib.contextmanager
+def serve(wsgi_target: str, env: dict, workers: int = 2, worker_class: str = "sync",
+          start_timeout: float = 30.0, stop_timeout: float = 10.0):
+    """Run gunicorn on 127.0.0.1 with a free port, yield its base URL, always stop it."""
+    with gunicorn(wsgi_target, env, workers, worker_class, start_timeout, stop_timeout) as server:
+        yield server.url
 
 
 def _stop(proc: subprocess.Popen, timeout: float) -> None:

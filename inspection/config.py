@@ -83,6 +83,11 @@ def load_config(app, test_config=None):
     navegabilidad_practice(app.config["NAVEGABILIDAD_MONTHS"], app.config["NAVEGABILIDAD_MAX_MONTHS"])  # likewise
     hull_late_fine(app.config["HULL_LATE_FINE"])  # likewise
     if not app.config.get("SECRET_KEY"):
+        if server:
+            # Several app servers share a server database: a secret made per instance folder would
+            # sign cookies and CSRF tokens that the other servers refuse, at random, per request.
+            raise RuntimeError("BALIZA_SECRET_KEY is required with a server database (BALIZA_DATABASE_URL): "
+                               "set the same secret on every app server")
         app.config["SECRET_KEY"] = _instance_secret(instance)
 
 

@@ -318,19 +318,15 @@ CERTIFIED_AT = datetime(2026, 11, 30, 15, 0, tzinfo=timezone.utc)
 CERTIFIED_ON = date(2026, 11, 30)  # a seguridad certificate then runs to 30 May 2027 (art. 211)
 
 
-def pass_and_close(inspection, inspector, at, on):
-    """Start a scheduled inspection at `at`, pass every item (photos where evidence is required) and close it on
-    `on` with both signatures, through the operations; returns close_inspection's result (its certificate)."""
+def pass_every_item(inspection, inspector, at):
+    """Start a scheduled inspection at `at` and pass every item (photos where evidence is required), through the
+    operations; ready to close (flushed, not committed)."""
     import uuid
 
-    from inspection.clock import office_zone
-    from inspection.closing import close_inspection
     from inspection.inspections import add_photo, record_answer, start_inspection
-    from inspection.keys import signer
     from inspection.media import media_storage, photo_limits
-    from inspection.office import current_office
     from inspection.photos import process_photo
-    from tests.media_samples import encode, noisy_image, signature_images
+    from tests.media_samples import encode, noisy_image
 
     start_inspection(inspector, inspection, at)
     for n, item in enumerate(inspection.items):
@@ -341,6 +337,20 @@ def pass_and_close(inspection, inspector, at, on):
             jpeg = encode(noisy_image((16, 12), seed=inspection.vessel_id * 100 + n), "JPEG", quality=60)
             add_photo(inspector, inspection, item["id"], str(uuid.uuid4()), process_photo(jpeg, photo_limits()),
                       media_storage(), at, None, None, at)
+
+
+def pass_and_close(inspection, inspector, at, on):
+    """pass_every_item, then close it on `on` with both signatures; returns close_inspection's result (its certificate)."""
+    import uuid
+
+    from inspection.clock import office_zone
+    from inspection.closing import close_inspection
+    from inspection.keys import signer
+    from inspection.media import media_storage
+    from inspection.office import current_office
+    from tests.media_samples import signature_images
+
+    pass_every_item(inspection, inspector, at)
     result = close_inspection(inspector, inspection, {"client_id": str(uuid.uuid4()), "signature": "Insp.",
                                                       "master_name": "Cap.", "signatures": signature_images()},
                               current_office(), signer(current_office(), at), on, at, media_storage(), office_zone())

@@ -31,6 +31,14 @@ def test_environment_variables_configure_the_app(monkeypatch, tmp_path):
     assert app.config["PUBLIC_URL"] == "https://baliza.example.py"
 
 
+
+def test_a_server_database_needs_one_explicit_secret_for_every_app_server(tmp_path):
+    """A secret made per instance folder would split the cookies of several servers on one database."""
+    with pytest.raises(RuntimeError, match="BALIZA_SECRET_KEY is required"):
+        create_app({"DATABASE_URL": "postgresql+psycopg://baliza@127.0.0.1:1/baliza", "MEDIA_DIR": str(tmp_path)})
+    app = create_app({"DATABASE_URL": "postgresql+psycopg://baliza@127.0.0.1:1/baliza", "SECRET_KEY": "shared"})
+    assert app.config["SECRET_KEY"] == "shared"
+
 @pytest.fixture
 def migration_database(tmp_path):
     """An empty database for the migrations: a SQLite file, or a fresh schema on the PostgreSQL under test."""
