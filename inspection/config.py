@@ -55,6 +55,7 @@ DEFAULTS = {
     "SESSION_COOKIE_SAMESITE": "Lax",
     "WTF_CSRF_TIME_LIMIT": None,
     "JSON_SORT_KEYS": False,
+    "LOG_FORMAT": "json",  # BALIZA_LOG_FORMAT: json lines for servers (gunicorn), text for a person (`python app.py`)
 }
 
 
