@@ -102,12 +102,15 @@ def register_errorhandlers(app: Flask) -> None:
 def register_commands(app: Flask) -> None:
     """The `flask --app app ...` commands."""
     from inspection.cli import register_commands as register
+    from inspection.cli_backup import backup_command, restore_command
     from inspection.cli_keys import keys_cli
     from inspection.cli_media import media_cli
 
     register(app)
     app.cli.add_command(keys_cli)
     app.cli.add_command(media_cli)
+    app.cli.add_command(backup_command)
+    app.cli.add_command(restore_command)
 
 
 def main(argv=None) -> None:
