@@ -18,7 +18,8 @@ import json
 import os
 import shutil
 import sqlite3
-import subprocess  # nosec B404: pg_dump and pg_restore, run with an argument list (no shell)
+# bandit B404/B603: pg_dump and pg_restore, found on PATH, run with an argument list and no shell.
+import subprocess  # nosec B404
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -70,7 +71,7 @@ def _libpq(url: str) -> tuple[str, dict]:
 
 def _run(args: list[str], env: dict) -> None:
     """Run a PostgreSQL client tool; its stderr becomes the BackupError."""
-    result = subprocess.run(args, env=env, capture_output=True, text=True)  # nosec B603: fixed tools, no shell
+    result = subprocess.run(args, env=env, capture_output=True, text=True)  # nosec B603
     if result.returncode != 0:
         raise BackupError(f"{Path(args[0]).name} falló: {result.stderr.strip()}")
 
