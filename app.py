@@ -15,12 +15,20 @@ def create_app(test_config=None) -> Flask:
     app = Flask(__name__, instance_relative_config=True)
     app.json.sort_keys = False  # keep the schema's field order, and skip a sort on every response
     load_config(app, test_config)
+    register_logging(app)
     register_extensions(app)
     register_blueprints(app)
     register_security_headers(app)
     register_errorhandlers(app)
     register_commands(app)
     return app
+
+
+def register_logging(app: Flask) -> None:
+    """Request ids and one structured log line per request (first, so even refused requests are logged)."""
+    from inspection.request_log import register_request_log
+
+    register_request_log(app)
 
 
 def register_extensions(app: Flask) -> None:
@@ -94,12 +102,15 @@ def register_errorhandlers(app: Flask) -> None:
 def register_commands(app: Flask) -> None:
     """The `flask --app app ...` commands."""
     from inspection.cli import register_commands as register
+    from inspection.cli_backup import backup_command, restore_command
     from inspection.cli_keys import keys_cli
     from inspection.cli_media import media_cli
 
     register(app)
     app.cli.add_command(keys_cli)
     app.cli.add_command(media_cli)
+    app.cli.add_command(backup_command)
+    app.cli.add_command(restore_command)
 
 
 def main(argv=None) -> None:
@@ -109,6 +120,7 @@ def main(argv=None) -> None:
     parser.add_argument("--port", type=int, default=5000)
     args = parser.parse_args(argv)
     os.environ.setdefault("BALIZA_AUTO_SIGNING_KEY", "true")  # the demo makes its own key; production runs `keys new`
+    os.environ.setdefault("BALIZA_LOG_FORMAT", "text")  # a person reads the demo's terminal; servers log JSON
     app = create_app()
     from inspection.demo import prepare_database
 

@@ -11,7 +11,8 @@ from .models import Owner, User
 from .users import create_user
 from .vessels import create_owner, create_vessel
 
-DEMO_PASSWORD = "baliza-demo"
+# The demo's published password (README): only `python app.py` seeds users with it, into an empty database.
+DEMO_PASSWORD = "baliza-demo"  # nosec B105
 
 OWNERS = [
     {"name": "Naviera del Paraguay S.A.", "tax_id": "80012345-6", "email": "flota@navierapy.example",

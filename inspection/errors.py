@@ -5,6 +5,7 @@ from werkzeug.exceptions import HTTPException
 from .exceptions import DomainError
 from .i18n import current_language, localize
 from .messages import Localized, Msg
+from .request_log import current_request_id
 
 PROBLEM_BASE = "https://baliza.example/problems/"
 
@@ -44,6 +45,8 @@ def problem(status: int, code: str, title, detail=None, errors=None, extra=None)
     if errors:
         body["errors"] = localize(errors, lang)
     body.update(_messages_in(extra or {}, lang))
+    if status >= 500 and current_request_id():
+        body["request_id"] = current_request_id()  # the reference a user quotes, found in the logs
     response = jsonify(body)
     response.status_code = status
     response.mimetype = "application/problem+json"

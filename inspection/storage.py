@@ -74,6 +74,9 @@ class MediaStorage(Protocol):
     def modified_at(self, key: str) -> datetime:
         """When ``key`` was last written (aware UTC), for the sweep's grace period."""
 
+    def ping(self) -> None:
+        """Return if the storage can be written now, else raise StorageError (the health check)."""
+
 
 def validate_key(key: str) -> str:
     """Return ``key`` if it is 'seg/seg/name' of safe segments, else raise InvalidKey."""
@@ -144,6 +147,11 @@ class LocalStorage:
     def delete(self, key: str) -> None:
         """Remove the file; absent is fine."""
         self.path_for(key).unlink(missing_ok=True)
+
+    def ping(self) -> None:
+        """The root is a directory this process may write (no file is written: the check runs every few seconds)."""
+        if not self.root.is_dir() or not os.access(self.root, os.W_OK | os.X_OK):
+            raise StorageError(f"media root {self.root} is missing or not writable")
 
     def modified_at(self, key: str) -> datetime:
         """The file's modification time as aware UTC; MissingKey if absent."""

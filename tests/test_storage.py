@@ -235,6 +235,9 @@ class MemoryStorage:
     def modified_at(self, key):
         return self.items[key][1]
 
+    def ping(self):
+        pass
+
 
 def test_sweep_works_on_any_media_storage():
     old = NOW - timedelta(days=1)

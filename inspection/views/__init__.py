@@ -4,8 +4,8 @@ from flask import Flask
 from ..formats import format_day, format_number
 from ..i18n import current_language, gettext
 from ..labels import field_label, label
-from . import (auth, certificates, checklists, dashboard, fleet, inspections, notices, planning, pwa, registry, tablet,
-               users)
+from . import (auth, certificates, checklists, dashboard, fleet, health, inspections, notices, planning, pwa, registry,
+               tablet, users)
 
 
 def _unread_notices() -> int:
@@ -25,8 +25,8 @@ def _unread_notices() -> int:
 
 def register_views(app: Flask) -> None:
     """Attach the page blueprints and the template helpers."""
-    for module in (auth, registry, fleet, certificates, checklists, dashboard, inspections, notices, planning, pwa,
-                   tablet, users):
+    for module in (auth, registry, fleet, certificates, checklists, dashboard, health, inspections, notices, planning,
+                   pwa, tablet, users):
         app.register_blueprint(module.bp)
     app.jinja_env.globals.update(_=gettext, label=lambda kind, value: label(kind, value, current_language()),
                                  field_label=lambda field: field_label(field, current_language()),
