@@ -18,16 +18,22 @@ What makes that hold:
   ``older_than``. The job reads ``known_keys`` from the DB first and passes a cutoff that is
   longer than any upload request before that read (an hour is ample for one request per
   photo): a file whose row commits after the read was written after the cutoff and is kept.
+* A store that cannot be reached raises ``StorageUnavailable`` before anything is recorded: the
+  request that was writing fails (503 with Retry-After) and its retry writes the same keys again.
+
+``LocalStorage`` is the default; ``storage_s3.S3Storage`` keeps the same contract in a bucket.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 import tempfile
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Container, Iterator, Protocol, runtime_checkable
+from typing import BinaryIO, Container, Iterator, Protocol, runtime_checkable
 
 _SEGMENT = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
 MAX_KEY_LENGTH = 512
@@ -52,9 +58,23 @@ class MissingKey(StorageError, KeyError):
     """No file is stored under the key."""
 
 
+class StorageUnavailable(StorageError):
+    """The store cannot be reached or answers with a server error: try again later, nothing was recorded."""
+
+    retry_after = 30  # seconds a client should wait before retrying (the Retry-After header)
+
+
+@dataclass
+class StoredFile:
+    """An open stored file to stream: a binary stream (close it when done) and its length in bytes."""
+
+    stream: BinaryIO
+    size: int
+
+
 @runtime_checkable
 class MediaStorage(Protocol):
-    """Where photo bytes live; the DB holds only keys. ``open_path`` is optional."""
+    """Where photo bytes live; the DB holds only keys. ``open_path`` and ``content_sha256`` are optional."""
 
     def put(self, key: str, data: bytes) -> None:
         """Store ``data`` under ``key`` atomically; same bytes again is a no-op."""
@@ -73,6 +93,12 @@ class MediaStorage(Protocol):
 
     def modified_at(self, key: str) -> datetime:
         """When ``key`` was last written (aware UTC), for the sweep's grace period."""
+
+    def open_stream(self, key: str) -> StoredFile:
+        """The bytes under ``key`` as a stream with its length, to serve large files; MissingKey if absent."""
+
+    def ping(self) -> None:
+        """Return if the store can be read and written now (the health check), else raise StorageError."""
 
 
 def validate_key(key: str) -> str:
@@ -141,6 +167,26 @@ class LocalStorage:
         """Whether a complete file is stored under ``key``."""
         return self.path_for(key).is_file()
 
+    def open_stream(self, key: str) -> StoredFile:
+        """The open file and its size; MissingKey if absent."""
+        try:
+            handle = self.path_for(key).open("rb")
+        except FileNotFoundError:
+            raise MissingKey(key) from None
+        return StoredFile(handle, os.fstat(handle.fileno()).st_size)
+
+    def content_sha256(self, key: str) -> str:
+        """The SHA-256 of the stored bytes, read in chunks; MissingKey if absent."""
+        return sha256_of_stream(self.open_stream(key).stream)
+
+    def ping(self) -> None:
+        """The root exists and a file can be created in it; StorageUnavailable otherwise."""
+        try:
+            with tempfile.TemporaryFile(dir=self.root, prefix=".ping.", suffix=self.TEMP_SUFFIX):
+                pass
+        except OSError as error:
+            raise StorageUnavailable(f"media directory {self.root} is not writable: {error}") from error
+
     def delete(self, key: str) -> None:
         """Remove the file; absent is fine."""
         self.path_for(key).unlink(missing_ok=True)
@@ -172,6 +218,17 @@ class LocalStorage:
                     path.unlink(missing_ok=True)
                     removed.append(path.relative_to(self.root).as_posix())
         return sorted(removed)
+
+
+def sha256_of_stream(stream: BinaryIO, chunk: int = 1 << 20) -> str:
+    """The hex SHA-256 of a stream read to its end in chunks (never whole in memory), then closed."""
+    digest = hashlib.sha256()
+    try:
+        while block := stream.read(chunk):
+            digest.update(block)
+    finally:
+        stream.close()
+    return digest.hexdigest()
 
 
 def _is_key(key: str) -> bool:
