@@ -30,7 +30,7 @@ import hashlib
 import os
 import re
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import BinaryIO, Container, Iterator, Protocol, runtime_checkable
@@ -291,6 +291,59 @@ def is_orphan(key: str, modified_at: datetime, known_keys: Container[str],
               older_than: datetime) -> bool:
     """A stored key no DB row records, written before the cutoff (the in-flight grace)."""
     return key not in known_keys and modified_at < older_than
+
+
+CONTENT_ADDRESSED = ("originals", "signatures")  # their keys name the SHA-256 of their own bytes
+
+
+@dataclass
+class CopyReport:
+    """What ``copy_store`` did: keys copied and verified, already present with the same hash, and mismatched."""
+
+    copied: int = 0
+    present: int = 0
+    mismatched: list[tuple[str, str]] = field(default_factory=list)  # (key, 'source' | 'target' | 'copy')
+
+
+def stored_sha256(storage: MediaStorage, key: str) -> str:
+    """The SHA-256 of what ``storage`` holds under ``key``: its own record when it keeps one, else by reading it."""
+    own = getattr(storage, "content_sha256", None)
+    return own(key) if own is not None else sha256_of_stream(storage.open_stream(key).stream)
+
+
+def expected_sha256(key: str, actual: str) -> str:
+    """The hash a key's bytes must have: named in content-addressed keys, else the source file's own."""
+    kind, *_rest, name = key.split("/")
+    return name.split(".")[0] if kind in CONTENT_ADDRESSED and _HEX64.match(name.split(".")[0]) else actual
+
+
+def copy_store(source: MediaStorage, target: MediaStorage) -> CopyReport:
+    """Copy every key of ``source`` missing from ``target``, reading each copy back to check its hash.
+
+    Resumable: a key the target already holds with the expected hash is skipped without reading it
+    (S3Storage keeps the hash in metadata), so a rerun after an interrupt copies only what is missing.
+    A source file whose bytes do not match its content-addressed name, a target holding other bytes,
+    or a copy that reads back wrong is a mismatch, reported and never overwritten.
+    """
+    report = CopyReport()
+    for key in source.iter_keys():
+        data = source.get(key)
+        actual = hashlib.sha256(data).hexdigest()
+        expected = expected_sha256(key, actual)
+        if actual != expected:
+            report.mismatched.append((key, "source"))
+        elif target.exists(key):
+            if stored_sha256(target, key) == expected:
+                report.present += 1
+            else:
+                report.mismatched.append((key, "target"))
+        else:
+            target.put(key, data)
+            if sha256_of_stream(target.open_stream(key).stream) == expected:  # read back, not the metadata
+                report.copied += 1
+            else:
+                report.mismatched.append((key, "copy"))
+    return report
 
 
 def sweep_orphans(storage: MediaStorage, known_keys: Container[str], older_than: datetime,

@@ -58,12 +58,17 @@ def parse_media_url(url: str) -> tuple[str, str]:
 
 
 def make_client(endpoint_url: str | None = None, region: str | None = None):
-    """A boto3 S3 client that fails fast (connect 3 s, read 20 s, 3 attempts) with path-style addressing."""
+    """A boto3 S3 client that fails fast with path-style addressing (SeaweedFS, MinIO and AWS all take it).
+
+    Connect 3 s, read 20 s; botocore's standard retries (3 attempts in all, with backoff, on
+    connection errors, throttling and 5xx; boto3's AWS_MAX_ATTEMPTS changes the count), so a dead
+    store answers 503 within a few seconds instead of holding the request.
+    """
     import boto3
     from botocore.config import Config
 
     session = boto3.session.Session()
-    config = Config(connect_timeout=3, read_timeout=20, retries={"max_attempts": 3, "mode": "standard"},
+    config = Config(connect_timeout=3, read_timeout=20, retries={"mode": "standard"},
                     s3={"addressing_style": "path"}, max_pool_connections=20)
     return session.client("s3", endpoint_url=endpoint_url or None,
                           region_name=region or session.region_name or "us-east-1", config=config)
