@@ -7,13 +7,14 @@ AWS; boto3 reads AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY itself. How the contr
 * Write-once: the first put carries ``If-None-Match: *`` (the server refuses to overwrite) and the
   bytes' SHA-256 in the object's metadata. A put that finds the key compares that hash, never the
   bytes (a retry does not download the object): the same bytes are a no-op that copies the object
-  onto itself with fresh metadata, which restarts its LastModified and so the sweep's grace; other
+  onto itself with fresh metadata, which restarts its LastModified (the server's clock) and so the sweep's grace; other
   bytes are KeyConflict. Unlike the local store, two racing first puts cannot both win.
 * Unreachable, timed out or a 5xx answer: StorageUnavailable (a 503 with Retry-After upstream).
 """
 from __future__ import annotations
 
 import hashlib
+import uuid
 from datetime import datetime, timezone
 from typing import Iterator
 from urllib.parse import urlsplit
@@ -134,7 +135,7 @@ class S3Storage:
             raise KeyConflict(f"{key} holds other bytes")
         self._call("copy_object", Key=name, CopySource={"Bucket": self.bucket, "Key": name},
                    MetadataDirective="REPLACE", ContentType=head.get("ContentType", "application/octet-stream"),
-                   Metadata={SHA_META: sha256, "refreshed": datetime.now(timezone.utc).isoformat()})
+                   Metadata={SHA_META: sha256, "copy": uuid.uuid4().hex})  # S3 refuses a copy onto itself that changes nothing
 
     def _sha_of(self, key: str, head: dict) -> str:
         """The stored hash from the metadata; an object written by another tool is hashed by streaming it."""
