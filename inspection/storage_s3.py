@@ -122,9 +122,9 @@ class S3Storage:
         from botocore.exceptions import ClientError
 
         name, sha256 = self.name_of(key), hashlib.sha256(data).hexdigest()
+        content_type = CONTENT_TYPES.get(name.rsplit(".", 1)[-1], "application/octet-stream")
         try:
-            self._call("put_object", Key=name, Body=data, Metadata={SHA_META: sha256},
-                       ContentType=CONTENT_TYPES.get(name.rsplit(".", 1)[-1], "application/octet-stream"),
+            self._call("put_object", Key=name, Body=data, Metadata={SHA_META: sha256}, ContentType=content_type,
                        IfNoneMatch="*")
             return
         except ClientError as error:
@@ -134,7 +134,7 @@ class S3Storage:
         if head is None or self._sha_of(key, head) != sha256:
             raise KeyConflict(f"{key} holds other bytes")
         self._call("copy_object", Key=name, CopySource={"Bucket": self.bucket, "Key": name},
-                   MetadataDirective="REPLACE", ContentType=head.get("ContentType", "application/octet-stream"),
+                   MetadataDirective="REPLACE", ContentType=content_type,
                    Metadata={SHA_META: sha256, "copy": uuid.uuid4().hex})  # S3 refuses a copy onto itself that changes nothing
 
     def _sha_of(self, key: str, head: dict) -> str:
@@ -153,10 +153,12 @@ class S3Storage:
 
     def get(self, key: str) -> bytes:
         """The stored bytes; MissingKey if absent."""
+        from botocore.exceptions import BotoCoreError
+
         with self.open_stream(key).stream as body:
             try:
                 return body.read()
-            except Exception as error:  # urllib3 read errors mid-body: the server went away
+            except BotoCoreError as error:  # the body cut or timed out mid-read: the server went away
                 raise StorageUnavailable(f"S3 get {key}: {error}") from error
 
     def open_stream(self, key: str) -> StoredFile:

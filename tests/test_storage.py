@@ -304,3 +304,18 @@ def test_module_documents_the_ordering_contract():
     assert ("write files first (atomic), then commit the DB row; a crash between leaves only "
             "unrecorded files, which the sweep removes; a recorded row never points to a "
             "missing file.") in " ".join(storage_module.__doc__.split())
+
+
+def test_ping_checks_the_local_root_is_writable(local, tmp_path):
+    local.ping()
+    assert all_files(local.root) == []  # leaves nothing behind
+    local.root.chmod(0o500)
+    try:
+        if os.access(local.root, os.W_OK):  # root ignores permissions: remove the directory instead
+            local.root.chmod(0o700)
+            local.root.rmdir()
+        with pytest.raises(StorageUnavailable):
+            local.ping()
+    finally:
+        if local.root.exists():
+            local.root.chmod(0o700)
