@@ -5,7 +5,6 @@ from werkzeug.exceptions import HTTPException
 from .exceptions import DomainError, Unavailable
 from .i18n import current_language, localize
 from .messages import Localized, Msg
-from .storage import StorageUnavailable
 
 PROBLEM_BASE = "https://baliza.example/problems/"
 
@@ -147,6 +146,8 @@ def _page(status, title, detail, errors):
 
 def register_error_handlers(app: Flask) -> None:
     """One place where every refusal becomes a response."""
+    from .storage import StorageUnavailable
+
     app.register_error_handler(DomainError, handle_domain_error)
     app.register_error_handler(StorageUnavailable, handle_storage_unavailable)
     app.register_error_handler(HTTPException, handle_http_error)
