@@ -82,6 +82,9 @@ class MediaStorage(Protocol):
     def get(self, key: str) -> bytes:
         """The bytes under ``key``; MissingKey if absent."""
 
+    def open_stream(self, key: str) -> StoredFile:
+        """The bytes under ``key`` as a stream with its length, to serve large files; MissingKey if absent."""
+
     def exists(self, key: str) -> bool:
         """Whether ``key`` holds a complete file."""
 
@@ -96,9 +99,6 @@ class MediaStorage(Protocol):
 
     def ping(self) -> None:
         """Return if the storage can be written now, else raise StorageError (the health check)."""
-
-    def open_stream(self, key: str) -> StoredFile:
-        """The bytes under ``key`` as a stream with its length, to serve large files; MissingKey if absent."""
 
 
 def validate_key(key: str) -> str:

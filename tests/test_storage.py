@@ -272,6 +272,9 @@ class MemoryStorage:
     def get(self, key):
         return self.items[key][0]
 
+    def open_stream(self, key):
+        return StoredFile(io.BytesIO(self.items[key][0]), len(self.items[key][0]))
+
     def exists(self, key):
         return key in self.items
 
@@ -286,9 +289,6 @@ class MemoryStorage:
 
     def ping(self):
         pass
-
-    def open_stream(self, key):
-        return StoredFile(io.BytesIO(self.items[key][0]), len(self.items[key][0]))
 
 
 def test_sweep_works_on_any_media_storage():
