@@ -1,4 +1,7 @@
-"""`flask --app app media sweep`: remove photo and signature files no record points to (after a crash), and abandoned uploads."""
+"""`flask --app app media sweep`: remove photo and signature files no record points to (after a crash), and abandoned uploads.
+
+`flask --app app media migrate`: copy a local store into the configured bucket, every copy's hash checked, resumable.
+"""
 from datetime import timedelta
 
 import click
@@ -9,7 +12,7 @@ from .clock import office_now
 from .extensions import db
 from .media import media_storage
 from .models import Inspection, Photo
-from .storage import sweep_orphans
+from .storage import LocalStorage, copy_store, sweep_orphans
 from .uploads import sweep_uploads
 
 media_cli = AppGroup("media", help="Archivos de fotos y firmas.")
@@ -33,3 +36,24 @@ def sweep(grace_minutes):
     db.session.commit()
     click.echo(f"{len(removed)} archivos huérfanos y {len(stale)} temporales eliminados; "
                f"{abandoned} subidas sin terminar descartadas.")
+
+
+MISMATCH_PLACES = {"source": "el archivo local no coincide con su nombre", "target": "el bucket ya tiene otros bytes",
+                   "copy": "la copia leída no coincide"}
+
+
+@media_cli.command("migrate")
+@click.option("--from", "source", type=click.Path(file_okay=False, exists=True),
+              help="Directorio local a copiar (por omisión BALIZA_MEDIA_DIR).")
+def migrate(source):
+    """Copy a local media directory into the bucket of BALIZA_MEDIA_URL, verifying every hash; rerun to resume."""
+    target = media_storage()
+    if isinstance(target, LocalStorage):
+        raise click.UsageError("BALIZA_MEDIA_URL no indica un bucket (s3://bucket/prefijo): nada que migrar.")
+    report = copy_store(LocalStorage(source or current_app.config["MEDIA_DIR"]), target)
+    for key, where in report.mismatched:
+        click.echo(f"hash distinto ({MISMATCH_PLACES[where]}): {key}", err=True)
+    click.echo(f"{report.copied} archivos copiados y verificados, {report.present} ya estaban en el bucket, "
+               f"{len(report.mismatched)} con hash distinto.")
+    if report.mismatched:
+        raise SystemExit(1)

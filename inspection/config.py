@@ -6,10 +6,13 @@ from pathlib import Path
 
 from .clock import DEFAULT_ZONE, zone_named
 from .legal_terms import hull_late_fine, navegabilidad_practice
+from .storage_s3 import parse_media_url
 
 DEFAULTS = {
     "DATABASE_URL": None,  # None: SQLite file under the instance folder
     "MEDIA_DIR": None,  # None: instance/media
+    "MEDIA_URL": None,  # s3://bucket/prefix: photos in object storage (storage_s3.py); None: MEDIA_DIR
+    "S3_ENDPOINT_URL": None,  # an S3-compatible server (SeaweedFS, MinIO); None: AWS
     "KEYS_DIR": None,  # None: instance/keys (private signing keys, never in the database)
     "PUBLIC_URL": "http://127.0.0.1:5000",
     "OFFICE_CODE": "PGP-ASU",
@@ -84,6 +87,8 @@ def load_config(app, test_config=None):
     zone_named(app.config["OFFICE_TZ"])  # an unknown zone stops the app here, not on the first request
     navegabilidad_practice(app.config["NAVEGABILIDAD_MONTHS"], app.config["NAVEGABILIDAD_MAX_MONTHS"])  # likewise
     hull_late_fine(app.config["HULL_LATE_FINE"])  # likewise
+    if app.config["MEDIA_URL"]:
+        parse_media_url(app.config["MEDIA_URL"])  # likewise: a bad URL is BadMediaUrl saying what is wrong
     if not app.config.get("SECRET_KEY"):
         if server:
             # Several app servers share a server database: a secret made per instance folder would

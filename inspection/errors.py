@@ -2,7 +2,7 @@
 from flask import Flask, jsonify, render_template, request
 from werkzeug.exceptions import HTTPException
 
-from .exceptions import DomainError
+from .exceptions import DomainError, Unavailable
 from .i18n import current_language, localize
 from .messages import Localized, Msg
 from .request_log import current_request_id
@@ -22,6 +22,7 @@ _HTTP_TITLES = {
     422: Msg("Datos no válidos"),
     429: Msg("Demasiadas solicitudes"),
     500: Msg("Error interno del servidor"),
+    503: Msg("Servicio no disponible por el momento"),
 }
 
 
@@ -79,7 +80,21 @@ def handle_domain_error(error: DomainError):
         response = problem(error.status, error.code, error.title, detail, error.errors, error.extra)
         response.headers.update(error.headers)
         return response
-    return _page(error.status, error.title, detail, error.errors)
+    html, status = _page(error.status, error.title, detail, error.errors)
+    return html, status, error.headers
+
+
+def handle_storage_unavailable(error):
+    """The photo store is down: 503 with Retry-After, and nothing of the request kept (its files came first)."""
+    from flask import current_app
+
+    from .extensions import db
+
+    db.session.rollback()
+    current_app.logger.warning("media storage unavailable: %s", error)
+    return handle_domain_error(Unavailable(
+        Msg("El almacén de fotos no responde; no se guardó nada. Intente de nuevo en unos minutos."),
+        headers={"Retry-After": str(error.retry_after)}))
 
 
 def handle_http_error(error: HTTPException):
@@ -134,6 +149,9 @@ def _page(status, title, detail, errors):
 
 def register_error_handlers(app: Flask) -> None:
     """One place where every refusal becomes a response."""
+    from .storage import StorageUnavailable
+
     app.register_error_handler(DomainError, handle_domain_error)
+    app.register_error_handler(StorageUnavailable, handle_storage_unavailable)
     app.register_error_handler(HTTPException, handle_http_error)
     app.register_error_handler(Exception, handle_unexpected)

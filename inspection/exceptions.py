@@ -47,3 +47,7 @@ class TooLarge(DomainError):
 
 class UnsupportedMedia(DomainError):
     status, code, title = 415, "unsupported-media-type", Msg("Tipo de contenido no admitido")
+
+
+class Unavailable(DomainError):
+    status, code, title = 503, "unavailable", Msg("Servicio no disponible por el momento")

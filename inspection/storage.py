@@ -18,16 +18,22 @@ What makes that hold:
   ``older_than``. The job reads ``known_keys`` from the DB first and passes a cutoff that is
   longer than any upload request before that read (an hour is ample for one request per
   photo): a file whose row commits after the read was written after the cutoff and is kept.
+* A store that cannot be reached raises ``StorageUnavailable`` before anything is recorded: the
+  request that was writing fails (503 with Retry-After) and its retry writes the same keys again.
+
+``LocalStorage`` is the default; ``storage_s3.S3Storage`` keeps the same contract in a bucket.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 import tempfile
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Container, Iterator, Protocol, runtime_checkable
+from typing import BinaryIO, Container, Iterator, Protocol, runtime_checkable
 
 _SEGMENT = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
 MAX_KEY_LENGTH = 512
@@ -52,15 +58,32 @@ class MissingKey(StorageError, KeyError):
     """No file is stored under the key."""
 
 
+class StorageUnavailable(StorageError):
+    """The store cannot be reached or answers with a server error: try again later, nothing was recorded."""
+
+    retry_after = 30  # seconds a client should wait before retrying (the Retry-After header)
+
+
+@dataclass
+class StoredFile:
+    """An open stored file to stream: a binary stream (close it when done) and its length in bytes."""
+
+    stream: BinaryIO
+    size: int
+
+
 @runtime_checkable
 class MediaStorage(Protocol):
-    """Where photo bytes live; the DB holds only keys. ``open_path`` is optional."""
+    """Where photo bytes live; the DB holds only keys. ``open_path`` and ``content_sha256`` are optional."""
 
     def put(self, key: str, data: bytes) -> None:
         """Store ``data`` under ``key`` atomically; same bytes again is a no-op."""
 
     def get(self, key: str) -> bytes:
         """The bytes under ``key``; MissingKey if absent."""
+
+    def open_stream(self, key: str) -> StoredFile:
+        """The bytes under ``key`` as a stream with its length, to serve large files; MissingKey if absent."""
 
     def exists(self, key: str) -> bool:
         """Whether ``key`` holds a complete file."""
@@ -144,6 +167,18 @@ class LocalStorage:
         """Whether a complete file is stored under ``key``."""
         return self.path_for(key).is_file()
 
+    def open_stream(self, key: str) -> StoredFile:
+        """The open file and its size; MissingKey if absent."""
+        try:
+            handle = self.path_for(key).open("rb")
+        except FileNotFoundError:
+            raise MissingKey(key) from None
+        return StoredFile(handle, os.fstat(handle.fileno()).st_size)
+
+    def content_sha256(self, key: str) -> str:
+        """The SHA-256 of the stored bytes, read in chunks; MissingKey if absent."""
+        return sha256_of_stream(self.open_stream(key).stream)
+
     def delete(self, key: str) -> None:
         """Remove the file; absent is fine."""
         self.path_for(key).unlink(missing_ok=True)
@@ -180,6 +215,17 @@ class LocalStorage:
                     path.unlink(missing_ok=True)
                     removed.append(path.relative_to(self.root).as_posix())
         return sorted(removed)
+
+
+def sha256_of_stream(stream: BinaryIO, chunk: int = 1 << 20) -> str:
+    """The hex SHA-256 of a stream read to its end in chunks (never whole in memory), then closed."""
+    digest = hashlib.sha256()
+    try:
+        while block := stream.read(chunk):
+            digest.update(block)
+    finally:
+        stream.close()
+    return digest.hexdigest()
 
 
 def _is_key(key: str) -> bool:
@@ -242,6 +288,59 @@ def is_orphan(key: str, modified_at: datetime, known_keys: Container[str],
               older_than: datetime) -> bool:
     """A stored key no DB row records, written before the cutoff (the in-flight grace)."""
     return key not in known_keys and modified_at < older_than
+
+
+CONTENT_ADDRESSED = ("originals", "signatures")  # their keys name the SHA-256 of their own bytes
+
+
+@dataclass
+class CopyReport:
+    """What ``copy_store`` did: keys copied and verified, already present with the same hash, and mismatched."""
+
+    copied: int = 0
+    present: int = 0
+    mismatched: list[tuple[str, str]] = field(default_factory=list)  # (key, 'source' | 'target' | 'copy')
+
+
+def stored_sha256(storage: MediaStorage, key: str) -> str:
+    """The SHA-256 of what ``storage`` holds under ``key``: its own record when it keeps one, else by reading it."""
+    own = getattr(storage, "content_sha256", None)
+    return own(key) if own is not None else sha256_of_stream(storage.open_stream(key).stream)
+
+
+def expected_sha256(key: str, actual: str) -> str:
+    """The hash a key's bytes must have: named in content-addressed keys, else the source file's own."""
+    kind, *_rest, name = key.split("/")
+    return name.split(".")[0] if kind in CONTENT_ADDRESSED and _HEX64.match(name.split(".")[0]) else actual
+
+
+def copy_store(source: MediaStorage, target: MediaStorage) -> CopyReport:
+    """Copy every key of ``source`` missing from ``target``, reading each copy back to check its hash.
+
+    Resumable: a key the target already holds with the expected hash is skipped without reading it
+    (S3Storage keeps the hash in metadata), so a rerun after an interrupt copies only what is missing.
+    A source file whose bytes do not match its content-addressed name, a target holding other bytes,
+    or a copy that reads back wrong is a mismatch, reported and never overwritten.
+    """
+    report = CopyReport()
+    for key in source.iter_keys():
+        data = source.get(key)
+        actual = hashlib.sha256(data).hexdigest()
+        expected = expected_sha256(key, actual)
+        if actual != expected:
+            report.mismatched.append((key, "source"))
+        elif target.exists(key):
+            if stored_sha256(target, key) == expected:
+                report.present += 1
+            else:
+                report.mismatched.append((key, "target"))
+        else:
+            target.put(key, data)
+            if sha256_of_stream(target.open_stream(key).stream) == expected:  # read back, not the metadata
+                report.copied += 1
+            else:
+                report.mismatched.append((key, "copy"))
+    return report
 
 
 def sweep_orphans(storage: MediaStorage, known_keys: Container[str], older_than: datetime,

@@ -6,7 +6,7 @@ import pytest
 
 PACKAGE = Path(__file__).resolve().parent.parent / "inspection"
 PURE = ("tonnage", "fees", "outcomes", "evidence", "signing", "numbering", "status_list", "qrcodes",
-        "certificate_pdf", "photos", "signatures", "storage", "formats", "messages", "exceptions", "labels", "pins")
+        "certificate_pdf", "photos", "signatures", "storage", "storage_s3", "formats", "messages", "exceptions", "labels", "pins")
 NOT_IN_PURE = ("flask", "flask_", "inspection.clock", "inspection.models", "inspection.extensions")
 
 

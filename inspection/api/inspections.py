@@ -1,7 +1,7 @@
 """Inspections on the tablet's terms: schedule, start, answer, sync, photos, submit; deficiencies, detentions."""
 import hashlib
 
-from flask import Response, request
+from flask import request
 from flask_smorest import Blueprint
 from flask_smorest.fields import Upload
 from marshmallow import Schema, ValidationError
@@ -34,7 +34,7 @@ from ..inspections import (
     start_inspection,
 )
 from ..keys import signer
-from ..media import media_storage, photo_limits, process_upload
+from ..media import media_response, media_storage, photo_limits, process_upload
 from ..messages import Msg
 from ..models import Deficiency, Detention, Inspection, Photo, User
 from ..office import current_office
@@ -321,10 +321,7 @@ def get_photo(photo_id, variant):
         raise NotFound()
     get_inspection_for(api_user(), photo.inspection_id)
     mime = photo.mime if variant == "original" else "image/jpeg"
-    response = Response(media_storage().get(getattr(photo, VARIANTS[variant])), mimetype=mime)
-    response.headers["Cache-Control"] = "private, max-age=86400, immutable"
-    response.headers["ETag"] = f'"{photo.sha256}-{variant}"'
-    return response
+    return media_response(getattr(photo, VARIANTS[variant]), mime, f"{photo.sha256}-{variant}")
 
 
 # --- submit ----------------------------------------------------------------------------------------
@@ -361,10 +358,7 @@ def get_signature(inspection_id, role):
     key = getattr(inspection, f"{role}_signature_key", None) if role in SIGNATURE_ROLES else None
     if key is None:
         raise NotFound()
-    response = Response(media_storage().get(key), mimetype="image/png")
-    response.headers["Cache-Control"] = "private, max-age=86400, immutable"
-    response.headers["ETag"] = f'"{getattr(inspection, f"{role}_signature_sha256")}"'
-    return response
+    return media_response(key, "image/png", getattr(inspection, f"{role}_signature_sha256"))
 
 
 @blp.route("/inspections/<int:inspection_id>/interrupt", methods=["POST"])
