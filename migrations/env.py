@@ -12,7 +12,7 @@ config = context.config
 
 # Interpret the config file for Python logging.
 # This line sets up loggers basically.
-fileConfig(config.config_file_name)
+fileConfig(config.config_file_name, disable_existing_loggers=False)  # keep the request log (and others) alive after an upgrade
 logger = logging.getLogger('alembic.env')
 
 
