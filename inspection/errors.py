@@ -76,7 +76,8 @@ def handle_domain_error(error: DomainError):
         response = problem(error.status, error.code, error.title, detail, error.errors, error.extra)
         response.headers.update(error.headers)
         return response
-    return _page(error.status, error.title, detail, error.errors)
+    html, status = _page(error.status, error.title, detail, error.errors)
+    return html, status, error.headers  # such as Retry-After
 
 
 def handle_http_error(error: HTTPException):
