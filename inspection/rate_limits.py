@@ -7,8 +7,8 @@ upsert that works on SQLite and PostgreSQL, auth.py), it reads `time.time()` whe
 window here reads the office's one clock (inspection/clock.py, which tests set), and its windows
 would live outside our migrations. So: one row per (scope, client address) holding a fixed window's
 start and its hit count, counted in one INSERT ... ON CONFLICT DO NOTHING and one UPDATE ...
-RETURNING on a connection of its own, committed at once (a refused or read-only request still
-counts, and the request's own transaction is untouched).
+RETURNING, committed at once, before any other hook of the request (so a refused or read-only
+request still counts).
 
 The per-client limit sits in front of the per-account lockout (auth.py): the lockout stops many
 guesses at one username, this stops one address trying many usernames. Verification is generous:
@@ -73,22 +73,23 @@ class RateLimited(DomainError):
 def count_hit(bucket: str, now: datetime, window: timedelta, keep: timedelta) -> tuple[int, datetime]:
     """Count one request in `bucket`'s window (a new one once `window` has passed): (hits so far, window start).
 
-    Runs and commits on its own connection. A new bucket also purges windows that ended more than
+    Commits at once: it runs first in the request (nothing else is in the transaction yet), and a
+    request refused later, or one that only reads, must still have counted. A new bucket also purges windows that ended more than
     `keep` ago, so the table holds about one row per client seen within `keep`.
     """
     insert = postgresql.insert if db.engine.dialect.name == "postgresql" else sqlite.insert
     expired = RateCounter.window_started_at <= now - window
-    with db.engine.begin() as conn:
-        created = conn.execute(insert(RateCounter).values(bucket=bucket, window_started_at=now, hits=0)
-                               .on_conflict_do_nothing(index_elements=["bucket"])).rowcount
-        hits, started = conn.execute(
-            update(RateCounter).where(RateCounter.bucket == bucket)
-            .values(hits=case((expired, 1), else_=RateCounter.hits + 1),
-                    window_started_at=case((expired, now), else_=RateCounter.window_started_at))
-            .returning(RateCounter.hits, RateCounter.window_started_at)
-        ).one()
-        if created:
-            conn.execute(delete(RateCounter).where(RateCounter.window_started_at < now - keep))
+    created = db.session.execute(insert(RateCounter).values(bucket=bucket, window_started_at=now, hits=0)
+                                 .on_conflict_do_nothing(index_elements=["bucket"])).rowcount
+    hits, started = db.session.execute(
+        update(RateCounter).where(RateCounter.bucket == bucket)
+        .values(hits=case((expired, 1), else_=RateCounter.hits + 1),
+                window_started_at=case((expired, now), else_=RateCounter.window_started_at))
+        .returning(RateCounter.hits, RateCounter.window_started_at)
+    ).one()
+    if created:
+        db.session.execute(delete(RateCounter).where(RateCounter.window_started_at < now - keep))
+    db.session.commit()
     return hits, started
 
 
