@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from playwright import sync_api
 
-from tests.live_site import ARGS, CHROMIUM
+from tests.live_site import ARGS, CHROMIUM, inject_axe
 from tests.tablet_rig import tablet_rig
 from tests.tablet_steps import SHOTS, open_profile, seed, sign_in_and_take_aboard
 
@@ -31,7 +31,7 @@ def rig(tmp_path_factory):
 
 
 def axe_violations(page) -> list[str]:
-    page.add_script_tag(path=str(AXE_JS))
+    inject_axe(page, AXE_JS)
     found = page.evaluate("""async () => (await axe.run(document, {resultTypes: ['violations']})).violations
         .map((v) => ({id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map((n) => n.target.join(' '))}))""")
     return [f"{v['id']} ({v['impact']}): {v['help']} at {v['nodes'][:3]}" for v in found if v["impact"] in BLOCKING]
