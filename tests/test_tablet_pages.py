@@ -74,7 +74,7 @@ def test_agenda_and_inspection_screen(rig, tmp_path, size):
         page.locator(f"article[data-item='{first['id']}'] input[value=pass]").check()
         page.locator(f"article[data-item='{second['id']}'] input[value=fail]").check()
         page.locator(f"article[data-item='{third['id']}'] input[value=not_applicable]").check()  # a note is due
-        page.wait_for_function("document.getElementById('progress-text').textContent.includes('2 de')")
+        page.wait_for_function("() => document.getElementById('progress-text').textContent.includes('2 de')")
         problems += check(page, "inspeccion_en_curso", size)
         page.goto(f"{rig.origin}/inspecciones/{seeded['inspection_id']}?lang=en")
         page.wait_for_selector("#inspection[data-ready] article.item")
@@ -181,7 +181,7 @@ def test_the_workers_install_never_signs_anyone_out(tmp_path):
             page.fill("input[name=password]", LIVE_PASSWORD)
             page.click("button[type=submit]")
             page.wait_for_url(f"{origin}/buques")
-            page.wait_for_function("navigator.serviceWorker.controller !== null", timeout=20_000)
+            page.wait_for_function("() => navigator.serviceWorker.controller !== null", timeout=20_000)
             clock.sleep(0.5)
             response = page.goto(f"{origin}/certificados")
             context.close()
