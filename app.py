@@ -82,7 +82,19 @@ def register_blueprints(app: Flask) -> None:
 
 
 def register_security_headers(app: Flask) -> None:
-    """Headers every response carries: no MIME sniffing of uploads, no framing, no token in Referer."""
+    """Headers every response carries (CSP, HSTS over HTTPS, no sniffing, no framing, no token in Referer),
+    secure cookies and trusted proxies, per-client rate limits and per-route body limits."""
+    from inspection import security
+    from inspection.body_limits import init_body_limits
+    from inspection.extensions import csrf
+    from inspection.rate_limits import init_rate_limits
+
+    security.configure_transport(app)
+    app.register_blueprint(security.bp)
+    csrf.exempt(security.bp)  # browsers post violation reports without a token
+    init_rate_limits(app)
+    init_body_limits(app)  # first of all hooks: nothing reads a body before its limit is set
+    app.after_request(security.security_headers(security.policy_for(app.config)))
 
     @app.after_request
     def _headers(response):

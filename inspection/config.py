@@ -49,7 +49,17 @@ DEFAULTS = {
     "PHOTO_UPLOAD_CHUNK_BYTES": 1024 * 1024,
     "PHOTO_UPLOAD_KEEP_DAYS": 7,
     "CHECKLIST_SETTINGS": {},
-    "MAX_CONTENT_LENGTH": 20 * 1024 * 1024,
+    "MAX_CONTENT_LENGTH": 20 * 1024 * 1024,  # the ceiling; each route has its own limit (body_limits.py)
+    "BODY_MAX_BYTES": 1024 * 1024,  # JSON writes and page forms
+    "SYNC_MAX_BYTES": 4 * 1024 * 1024,  # a tablet's sync batch and the closing with its signatures
+    # Requests per client address (rate_limits.py): 'N/unit', or 0 to turn a limit off. Sign-in on top
+    # of the per-account lockout; verification generous, the police scan a lot.
+    "RATE_LIMIT_LOGIN": "30/minute",
+    "RATE_LIMIT_VERIFY": "120/minute",
+    # Proxies in front of the app whose X-Forwarded-For/-Proto are believed (security.py); 0 trusts none.
+    "TRUSTED_PROXIES": 0,
+    "CONTENT_SECURITY_POLICY": None,  # None: security.content_security_policy()
+    "SESSION_COOKIE_SECURE": None,  # None: Secure when PUBLIC_URL is https://
     "API_TITLE": "Baliza",
     "API_VERSION": "v1",
     "OPENAPI_VERSION": "3.0.3",

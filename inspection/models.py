@@ -231,6 +231,16 @@ class LoginThrottle(db.Model):
     attempts: Mapped[int] = mapped_column(default=0)
 
 
+class RateCounter(db.Model):
+    """Requests per client and limited scope in the current fixed window (rate_limits.py), shared by every app server."""
+
+    __tablename__ = "rate_counters"
+    __table_args__ = (sa.Index("ix_rate_counters_window_started_at", "window_started_at"),)
+    bucket: Mapped[str] = mapped_column(sa.String(120), primary_key=True)  # "scope:client address"
+    window_started_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    hits: Mapped[int] = mapped_column(default=0)
+
+
 class Inspection(db.Model):
     """One inspection of one vessel for one certificate kind, pinned to a checklist version."""
 

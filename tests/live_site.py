@@ -29,7 +29,10 @@ def live_app(base: Path, secret: str, name: str):
         "TESTING": True, "SECRET_KEY": secret, "DATABASE_URL": f"sqlite:///{base / 'baliza.sqlite'}",
         "MEDIA_DIR": str(base / "media"), "KEYS_DIR": str(base / "keys"), "PASSWORD_METHOD": "pbkdf2:sha256:1000",
         "AUTO_SIGNING_KEY": True,
+        # A browser test signs in and scans faster than people do; test_rate_limits.py tests the limits.
+        "RATE_LIMIT_LOGIN": 0, "RATE_LIMIT_VERIFY": 0,
     })
+    violations = _csp_violations(app)
     with app.app_context():
         db.create_all()
     hits: list[str] = []
@@ -54,6 +57,28 @@ def live_app(base: Path, secret: str, name: str):
             db.session.remove()
             db.drop_all()
             db.engine.dispose()
+    assert not violations, f"the Content-Security-Policy blocked something on a page: {violations}"
+
+
+def _csp_violations(app) -> list[str]:
+    """The violation reports browsers send the app (security.csp_report logs each): a page broken by the policy
+    fails its browser tests when the live app stops."""
+    import logging
+
+    found: list[str] = []
+
+    class Collect(logging.Handler):
+        def emit(self, record):
+            if record.getMessage().startswith("csp violation"):
+                found.append(record.getMessage())
+
+    app.logger.addHandler(Collect())
+    return found
+
+
+def inject_axe(page, axe_js: Path) -> None:
+    """Load axe-core into the page by evaluation: a <script> tag of its text would be inline code, which the CSP refuses."""
+    page.evaluate(axe_js.read_text(encoding="utf-8"))
 
 
 def bearer(client, username: str) -> dict:

@@ -123,7 +123,7 @@ def answer_items(page, items: list[dict], answers: dict, photo_files: dict) -> N
         if item["id"] in photo_files:
             card.locator("input[type=file]").set_input_files(str(photo_files[item["id"]]))
             card.locator("li.thumb img").wait_for(timeout=60_000)
-    page.wait_for_function(f"document.getElementById('progress-text').textContent.includes('{len(items)} de')")
+    page.wait_for_function(f"() => document.getElementById('progress-text').textContent.includes('{len(items)} de')")
 
 
 def draw_signature(page, selector: str, wave: int):

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from bench import scale
-from tests.live_site import ARGS, CHROMIUM, live_app
+from tests.live_site import ARGS, CHROMIUM, inject_axe, live_app
 
 pytestmark = [
     pytest.mark.browser,
@@ -56,7 +56,7 @@ def test_the_charts_render(site, browser, size):
         assert box and box["width"] > 200 and box["height"] > 50, box
         assert charts.nth(n).locator("polyline, rect").count() > 0  # something drawn in each (lines, bars, cells)
         assert box["x"] + box["width"] <= SIZES[size]["width"]  # nothing runs off the screen
-    page.add_script_tag(path=str(AXE_JS))
+    inject_axe(page, AXE_JS)
     violations = page.evaluate("""async () => (await axe.run(document)).violations
         .filter((v) => ['serious', 'critical'].includes(v.impact)).map((v) => v.id + ': ' + v.help)""")
     assert not violations

@@ -3,8 +3,8 @@
 One live server for the whole module, with its state built through the real operations and API:
 three vessels, a certificate issued from a passed inspection, a suspended one, and an inspection
 started and half answered (the largest page). axe-core is the copy that the PyPI package
-axe-playwright-python ships (axe.min.js), injected with add_script_tag and run by us; nothing
-downloads a browser or a script. Screenshots of a few pages at tablet and phone size go to /tmp.
+axe-playwright-python ships (axe.min.js), injected by evaluation (tests/live_site.inject_axe: the CSP
+refuses an inline script tag) and run by us; nothing downloads a browser or a script. Screenshots of a few pages at tablet and phone size go to /tmp.
 """
 import gzip
 import urllib.request
@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from inspection.extensions import db
-from tests.live_site import ARGS, CHROMIUM, PASSWORD, bearer, issue_certificate, live_app, vessel_values
+from tests.live_site import ARGS, CHROMIUM, PASSWORD, bearer, inject_axe, issue_certificate, live_app, vessel_values
 
 pytestmark = [
     pytest.mark.browser,
@@ -121,7 +121,7 @@ def sign_in(page, origin: str, role: str) -> None:
 
 def axe_violations(page) -> list[str]:
     """axe-core's serious and critical violations on the page, one line each."""
-    page.add_script_tag(path=str(AXE_JS))
+    inject_axe(page, AXE_JS)
     found = page.evaluate("""async () => (await axe.run(document, {resultTypes: ['violations']})).violations
         .map((v) => ({id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map((n) => n.target.join(' '))}))""")
     return [f"{v['id']} ({v['impact']}): {v['help']} at {v['nodes'][:3]}" for v in found if v["impact"] in BLOCKING]

@@ -55,6 +55,7 @@ API_PERMISSIONS = {
 PAGE_PERMISSIONS = {
     "/login": PUBLIC,
     "/logout": PUBLIC,
+    "/csp-report": PUBLIC,  # browsers report what the Content-Security-Policy blocked
     "/cuenta": SIGNED_IN,
     "/cuenta/dispositivos/<int:device_id>/revocar": SIGNED_IN,
     "/cuenta/calendario/renovar": {"owner", "inspector"},

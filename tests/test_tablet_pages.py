@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from playwright import sync_api
 
-from tests.live_site import ARGS, CHROMIUM
+from tests.live_site import ARGS, CHROMIUM, inject_axe
 from tests.tablet_rig import tablet_rig
 from tests.tablet_steps import SHOTS, open_profile, seed, sign_in_and_take_aboard
 
@@ -31,7 +31,7 @@ def rig(tmp_path_factory):
 
 
 def axe_violations(page) -> list[str]:
-    page.add_script_tag(path=str(AXE_JS))
+    inject_axe(page, AXE_JS)
     found = page.evaluate("""async () => (await axe.run(document, {resultTypes: ['violations']})).violations
         .map((v) => ({id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map((n) => n.target.join(' '))}))""")
     return [f"{v['id']} ({v['impact']}): {v['help']} at {v['nodes'][:3]}" for v in found if v["impact"] in BLOCKING]
@@ -74,7 +74,7 @@ def test_agenda_and_inspection_screen(rig, tmp_path, size):
         page.locator(f"article[data-item='{first['id']}'] input[value=pass]").check()
         page.locator(f"article[data-item='{second['id']}'] input[value=fail]").check()
         page.locator(f"article[data-item='{third['id']}'] input[value=not_applicable]").check()  # a note is due
-        page.wait_for_function("document.getElementById('progress-text').textContent.includes('2 de')")
+        page.wait_for_function("() => document.getElementById('progress-text').textContent.includes('2 de')")
         problems += check(page, "inspeccion_en_curso", size)
         page.goto(f"{rig.origin}/inspecciones/{seeded['inspection_id']}?lang=en")
         page.wait_for_selector("#inspection[data-ready] article.item")
@@ -181,7 +181,7 @@ def test_the_workers_install_never_signs_anyone_out(tmp_path):
             page.fill("input[name=password]", LIVE_PASSWORD)
             page.click("button[type=submit]")
             page.wait_for_url(f"{origin}/buques")
-            page.wait_for_function("navigator.serviceWorker.controller !== null", timeout=20_000)
+            page.wait_for_function("() => navigator.serviceWorker.controller !== null", timeout=20_000)
             clock.sleep(0.5)
             response = page.goto(f"{origin}/certificados")
             context.close()

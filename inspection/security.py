@@ -1,0 +1,100 @@
+"""Response headers and transport settings: a Content-Security-Policy, HSTS and secure cookies over HTTPS.
+
+The pages run no inline script or style (every script is a file under static/js, every style a
+class in static/css), so the policy admits only this origin. `img-src` also admits `data:` (the
+signature canvas's preview) and `blob:` (the tablet's photo previews from IndexedDB), and the photo
+store's origin when photos are served by presigned URLs from an S3 endpoint. JSON data blocks
+(`<script type="application/json">`) are never executed, so `script-src` does not concern them.
+
+Behind a load balancer the app sees the balancer's address and plain HTTP; `TRUSTED_PROXIES` (how
+many proxies stand in front) makes Werkzeug's ProxyFix believe that many `X-Forwarded-For` and
+`X-Forwarded-Proto` hops, and no more: a client cannot forge its address or scheme through a proxy
+that was not declared. The rate limits read the client address from the same corrected
+`request.remote_addr`.
+"""
+from urllib.parse import urlsplit
+
+from flask import Blueprint, Flask, current_app, request
+from werkzeug.middleware.proxy_fix import ProxyFix
+
+HSTS = "max-age=31536000; includeSubDomains"
+CSP_REPORT_PATH = "/csp-report"
+
+bp = Blueprint("security", __name__)
+
+
+def content_security_policy(extra_img_origins: tuple[str, ...] = ()) -> str:
+    """The policy every response carries: this origin only, no inline code, no framing, no plugins."""
+    img = " ".join(("'self'", "data:", "blob:", *extra_img_origins))
+    return "; ".join((
+        "default-src 'self'",
+        "script-src 'self'",
+        "style-src 'self'",
+        f"img-src {img}",
+        "connect-src 'self'",
+        "font-src 'self'",
+        "media-src 'self' blob:",
+        "object-src 'none'",
+        "base-uri 'none'",
+        "frame-ancestors 'none'",
+        "form-action 'self'",
+        "worker-src 'self'",
+        "manifest-src 'self'",
+        f"report-uri {CSP_REPORT_PATH}",
+    ))
+
+
+def _origin(url: str | None) -> str | None:
+    """scheme://host[:port] of `url`, or None when it names no host."""
+    if not url:
+        return None
+    parts = urlsplit(url)
+    return f"{parts.scheme}://{parts.netloc}" if parts.scheme and parts.netloc else None
+
+
+def served_over_https(config) -> bool:
+    """Whether the public address is HTTPS: then cookies are Secure and browsers are told to stay on HTTPS."""
+    return config["PUBLIC_URL"].startswith("https://")
+
+
+def configure_transport(app: Flask) -> None:
+    """Secure cookies when the public address is HTTPS, and ProxyFix for the declared proxies (config time)."""
+    https = served_over_https(app.config)
+    for key in ("SESSION_COOKIE_SECURE", "REMEMBER_COOKIE_SECURE"):  # Flask-WTF keeps its token in the session
+        app.config.setdefault(key, https)
+        if app.config[key] is None:
+            app.config[key] = https
+    hops = int(app.config.get("TRUSTED_PROXIES") or 0)
+    if hops:
+        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=hops, x_proto=hops)
+
+
+def policy_for(config) -> str:
+    """The configured policy (`CONTENT_SECURITY_POLICY`), else ours with the S3 endpoint's origin for presigned photos."""
+    extra = tuple(o for o in (_origin(config.get("S3_ENDPOINT_URL")),) if o)
+    return config.get("CONTENT_SECURITY_POLICY") or content_security_policy(extra)
+
+
+def security_headers(policy: str):
+    """An after_request hook: the CSP on every response, and HSTS when this request or the public address is HTTPS.
+
+    Browsers ignore HSTS received over plain HTTP (RFC 6797 §8.1), so sending it whenever the public
+    address is HTTPS is harmless when no proxy said the scheme.
+    """
+
+    def add(response):
+        headers = response.headers
+        headers.setdefault("Content-Security-Policy", policy)
+        if request.is_secure or served_over_https(current_app.config):
+            headers.setdefault("Strict-Transport-Security", HSTS)
+        return response
+
+    return add
+
+
+@bp.post(CSP_REPORT_PATH)
+def csp_report():
+    """Browsers report what the policy blocked: logged, so a page that breaks under the policy is seen."""
+    body = request.get_data(as_text=True)[:2000]
+    current_app.logger.warning("csp violation: %s", body)
+    return "", 204

@@ -1,0 +1,77 @@
+"""Request body limits per route (inspection/body_limits.py): 413 problem+json, nothing written."""
+import io
+import uuid
+
+import pytest
+
+from inspection.body_limits import MULTIPART_OVERHEAD_BYTES, body_limit
+from inspection.models import Owner, Photo
+
+
+@pytest.mark.parametrize("endpoint, key, extra", [
+    ("api_registry.post_owner", "BODY_MAX_BYTES", 0),
+    ("pages.login", "BODY_MAX_BYTES", 0),
+    (None, "BODY_MAX_BYTES", 0),
+    ("api_inspections.post_sync", "SYNC_MAX_BYTES", 0),
+    ("api_inspections.post_submit", "SYNC_MAX_BYTES", 0),
+    ("api_inspections.post_photo", "PHOTO_MAX_BYTES", MULTIPART_OVERHEAD_BYTES),
+    ("api_uploads.patch_upload", "PHOTO_MAX_BYTES", MULTIPART_OVERHEAD_BYTES),
+])
+def test_each_route_has_its_limit(app, endpoint, key, extra):
+    assert body_limit(endpoint, app.config) == app.config[key] + extra
+
+
+def test_a_json_body_over_the_limit_is_413_in_the_users_language_and_nothing_is_written(app, client, as_role, db):
+    _, headers = as_role("admin")
+    big = {"name": "Armador grande", "tax_id": "80012345-1", "address": "x" * (1024 * 1024)}
+    response = client.post("/api/v1/owners", json=big, headers={**headers, "Accept-Language": "en"})
+    assert response.status_code == 413 and response.mimetype == "application/problem+json"
+    assert response.json["type"].endswith("/too-large") and response.json["title"] == "Content too large"
+    assert db.session.query(Owner).count() == 0
+    spanish = client.post("/api/v1/owners", json=big, headers=headers)
+    assert spanish.json["detail"] == "El envío supera el máximo admitido."
+
+
+def test_a_page_form_over_the_limit_is_an_error_page(app, client):
+    response = client.post("/login", data={"username": "x" * (1024 * 1024 + 10), "password": "p"})
+    assert response.status_code == 413 and response.mimetype == "text/html"
+
+
+@pytest.fixture
+def started(staff, make_vessel, token_for):
+    """(inspection id, the inspector's bearer header) of a started inspection."""
+    from datetime import date, datetime, timezone
+
+    from inspection.extensions import db
+    from inspection.inspections import schedule_inspection, start_inspection
+
+    inspection = schedule_inspection(staff["admin"], make_vessel(), "seguridad", staff["inspector"], date(2026, 12, 2),
+                                     "Asunción", date(2026, 12, 1))
+    start_inspection(staff["inspector"], inspection, datetime(2026, 12, 2, 12, tzinfo=timezone.utc))
+    db.session.commit()
+    return inspection.id, token_for(staff["inspector"])
+
+
+def test_a_sync_batch_may_exceed_the_json_limit_but_not_its_own(app, client, started):
+    inspection_id, headers = started
+    note = "n" * 1900
+    answers = [{"client_id": str(uuid.uuid4()), "item_id": f"i{n}", "result": "pass", "note": note} for n in range(700)]
+    response = client.post(f"/api/v1/inspections/{inspection_id}/sync", json={"answers": answers}, headers=headers)
+    assert response.status_code == 200, response.json  # about 1.4 MB: over BODY_MAX_BYTES, under SYNC_MAX_BYTES
+    assert {result["status"] for result in response.json["results"]} == {"rejected"}  # no such items
+    huge = client.post(f"/api/v1/inspections/{inspection_id}/sync", json={"answers": answers * 3}, headers=headers)
+    assert huge.status_code == 413
+
+
+def test_a_photo_keeps_the_photo_limit(app, client, started, db):
+    inspection_id, headers = started
+    app.config["PHOTO_MAX_BYTES"], saved = 2 * 1024 * 1024, app.config["PHOTO_MAX_BYTES"]
+    try:
+        photo = {"item_id": "x", "client_id": str(uuid.uuid4()), "file": (io.BytesIO(b"\xff" * (1536 * 1024)), "a.jpg")}
+        response = client.post(f"/api/v1/inspections/{inspection_id}/photos", data=photo, headers=headers)
+        assert response.status_code != 413  # 1.5 MB: over BODY_MAX_BYTES, under the photo limit
+        photo["file"] = (io.BytesIO(b"\xff" * (3 * 1024 * 1024)), "a.jpg")
+        assert client.post(f"/api/v1/inspections/{inspection_id}/photos", data=photo, headers=headers).status_code == 413
+        assert db.session.query(Photo).count() == 0
+    finally:
+        app.config["PHOTO_MAX_BYTES"] = saved
