@@ -9,6 +9,7 @@ from ..models import Owner, Vessel
 from ..schemas import (
     OwnerQuery,
     OwnerSchema,
+    VESSEL_COLUMNS,
     VesselQuery,
     VesselSchema,
     page_schema,
@@ -21,7 +22,7 @@ from ..vessels import (
     update_owner,
     update_vessel,
 )
-from .common import json_response, paginate
+from .common import json_response, paginate, paginate_rows
 
 blp = Blueprint("api_registry", __name__, description="Registro de armadores y buques")
 
@@ -77,8 +78,9 @@ def patch_owner(changes, owner_id):
 @require("admin", "inspector", "owner", "police")
 def list_vessels(args):
     """Vessels, filtered by owner, text (registration or name), propulsion and service."""
-    query = vessel_scope(db.select(Vessel), api_user()).order_by(Vessel.registration_key)
-    page = paginate(filter_vessels(query, args), args)
+    columns = [getattr(Vessel, name) for name in VESSEL_COLUMNS]  # rows, not ORM objects: half the time was hydration
+    query = vessel_scope(db.select(*columns), api_user()).order_by(Vessel.registration_key)
+    page = paginate_rows(filter_vessels(query, args), args)
     return json_response({**page, "items": [vessel_json(v) for v in page["items"]]}, 200)
 
 
