@@ -119,7 +119,7 @@ def http_caller(base_url: str, timeout: float = 120) -> Caller:
         if response.will_close:
             conn.close()
         reply_headers = {k.lower(): v for k, v in response.getheaders()}
-        return Reply(response.status, reply_headers, _json_or_none(raw, reply_headers))
+        return Reply(response.status, reply_headers, json_or_none(raw, reply_headers))
 
     call.close = conn.close
     return call
@@ -132,13 +132,13 @@ def flask_caller(client) -> Caller:
         data, headers = _encode(body, headers)
         response = client.open(path, method=method, data=data, headers=headers)
         reply_headers = {k.lower(): v for k, v in response.headers.items()}
-        return Reply(response.status_code, reply_headers, _json_or_none(response.get_data(), reply_headers))
+        return Reply(response.status_code, reply_headers, json_or_none(response.get_data(), reply_headers))
 
     call.close = lambda: None
     return call
 
 
-def _json_or_none(raw: bytes, headers: dict):
+def json_or_none(raw: bytes, headers: dict):
     if "json" not in headers.get("content-type", ""):
         return None
     return json.loads(raw) if raw else None

@@ -256,3 +256,16 @@ def test_practicaje_refuses_unknown_routes_and_foreign_fixed_itineraries(client,
     response = client.post("/api/v1/vessels", json={**VESSEL, "owner_id": owner.id, **changes}, headers=admin)
     assert response.status_code == status
     assert "practicaje" in response.json["errors"]
+
+
+def test_the_vessel_list_rows_dump_as_the_schema_dumps_the_vessel(client, admin, make_vessel, db):
+    """The list reads plain rows of VESSEL_COLUMNS, not Vessel objects; each item is still the schema's dump."""
+    from decimal import Decimal
+
+    from inspection.models import Vessel
+    from inspection.schemas import VesselSchema
+    made = [make_vessel(), make_vessel(length_m=Decimal("12.35"), beam_m=Decimal("3.1"), hull_material="wood")]
+    items = {item["id"]: item for item in client.get("/api/v1/vessels?per_page=50", headers=admin).json["items"]}
+    for vessel in made:
+        assert items[vessel.id] == VesselSchema().dump(db.session.get(Vessel, vessel.id))
+

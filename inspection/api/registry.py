@@ -9,10 +9,12 @@ from ..models import Owner, Vessel
 from ..schemas import (
     OwnerQuery,
     OwnerSchema,
+    VESSEL_COLUMNS,
     VesselQuery,
     VesselSchema,
     page_schema,
     vessel_json,
+    vessel_row_json,
 )
 from ..vessels import (
     create_owner,
@@ -21,11 +23,13 @@ from ..vessels import (
     update_owner,
     update_vessel,
 )
-from .common import json_response, paginate
+from .common import json_response, paginate, paginate_rows
 
 blp = Blueprint("api_registry", __name__, description="Registro de armadores y buques")
 
 READERS = ("admin", "inspector", "owner")
+# The vessel list reads rows of the dumped columns, not Vessel objects: building 50 of them was a third of its time.
+VESSEL_ROWS = db.select(*(Vessel.__table__.c[name] for name in VESSEL_COLUMNS))
 
 
 @blp.route("/owners")
@@ -77,9 +81,9 @@ def patch_owner(changes, owner_id):
 @require("admin", "inspector", "owner", "police")
 def list_vessels(args):
     """Vessels, filtered by owner, text (registration or name), propulsion and service."""
-    query = vessel_scope(db.select(Vessel), api_user()).order_by(Vessel.registration_key)
-    page = paginate(filter_vessels(query, args), args)
-    return json_response({**page, "items": [vessel_json(v) for v in page["items"]]}, 200)
+    query = vessel_scope(VESSEL_ROWS, api_user()).order_by(Vessel.registration_key)
+    page = paginate_rows(filter_vessels(query, args), args)
+    return json_response({**page, "items": [vessel_row_json(row) for row in page["items"]]}, 200)
 
 
 @blp.route("/vessels", methods=["POST"])

@@ -1,0 +1,445 @@
+"""Load bench (issue 12): locust, headless and time-bounded, on PostgreSQL behind gunicorn with four workers.
+
+python bench/load.py [--seconds 60] [--users 20] [--workers 4] [--database-url URL] [--baseline-seconds 10]
+
+A scratch PostgreSQL database (default postgresql+psycopg://postgres@127.0.0.1:5432/baliza_load_<pid>)
+is created, seeded through the domain functions (bench.fixtures.seed plus one vessel per user, an owner
+account for the fleet), served by gunicorn and dropped at the end. Four kinds of user run at once,
+without think time, so the figures are the server's capacity under a mixed load:
+  * tablet - a whole inspection as the PWA does it: schedule (admin), start, read the pinned items,
+             sync every answer in batches with client ids, upload one small real JPEG per evidence
+             item, submit; now and then the same batch or photo is sent twice (idempotency under load);
+  * police - GET /api/v1/verify/<token> and /v/<token> of certificates the tablets issued, and
+             /api/v1/status-list;
+  * owner  - GET /api/v1/fleet with a bearer token, the /flota page with a session;
+  * staff  - the /planificacion page with a session.
+Every request a tablet saw acknowledged is written down; afterwards the database must hold exactly
+those answers and photos (0 lost, 0 duplicated) and each photo's files must exist in storage. The bare
+hello-world (bench/hello.py) is then loaded the same way under the same gunicorn for a baseline.
+Prints a table, writes bench/results/load.json; exits non-zero on any error or lost/duplicated record.
+No rate limit exists yet on sign-in or verification; when one comes, raise it here via its env setting.
+"""
+from __future__ import annotations
+
+from gevent import monkey
+
+monkey.patch_all()  # locust runs its users on gevent; patch before anything opens a socket
+
+import argparse  # noqa: E402
+import contextlib  # noqa: E402
+import itertools  # noqa: E402
+import os  # noqa: E402
+import random  # noqa: E402
+import re  # noqa: E402
+import statistics  # noqa: E402
+import sys  # noqa: E402
+import tempfile  # noqa: E402
+import time  # noqa: E402
+import uuid  # noqa: E402
+from dataclasses import dataclass, field  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+import gevent  # noqa: E402
+from locust import HttpUser, constant, task  # noqa: E402
+from locust.env import Environment  # noqa: E402
+
+from bench.fixtures import (  # noqa: E402
+    ADMIN,
+    BIG_VESSEL,
+    INSPECTOR,
+    Reply,
+    json_or_none,
+    bench_config,
+    expect,
+    http_caller,
+    office_today,
+    phone_photos,
+    seed,
+    server_env,
+    token,
+    vary_jpeg,
+)
+from bench.harness import report, serve  # noqa: E402
+from bench.sync import build_plan  # noqa: E402
+
+DEFAULT_SERVER = "postgresql+psycopg://postgres@127.0.0.1:5432"
+OWNER = ("bench-owner", "bench-owner-password")
+# A plain motor cargo vessel: about 40 seguridad + documentacion items, 15 needing a photo.
+LOAD_VESSEL = {**BIG_VESSEL, "service": "cargo", "max_passengers": 0, "cabins": 0, "boilers": 0, "holds": 2,
+               "boats": 1, "length_m": BIG_VESSEL["length_m"] / 2}
+BATCH = 20          # answers per sync request, as the tablet's outbox sends them
+REVISIONS = 1.5     # answers per item: some items are answered twice (fail, then pass)
+RETRY_SHARE = 0.15  # batches and photos sent a second time, as a tablet does when an answer is lost
+PHOTO_SIZE = (320, 240)
+WEIGHTS = {"tablet": 3, "police": 4, "owner": 2, "staff": 1}
+PHOTO_NUMBERS = itertools.count(1)  # every photo of the run gets its own bytes (the server dedups equal ones)
+
+
+class LoadCheckFailed(RuntimeError):
+    """A reply a correct server would not give (a wrong sync status, a replay that is not one)."""
+
+
+# --- what the tablets saw acknowledged --------------------------------------------------------------
+
+@dataclass
+class Ledger:
+    """Shared by every simulated user: acknowledged answers and photos per inspection, issued tokens, errors."""
+
+    answers: dict[int, set] = field(default_factory=dict)    # inspection id -> acknowledged answer client ids
+    photos: dict[int, dict] = field(default_factory=dict)    # inspection id -> {photo client id: photo id}
+    planned: dict[int, tuple[int, int]] = field(default_factory=dict)  # inspection id -> (answers, photos)
+    submitted: set = field(default_factory=set)
+    tokens: list = field(default_factory=list)
+    errors: list = field(default_factory=list)
+
+
+def caller_for(client, kind: str):
+    """The bench.fixtures Caller interface over a locust HttpSession; requests are named `<kind>: <method> <path>`."""
+
+    def call(method: str, path: str, body=None, headers: dict | None = None) -> Reply:
+        name = f"{kind}: {method} {re.sub(r'/[0-9]+', '/<id>', path)}"
+        if isinstance(body, dict):
+            response = client.request(method, path, json=body, headers=headers, name=name)
+        else:
+            response = client.request(method, path, data=body, headers=headers, name=name)
+        reply_headers = {k.lower(): v for k, v in response.headers.items()}
+        return Reply(response.status_code, reply_headers, json_or_none(response.content, reply_headers))
+
+    return call
+
+
+def submit_body() -> dict:
+    """The closing body: both drawn signatures (tests.media_samples), the signature name, the master."""
+    from tests.media_samples import signatures
+
+    return {"client_id": str(uuid.uuid4()), "signatures": signatures(), "signature": "Inspector Bench",
+            "master_name": "Capitán Bench"}
+
+
+def tablet_inspection(call, vessel_id: int, inspector_id: int, auth: dict, photos: list[bytes],
+                      ledger: Ledger, rng: random.Random, plan_seed: int):
+    """One whole inspection as the tablet sends it, one request per step (a generator: next() sends the next).
+
+    Acknowledged answers (sync result applied, or duplicate on a retry) and photos (201) are written to
+    the ledger as they come; a submit that answers 200 marks the inspection complete.
+    """
+    body = {"vessel_id": vessel_id, "kind": "seguridad", "inspector_id": inspector_id,
+            "scheduled_on": office_today().isoformat(), "port": "Asunción"}
+    inspection_id = expect(call("POST", "/api/v1/inspections", body, auth["admin"]), 201,
+                           "schedule").body["id"]
+    yield
+    expect(call("POST", f"/api/v1/inspections/{inspection_id}/start", None, auth["inspector"]), 200,
+           "start")
+    yield
+    items = expect(call("GET", f"/api/v1/inspections/{inspection_id}", None, auth["inspector"]), 200,
+                   "detail").body["items"]
+    evidence = [i for i in items if i.get("evidence_required")] or items
+    distinct = [vary_jpeg(photos[k % len(photos)], next(PHOTO_NUMBERS)) for k in range(len(evidence))]
+    plan = build_plan(items, distinct,
+                      round(len(items) * REVISIONS), BATCH, plan_seed)
+    ledger.planned[inspection_id] = (len(plan["entries"]), len(plan["uploads"]))
+    acked, stored = ledger.answers.setdefault(inspection_id, set()), ledger.photos.setdefault(inspection_id, {})
+    json_headers = {**auth["inspector"], "Content-Type": "application/json"}
+    yield
+    for batch in plan["batches"]:
+        for expected in ("applied", "duplicate")[: 2 if rng.random() < RETRY_SHARE else 1]:
+            reply = expect(call("POST", f"/api/v1/inspections/{inspection_id}/sync", batch, json_headers), 200, "sync")
+            bad = [r for r in reply.body["results"] if r["status"] != expected]
+            if bad:
+                raise LoadCheckFailed(f"inspection {inspection_id}: {len(bad)} answers not {expected!r}: {bad[:2]}")
+            acked.update(r["client_id"] for r in reply.body["results"])
+            yield
+    for upload in plan["uploads"]:
+        client_id = re.search(rb'name="client_id"\r\n\r\n([0-9a-f-]{36})', upload["body"])[1].decode()
+        for replay in (False, True)[: 2 if rng.random() < RETRY_SHARE else 1]:
+            reply = call("POST", f"/api/v1/inspections/{inspection_id}/photos", upload["body"],
+                         {**auth["inspector"], "Content-Type": upload["content_type"]})
+            replayed = reply.headers.get("idempotent-replayed")
+            if reply.status != 201 or replayed != ("true" if replay else "false"):
+                raise LoadCheckFailed(f"photo {'replay' if replay else 'upload'}: {reply.status}, "
+                                      f"Idempotent-Replayed {replayed!r}: {str(reply.body)[:300]}")
+            if replay and stored.get(client_id) != reply.body["id"]:
+                raise LoadCheckFailed(f"photo replay answered id {reply.body['id']}, first {stored.get(client_id)}")
+            stored[client_id] = reply.body["id"]
+            yield
+    result = expect(call("POST", f"/api/v1/inspections/{inspection_id}/submit", submit_body(), json_headers), 200, "submit").body
+    ledger.submitted.add(inspection_id)
+    if result.get("certificate"):
+        ledger.tokens.append(result["certificate"]["token"])
+    yield
+
+
+def get_ok(client, path: str, name: str, **kwargs) -> None:
+    """GET `path` and count anything but 200 as a failure (a redirect to /login is one too)."""
+    with client.get(path, name=name, allow_redirects=False, catch_response=True, **kwargs) as response:
+        if response.status_code != 200:
+            response.failure(f"status {response.status_code}")
+
+
+def session_login(client, username: str, password: str, kind: str) -> None:
+    """Sign in on the login form with its CSRF token, as a browser does."""
+    page = client.get("/login", name=f"{kind}: /login").text
+    csrf = re.search(r'name="csrf_token" value="([^"]+)"', page)[1]
+    response = client.post("/login", data={"username": username, "password": password, "csrf_token": csrf},
+                           name=f"{kind}: /login (post)", allow_redirects=False)
+    if response.status_code != 302:
+        raise LoadCheckFailed(f"{username} could not sign in: {response.status_code}")
+
+
+# --- the users --------------------------------------------------------------------------------------
+
+def user_classes(facts: dict, ledger: Ledger, photos: list[bytes]) -> list[type]:
+    """The four kinds of user, bound to the seeded ids, the shared ledger and the photo bytes."""
+    vessels, plan_seeds = iter(facts["vessel_ids"]), itertools.count(1000)
+
+    class Tablet(HttpUser):
+        weight, wait_time = WEIGHTS["tablet"], constant(0)
+
+        def on_start(self):
+            call = caller_for(self.client, "tablet")
+            self.auth = {"admin": token(call, *ADMIN), "inspector": token(call, *INSPECTOR)}
+            self.vessel_id, self.call, self.steps = next(vessels), call, None
+            self.rng = random.Random(self.vessel_id)
+
+        @task
+        def step(self):
+            if self.steps is None:
+                self.steps = tablet_inspection(self.call, self.vessel_id, facts["inspector_id"], self.auth, photos,
+                                               ledger, self.rng, next(plan_seeds))
+            try:
+                next(self.steps)
+            except StopIteration:
+                self.steps = None
+            except Exception as error:  # noqa: BLE001 - any failure is counted, and the tablet starts afresh
+                ledger.errors.append(f"{type(error).__name__}: {str(error)[:500]}")
+                self.steps = None
+
+    class Police(HttpUser):
+        weight, wait_time = WEIGHTS["police"], constant(0)
+
+        @task(3)
+        def verify_api(self):
+            get_ok(self.client, f"/api/v1/verify/{random.choice(ledger.tokens)}", "police: /api/v1/verify/<token>")
+
+        @task(2)
+        def verify_page(self):
+            get_ok(self.client, f"/v/{random.choice(ledger.tokens)}", "police: /v/<token>")
+
+        @task(1)
+        def status_list(self):
+            get_ok(self.client, "/api/v1/status-list", "police: /api/v1/status-list")
+
+    class Owner(HttpUser):
+        weight, wait_time = WEIGHTS["owner"], constant(0)
+
+        def on_start(self):
+            self.bearer = token(caller_for(self.client, "owner"), *OWNER)
+            session_login(self.client, *OWNER, "owner")
+
+        @task
+        def fleet_api(self):
+            get_ok(self.client, "/api/v1/fleet", "owner: /api/v1/fleet", headers=self.bearer)
+
+        @task
+        def fleet_page(self):
+            get_ok(self.client, "/flota", "owner: /flota")
+
+    class Staff(HttpUser):
+        weight, wait_time = WEIGHTS["staff"], constant(0)
+
+        def on_start(self):
+            session_login(self.client, *ADMIN, "staff")
+
+        @task
+        def planning(self):
+            get_ok(self.client, "/planificacion", "staff: /planificacion")
+
+    return [Tablet, Police, Owner, Staff]
+
+
+class Hello(HttpUser):
+    """The baseline: the bare hello-world, same user count, no think time."""
+
+    wait_time = constant(0)
+
+    @task
+    def hello(self):
+        get_ok(self.client, "/", "hello: /")
+
+
+# --- running locust ---------------------------------------------------------------------------------
+
+def run_locust(classes: list[type], host: str, users: int, seconds: float) -> tuple[list[tuple], float]:
+    """Run `users` users of `classes` for `seconds`; returns every request as (kind, ms, failed) and the elapsed s."""
+    env = Environment(user_classes=classes, host=host, stop_timeout=30)
+    records = []
+
+    def on_request(name, response_time, exception, **kwargs):
+        records.append((name.split(":")[0], response_time, exception is not None, name, repr(exception)[:200]))
+
+    env.events.request.add_listener(on_request)
+    runner = env.create_local_runner()
+    started = time.monotonic()
+    runner.start(users, spawn_rate=users)
+    gevent.spawn_later(seconds, runner.quit)  # quit stops each user after its current step (stop_timeout)
+    runner.greenlet.join()
+    return records, time.monotonic() - started
+
+
+def kind_rows(records: list[tuple], elapsed: float, baseline_rps: float | None) -> list[dict]:
+    """Per kind of user and overall: requests, req/s, p50/p99 in ms, failed requests."""
+    rows = []
+    kinds = sorted({r[0] for r in records}, key=lambda k: list(WEIGHTS).index(k) if k in WEIGHTS else 99)
+    for kind in [*kinds, "all"]:
+        mine = [r for r in records if kind in ("all", r[0])]
+        times = sorted(r[1] for r in mine)
+        cuts = statistics.quantiles(times, n=100, method="inclusive") if len(times) > 1 else times * 99
+        rps = len(mine) / elapsed
+        rows.append({"kind": kind, "requests": len(mine), "req_per_s": round(rps, 1), "p50_ms": round(cuts[49], 1),
+                     "p99_ms": round(cuts[98], 1), "errors": sum(r[2] for r in mine),
+                     "req_per_s_ratio": round(rps / baseline_rps, 3) if baseline_rps and kind == "all" else None})
+    return rows
+
+
+# --- the database afterwards ------------------------------------------------------------------------
+
+def check_records(config: dict, ledger: Ledger) -> dict:
+    """Compare the database with the ledger: lost and duplicated answers and photos, photo files missing."""
+    from sqlalchemy import func, select
+
+    from app import create_app
+    from inspection.extensions import db
+    from inspection.media import media_storage
+    from inspection.models import Answer, Inspection, Photo
+
+    found = {"inspections": len(ledger.answers), "completed": len(ledger.submitted), "answers_acked": 0,
+             "photos_acked": 0, "lost": 0, "duplicated": 0, "unacknowledged": 0, "files_missing": 0,
+             "incomplete_submitted": 0}
+    app = create_app(config)
+    with app.app_context():
+        storage = media_storage()
+        for inspection_id, acked in ledger.answers.items():
+            stored = db.session.scalars(select(Answer.client_id).where(Answer.inspection_id == inspection_id)).all()
+            photos = db.session.execute(select(Photo.client_id, Photo.id, Photo.original_key, Photo.display_key,
+                                               Photo.thumb_key).where(Photo.inspection_id == inspection_id)).all()
+            acked_photos = ledger.photos.get(inspection_id, {})
+            found["answers_acked"] += len(acked)
+            found["photos_acked"] += len(acked_photos)
+            found["lost"] += len(acked - set(stored)) + len(set(acked_photos) - {p.client_id for p in photos})
+            found["duplicated"] += (len(stored) - len(set(stored))) + (len(photos) - len({p.client_id for p in photos}))
+            found["unacknowledged"] += len(set(stored) - acked) + len({p.client_id for p in photos} - set(acked_photos))
+            found["files_missing"] += sum(not storage.exists(key) for p in photos if p.client_id in acked_photos
+                                          for key in (p.original_key, p.display_key, p.thumb_key))
+            if inspection_id in ledger.submitted:
+                answers, uploads = ledger.planned[inspection_id]
+                found["incomplete_submitted"] += len(acked) != answers or len(acked_photos) != uploads
+        found["submitted_in_db"] = db.session.scalar(select(func.count()).select_from(Inspection).where(
+            Inspection.id.in_(ledger.answers), Inspection.status == "submitted"))
+        db.session.remove()
+        db.engine.dispose()
+    return found
+
+
+def seed_load(config: dict, tablets: int) -> dict:
+    """bench.fixtures.seed with LOAD_VESSEL, one more vessel per tablet (so no two close one vessel at once), an owner account."""
+    from app import create_app
+    from inspection.extensions import db
+    from inspection.users import create_user
+    from inspection.vessels import create_vessel
+
+    ids = seed(config, LOAD_VESSEL)
+    app = create_app(config)
+    with app.app_context():
+        vessels = [create_vessel({**LOAD_VESSEL, "registration": f"PY-LOAD{k:03d}", "name": f"Buque Carga {k}",
+                                  "owner_id": ids["owner_id"]}) for k in range(tablets)]
+        create_user(*OWNER, "owner", owner_id=ids["owner_id"])
+        db.session.commit()
+        ids["vessel_ids"] = [ids["vessel_id"], *(v.id for v in vessels)]
+        db.session.remove()
+        db.engine.dispose()
+    return ids
+
+
+@contextlib.contextmanager
+def scratch_database(url: str | None):
+    """Yield a database URL; a database this made (the default, or a named one that did not exist) is dropped after."""
+    import psycopg
+    from sqlalchemy.engine import make_url
+
+    url = make_url(url or f"{DEFAULT_SERVER}/baliza_load_{os.getpid()}")
+    name = url.database
+    server = url.set(drivername="postgresql", database="postgres").render_as_string(hide_password=False)
+    with psycopg.connect(server, autocommit=True) as conn:
+        exists = conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", (name,)).fetchone()
+        if not exists:
+            conn.execute(f'CREATE DATABASE "{name}"')
+    try:
+        yield url.render_as_string(hide_password=False)
+    finally:
+        if not exists:
+            with psycopg.connect(server, autocommit=True) as conn:
+                conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+def main(argv=None) -> None:
+    """Seed a scratch PostgreSQL database, serve, warm up, load, check the records, load the baseline, report."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seconds", type=float, default=60)
+    parser.add_argument("--users", type=int, default=20)
+    parser.add_argument("--workers", type=int, default=4)
+    parser.add_argument("--baseline-seconds", type=float, default=10)
+    parser.add_argument("--database-url", help="PostgreSQL URL (SQLAlchemy form); created and dropped if missing")
+    args = parser.parse_args(argv)
+    small = phone_photos(3, *PHOTO_SIZE)
+    with tempfile.TemporaryDirectory(prefix="baliza-load-") as tmp, scratch_database(args.database_url) as url:
+        config = {**bench_config(tmp), "DATABASE_URL": url}
+        facts = seed_load(config, args.users)
+        ledger = Ledger()
+        with serve("bench.wsgi:app", server_env(config), workers=args.workers) as target:
+            # One inspection end to end before the clock starts: the path works, and police have a certificate.
+            call = http_caller(target)
+            auth = {"admin": token(call, *ADMIN), "inspector": token(call, *INSPECTOR)}
+            for _ in tablet_inspection(call, facts["vessel_id"], facts["inspector_id"], auth, small, ledger,
+                                       random.Random(0), 1):
+                pass
+            call.close()
+            facts["vessel_ids"] = facts["vessel_ids"][1:]  # the warm-up's vessel stays out of the run
+            records, elapsed = run_locust(user_classes(facts, ledger, small), target, args.users, args.seconds)
+        found = check_records(config, ledger)
+    with serve("bench.hello:app", {}, workers=args.workers) as hello:
+        base_records, base_elapsed = run_locust([Hello], hello, args.users, args.baseline_seconds)
+    baseline = kind_rows(base_records, base_elapsed, None)[-1]
+    rows = kind_rows(records, elapsed, baseline["req_per_s"])
+    rows.append({**baseline, "kind": "hello (baseline)", "req_per_s_ratio": 1.0})
+    failures = sorted({(r[3], r[4]) for r in records + base_records if r[2]})
+    rows.append({"kind": "records", **found})
+    report(f"Load: {args.users} users ({', '.join(f'{k} {w}' for k, w in WEIGHTS.items())}), "
+           f"{args.seconds:g} s, PostgreSQL, gunicorn {args.workers} sync", rows[:-1], name="load")
+    print("records:", ", ".join(f"{k} {v}" for k, v in found.items()))
+    _append_records(rows[-1], ledger, failures)
+    problems = [*ledger.errors, *(f"{n}: {e}" for n, e in failures)]
+    bad = found["lost"] + found["duplicated"] + found["unacknowledged"] + found["files_missing"] \
+        + found["incomplete_submitted"] + (found["submitted_in_db"] != found["completed"])
+    if problems or bad or not found["completed"]:
+        for problem in problems[:20]:
+            print("error:", problem)
+        sys.exit(f"{len(problems)} errors, {bad} record problems, {found['completed']} inspections completed")
+
+
+def _append_records(row: dict, ledger: Ledger, failures: list) -> None:
+    """Add the record check and the first errors to bench/results/load.json (report() keeps only flat rows)."""
+    import json
+
+    from bench.harness import RESULTS_DIR
+
+    path = RESULTS_DIR / "load.json"
+    payload = json.loads(path.read_text())
+    payload["records"] = row
+    payload["errors"] = [*ledger.errors[:20], *(f"{n}: {e}" for n, e in failures[:20])]
+    path.write_text(json.dumps(payload, indent=2, ensure_ascii=False) + "\n")
+
+
+if __name__ == "__main__":
+    main()
