@@ -147,6 +147,12 @@ class Bucket:
         """The app settings (test_config) selecting this bucket."""
         return {"MEDIA_URL": self.url, "S3_ENDPOINT_URL": self.server.endpoint_url}
 
+    def storage(self):
+        """The bucket as the app's MediaStorage (S3Storage) for checking what servers stored; credentials of its own."""
+        from inspection.storage_s3 import S3Storage
+
+        return S3Storage(self.name, self.prefix, self.server.client())
+
     def objects(self) -> list[str]:
         """Every object name in the bucket, prefix included."""
         pages = self.server.client().get_paginator("list_objects_v2").paginate(Bucket=self.name)
@@ -166,13 +172,19 @@ def seaweed():
     shutil.rmtree(root, ignore_errors=True)
 
 
+def new_bucket(server: SeaweedServer) -> Bucket:
+    """A fresh, empty bucket on the server, restarted first if a test stopped it."""
+    if server.process is None:
+        server.start()
+    bucket = Bucket(server, f"t-{uuid.uuid4().hex[:12]}")
+    server.client().create_bucket(Bucket=bucket.name)
+    return bucket
+
+
 @pytest.fixture
 def s3_bucket(seaweed, monkeypatch):
     """A fresh bucket per test, with boto3's credentials in the environment; restarts the server if a test stopped it."""
-    if seaweed.process is None:
-        seaweed.start()
-    for name, value in Bucket(seaweed, "x").env().items():
+    bucket = new_bucket(seaweed)
+    for name, value in bucket.env().items():
         monkeypatch.setenv(name, value)
-    bucket = Bucket(seaweed, f"t-{uuid.uuid4().hex[:12]}")
-    seaweed.client().create_bucket(Bucket=bucket.name)
     return bucket
