@@ -198,3 +198,13 @@ def s3_bucket(seaweed, monkeypatch):
     for name, value in bucket.env().items():
         monkeypatch.setenv(name, value)
     return bucket
+
+
+@pytest.fixture
+def s3_media(app, s3_bucket, monkeypatch):
+    """The app's media in this test's bucket, chosen by MEDIA_URL as production does."""
+    for name, value in s3_bucket.config().items():
+        monkeypatch.setitem(app.config, name, value)
+    monkeypatch.delitem(app.extensions, "baliza.media", raising=False)
+    yield s3_bucket
+    app.extensions.pop("baliza.media", None)
