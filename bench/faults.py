@@ -394,8 +394,11 @@ def patch(call, path: str, auth: dict, data: bytes, offset: int):
 
 
 def stop_storage(rig: Rig) -> None:
-    """Stop the S3 server: a photo and an upload's last PATCH are 503 with Retry-After, no photo is recorded,
-    answers still sync; once it is back the tablet's retries store each photo once."""
+    """Stop the S3 server: photos are 503 with Retry-After and nothing is recorded; back up, each retry stores once.
+
+    The photo POST and a resumable upload's last PATCH answer 503; /healthz names storage; a sync of
+    answers (no storage needed) still applies.
+    """
     call, server = http_caller(rig.server.url), rig.bucket.server
     inspection_id, items, auth = rig.inspection()
     path, headers, body, client_id = photo_request(inspection_id, items, auth, 3)
