@@ -1,15 +1,17 @@
-"""Fault drills: kill -9 a gunicorn worker mid-upload and mid-sync, restart PostgreSQL mid-request.
+"""Fault drills: kill -9 a gunicorn worker mid-upload and mid-sync, restart PostgreSQL mid-request, stop S3.
 
-Each drill makes the fault land inside a request, then checks the database and the media folder:
-nothing half-applied, no photo row without its files, and the tablet's retry (same client ids)
-applied exactly once. `python -m bench.faults` runs every drill verbosely on a private PostgreSQL
-cluster of its own (never the machine's server); tests/test_bench_faults.py runs the same drills in CI.
+The server stores photos in a SeaweedFS bucket (a real S3 server). Each drill makes the fault land
+inside a request, then checks the database and the bucket: nothing half-applied, no photo row
+without its objects, and the tablet's retry (same client ids) applied exactly once.
+`python -m bench.faults` runs every drill verbosely on a private PostgreSQL cluster and a SeaweedFS
+of its own (never the machine's server); tests/test_bench_faults.py runs the same drills in CI.
 A request is made to wait inside its transaction by holding, uncommitted, the idempotency row it
 is about to write (`holding_client_id`): everything before that INSERT is done, nothing committed.
 """
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import http.client
 import os
 import shutil
@@ -42,7 +44,7 @@ WORKERS = 2
 
 
 class DrillFailed(AssertionError):
-    """The database or the media folder is not as the drill requires after the fault."""
+    """The database or the bucket is not as the drill requires after the fault."""
 
 
 def check(condition: bool, what: str) -> None:
@@ -145,11 +147,17 @@ def send_partly(url: str, path: str, headers: dict, body: bytes, sent: int) -> s
     return sock
 
 
-def answer_on(sock: socket.socket) -> tuple[int, str, bytes]:
-    """(status, Content-Type, body) of the response on a socket from send_partly."""
+def answer_on(sock: socket.socket) -> tuple[int, dict, bytes]:
+    """(status, headers with lower-case names, body) of the response on a socket from send_partly."""
     response = http.client.HTTPResponse(sock)
     response.begin()
-    return response.status, response.getheader("Content-Type", ""), response.read()
+    return response.status, {k.lower(): v for k, v in response.getheaders()}, response.read()
+
+
+def unavailable(status: int, headers: dict) -> bool:
+    """A 503 problem+json with a Retry-After in seconds: the tablet keeps the entry and tries again later."""
+    return (status == 503 and headers.get("content-type", "").startswith("application/problem+json")
+            and headers.get("retry-after", "").isdigit())
 
 
 def kill_worker_serving(server: Gunicorn, sock: socket.socket) -> int:
@@ -167,20 +175,28 @@ def kill_worker_serving(server: Gunicorn, sock: socket.socket) -> int:
     return pid
 
 
-# --- what the database and the media folder must hold -----------------------------------------------
+# --- what the database and the bucket must hold ----------------------------------------------------
 
 def rows(url: str, sql: str, *args) -> list[tuple]:
     with psycopg.connect(libpq_url(url)) as conn:
         return conn.execute(sql, args).fetchall()
 
 
-def photos_have_files(url: str, media_dir: Path) -> int:
-    """Every photo row's original, display copy and thumbnail exist in the media folder; how many photos."""
+def photos_have_files(url: str, storage) -> int:
+    """Every photo row's original, display copy and thumbnail exist in the storage (a MediaStorage); how many photos."""
     found = rows(url, "SELECT id, original_key, display_key, thumb_key FROM photos")
     for photo_id, *keys in found:
         for key in keys:
-            check((media_dir / key).is_file(), f"photo {photo_id} has no file {key}")
+            check(storage.exists(key), f"photo {photo_id} has no object {key}")
     return len(found)
+
+
+def nothing_recorded(url: str, *client_ids: str) -> None:
+    """No photo row and no idempotency record under any of these client ids."""
+    for client_id in client_ids:
+        check(not rows(url, "SELECT id FROM photos WHERE client_id = %s", client_id), "a photo row appeared")
+        check(not rows(url, "SELECT 1 FROM client_requests WHERE client_id = %s", client_id),
+              "an idempotency record appeared")
 
 
 def answers_of(url: str, inspection_id: int) -> list[str]:
@@ -189,13 +205,18 @@ def answers_of(url: str, inspection_id: int) -> list[str]:
 
 @dataclass
 class Rig:
-    """A served database for the drills: one gunicorn, the seeded ids, the media folder and a printer."""
+    """A served database for the drills: one gunicorn, the seeded ids, its bucket (tests.s3_server.Bucket), a printer."""
 
     server: Gunicorn
     database_url: str
     ids: dict
-    media_dir: Path
+    bucket: object
     say: Callable[[str], None] = lambda text: None
+
+    @property
+    def storage(self):
+        """The bucket as a MediaStorage, to check what the server stored."""
+        return self.bucket.storage()
 
     def inspection(self) -> tuple[int, list, dict]:
         """A fresh started inspection: (id, items, inspector auth header)."""
@@ -203,13 +224,29 @@ class Rig:
 
 
 @contextlib.contextmanager
-def rig(database_url: str, base: Path, say=lambda text: None):
-    """Seed `database_url` (schema, users, a vessel, a key) and serve it with gunicorn; a Rig."""
+def rig(database_url: str, base: Path, bucket, say=lambda text: None):
+    """Seed `database_url` (schema, users, a vessel, a key) and serve it with gunicorn, photos in `bucket`; a Rig."""
     config = {"DATABASE_URL": database_url, "SECRET_KEY": "faults", "PASSWORD_METHOD": "pbkdf2:sha256:1000",
-              "MEDIA_DIR": str(base / "media"), "KEYS_DIR": str(base / "keys"), "PUBLIC_URL": "http://127.0.0.1"}
-    ids = seed(config)
-    with gunicorn("bench.wsgi:app", server_env(config), workers=WORKERS) as server:
-        yield Rig(server, database_url, ids, base / "media", say)
+              "KEYS_DIR": str(base / "keys"), "PUBLIC_URL": "http://127.0.0.1", **bucket.config()}
+    with _environ(bucket.env()):  # seeding reaches no storage, but the app is built with the bucket's settings
+        ids = seed(config)
+    with gunicorn("bench.wsgi:app", {**server_env(config), **bucket.env()}, workers=WORKERS) as server:
+        yield Rig(server, database_url, ids, bucket, say)
+
+
+@contextlib.contextmanager
+def _environ(values: dict):
+    """os.environ with `values` set, restored afterwards."""
+    saved = {name: os.environ.get(name) for name in values}
+    os.environ.update(values)
+    try:
+        yield
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
 
 
 # --- the drills ------------------------------------------------------------------------------------
@@ -233,7 +270,7 @@ def retry_photo_once(rig: Rig, path: str, headers: dict, body: bytes, client_id:
           "the second retry filed another photo")
     check(len(rows(rig.database_url, "SELECT id FROM photos WHERE client_id = %s", client_id)) == 1,
           "not exactly one photo for the client id")
-    photos_have_files(rig.database_url, rig.media_dir)
+    photos_have_files(rig.database_url, rig.storage)
 
 
 def kill_mid_upload(rig: Rig) -> None:
@@ -245,9 +282,7 @@ def kill_mid_upload(rig: Rig) -> None:
     pid = kill_worker_serving(rig.server, sock)
     rig.say(f"  killed worker {pid} after {len(body) // 2} of {len(body)} bytes")
     sock.close()
-    check(not rows(rig.database_url, "SELECT id FROM photos WHERE client_id = %s", client_id), "a photo row appeared")
-    check(not rows(rig.database_url, "SELECT 1 FROM client_requests WHERE client_id = %s", client_id),
-          "an idempotency record appeared")
+    nothing_recorded(rig.database_url, client_id)
     retry_photo_once(rig, path, headers, body, client_id)
     rig.say("  no row for the cut upload; the retry filed it once, the next replayed it")
 
@@ -264,9 +299,9 @@ def kill_mid_photo_store(rig: Rig) -> None:
     wait_for_lock_waiters(rig.database_url, present=False)
     rig.say(f"  killed worker {pid} with the photo's files written and its row not committed")
     check(not rows(rig.database_url, "SELECT id FROM photos WHERE client_id = %s", client_id), "a photo row appeared")
-    photos_have_files(rig.database_url, rig.media_dir)
+    photos_have_files(rig.database_url, rig.storage)
     retry_photo_once(rig, path, headers, body, client_id)
-    rig.say("  the files without a row are an orphan for `media sweep`; the retry filed the photo once")
+    rig.say("  the objects without a row are an orphan for `media sweep`; the retry filed the photo once")
 
 
 def sync_request(rig: Rig, count: int = 20) -> tuple[int, str, dict, list]:
@@ -312,24 +347,26 @@ def kill_mid_sync(rig: Rig) -> None:
     rig.say("  nothing of the killed batch was kept; the retry applied every entry once")
 
 
-def restart_mid_request(rig: Rig, cluster: PrivateCluster, mode: str = "fast") -> tuple[int, str]:
-    """Restart PostgreSQL while a sync batch waits half-applied: it fails clearly, nothing is kept, the pool recovers.
+def restart_mid_request(rig: Rig, cluster: PrivateCluster, mode: str = "fast") -> tuple[int, dict]:
+    """Restart PostgreSQL while a sync batch waits half-applied: 503 with Retry-After, nothing is kept, the pool recovers.
 
-    Returns the in-flight request's (status, Content-Type).
+    Returns the in-flight request's (status, headers).
     """
     inspection_id, path, headers, entries = sync_request(rig)
     sock = held_sync(rig, entries, path, headers, lambda sock: cluster.restart(mode))
-    status, content_type, body = answer_on(sock)
+    status, answered, body = answer_on(sock)
     sock.close()
-    rig.say(f"  in flight during `pg_ctl restart -m {mode}`: {status} {content_type} {body[:120]!r}")
-    check(status >= 500 and content_type.startswith("application/problem+json"), "the in-flight request did not fail clearly")
+    rig.say(f"  in flight during `pg_ctl restart -m {mode}`: {status} Retry-After {answered.get('retry-after')} "
+            f"{body[:120]!r}")
+    check(unavailable(status, answered),
+          f"the in-flight request was not a 503 problem with Retry-After: {status} {answered} {body[:300]!r}")
     check(answers_of(rig.database_url, inspection_id) == [], "part of the interrupted batch was kept")
     call = http_caller(rig.server.url)
     for _ in range(4 * WORKERS):  # every worker's pooled connections died with the server
         expect(call("GET", f"/api/v1/inspections/{inspection_id}", None, headers), 200, "a request after the restart")
     retry_sync_once(rig, inspection_id, path, headers, entries)
     rig.say("  the next requests succeeded (pool_pre_ping) and the retried batch applied once")
-    return status, content_type
+    return status, answered
 
 
 def restart_between_requests(rig: Rig, cluster: PrivateCluster, mode: str = "immediate") -> None:
@@ -343,7 +380,68 @@ def restart_between_requests(rig: Rig, cluster: PrivateCluster, mode: str = "imm
     rig.say(f"  after `pg_ctl restart -m {mode}` the next sync applied at once")
 
 
+def upload_declaration(items: list, data: bytes) -> dict:
+    """A resumable upload's declaration of `data` for the first item needing evidence (a fresh client_id)."""
+    item = next(i for i in items if i["evidence_required"])
+    return {"client_id": str(uuid.uuid4()), "item_id": item["id"], "size": len(data), "mime": "image/jpeg",
+            "sha256": hashlib.sha256(data).hexdigest()}
+
+
+def patch(call, path: str, auth: dict, data: bytes, offset: int):
+    """One PATCH of a resumable upload: the bytes from `offset` on."""
+    return call("PATCH", path, data[offset:], {**auth, "Upload-Offset": str(offset),
+                                                "Content-Type": "application/offset+octet-stream"})
+
+
+def stop_storage(rig: Rig) -> None:
+    """Stop the S3 server: photos are 503 with Retry-After and nothing is recorded; back up, each retry stores once.
+
+    The photo POST and a resumable upload's last PATCH answer 503; /healthz names storage; a sync of
+    answers (no storage needed) still applies.
+    """
+    call, server = http_caller(rig.server.url), rig.bucket.server
+    inspection_id, items, auth = rig.inspection()
+    path, headers, body, client_id = photo_request(inspection_id, items, auth, 3)
+    data = make_sample_jpeg(640, 480, quality=85, seed=4)
+    declared = upload_declaration(items, data)
+    uploads, upload_id = f"/api/v1/inspections/{inspection_id}/uploads", declared["client_id"]
+    expect(call("POST", uploads, declared, auth), 201, "declare the upload")
+    half = len(data) // 2
+    expect(patch(call, f"{uploads}/{upload_id}", auth, data[:half], 0), 200, "first half of the upload")
+    _, _, _, entries = sync_request(rig, 6)
+    sync_path = f"/api/v1/inspections/{inspection_id}/sync"
+    server.stop()
+    try:
+        for what, reply in (("photo", call("POST", path, body, headers)),
+                            ("last PATCH", patch(call, f"{uploads}/{upload_id}", auth, data, half))):
+            check(unavailable(reply.status, reply.headers), f"{what} with S3 stopped: {reply.status} {reply.body}")
+            rig.say(f"  {what} with S3 stopped: 503, Retry-After {reply.headers['retry-after']}")
+        nothing_recorded(rig.database_url, client_id, upload_id)
+        health = call("GET", "/healthz")
+        check(health.status == 503 and health.body["checks"]["storage"] == "fail", f"/healthz: {health.body}")
+        synced = expect(call("POST", sync_path, {"answers": entries}, {**auth, "Content-Type": "application/json"}),
+                        200, "sync with S3 stopped")
+        check({r["status"] for r in synced.body["results"]} == {"applied"}, f"sync: {synced.body['results']}")
+        rig.say("  nothing recorded for either photo, /healthz names storage, a sync of answers applied")
+    finally:
+        server.start()
+    retry_photo_once(rig, path, headers, body, client_id)
+    # The tablet's retry of the upload (static/js/tablet/uploads.js): declare again, go on from the server's
+    # offset. The bytes that arrived were kept (the upload's parts commit before filing), so only filing is left.
+    state = expect(call("POST", uploads, declared, auth), 200, "declare the upload again").body
+    check(state["offset"] == len(data) and state["photo"] is None, f"upload after the outage: {state}")
+    finished = expect(patch(call, f"{uploads}/{upload_id}", auth, data, state["offset"]), 201, "the upload's retry")
+    photo_id = finished.body["photo"]["id"]
+    check(rows(rig.database_url, "SELECT id FROM photos WHERE client_id = %s", upload_id) == [(photo_id,)],
+          "not exactly one photo for the upload")
+    original = rows(rig.database_url, "SELECT original_key FROM photos WHERE id = %s", photo_id)[0][0]
+    check(rig.storage.get(original) == data, "the uploaded original in the bucket is not the tablet's bytes")
+    photos_have_files(rig.database_url, rig.storage)
+    rig.say("  S3 back: the photo's retry filed it once, the upload's retry filed it from the kept bytes; objects present")
+
+
 WORKER_DRILLS = (kill_mid_upload, kill_mid_photo_store, kill_mid_sync)
+STORAGE_DRILLS = (stop_storage,)
 
 
 def main() -> None:
@@ -351,16 +449,18 @@ def main() -> None:
     reason = cannot_run_private_cluster()
     if reason:
         raise SystemExit(f"faults: {reason}")
-    with tempfile.TemporaryDirectory() as tmp, private_cluster() as cluster, \
-            rig(cluster.url, Path(tmp), say=print) as drills:
-        for drill in WORKER_DRILLS:
+    from tests.s3_server import new_bucket, seaweed_server
+
+    with tempfile.TemporaryDirectory() as tmp, private_cluster() as cluster, seaweed_server() as seaweed, \
+            rig(cluster.url, Path(tmp), new_bucket(seaweed), say=print) as drills:
+        for drill in WORKER_DRILLS + STORAGE_DRILLS:
             print(f"{drill.__name__}: {drill.__doc__.splitlines()[0]}")
             drill(drills)
         for drill, mode in ((restart_mid_request, "fast"), (restart_mid_request, "immediate"),
                             (restart_between_requests, "immediate")):
             print(f"{drill.__name__} ({mode}): {drill.__doc__.splitlines()[0]}")
             drill(drills, cluster, mode)
-        print(f"photos with all their files: {photos_have_files(cluster.url, drills.media_dir)}")
+        print(f"photos with all their files: {photos_have_files(cluster.url, drills.storage)}")
         print("faults: every drill passed")
 
 

@@ -84,17 +84,43 @@ def handle_domain_error(error: DomainError):
     return html, status, error.headers
 
 
-def handle_storage_unavailable(error):
-    """The photo store is down: 503 with Retry-After, and nothing of the request kept (its files came first)."""
+DATABASE_RETRY_AFTER = 10  # seconds: a PostgreSQL restart or failover is over in a few
+
+
+def _unavailable(what: str, error: Exception, detail: Msg, retry_after: int):
+    """A backing service is down: roll back what the request did, log it, answer 503 with Retry-After."""
+    from contextlib import suppress
+
     from flask import current_app
 
     from .extensions import db
 
-    db.session.rollback()
-    current_app.logger.warning("media storage unavailable: %s", error)
-    return handle_domain_error(Unavailable(
-        Msg("El almacén de fotos no responde; no se guardó nada. Intente de nuevo en unos minutos."),
-        headers={"Retry-After": str(error.retry_after)}))
+    with suppress(Exception):  # the session's connection may be the one that died
+        db.session.rollback()
+    current_app.logger.warning("%s unavailable: %s: %s", what, type(error).__name__, error)
+    return handle_domain_error(Unavailable(detail, headers={"Retry-After": str(retry_after)}))
+
+
+def handle_storage_unavailable(error):
+    """The photo store is down: 503 with Retry-After, and nothing of the request kept (its files came first)."""
+    return _unavailable("media storage", error, Msg(
+        "El almacén de fotos no responde; no se guardó nada. Intente de nuevo en unos minutos."), error.retry_after)
+
+
+def is_connection_failure(error: Exception) -> bool:
+    """Whether a database error means the server cannot be reached (restart, failover), not a refused statement."""
+    from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError
+
+    return isinstance(error, (OperationalError, InterfaceError)) or (
+        isinstance(error, DBAPIError) and error.connection_invalidated)
+
+
+def handle_database_error(error):
+    """The database went away mid-request: 503 with Retry-After (nothing committed); any other DB error stays a 500."""
+    if not is_connection_failure(error):
+        return handle_unexpected(error)
+    return _unavailable("database", error, Msg(
+        "La base de datos no responde; no se guardó nada. Intente de nuevo en unos segundos."), DATABASE_RETRY_AFTER)
 
 
 def handle_http_error(error: HTTPException):
@@ -149,9 +175,12 @@ def _page(status, title, detail, errors):
 
 def register_error_handlers(app: Flask) -> None:
     """One place where every refusal becomes a response."""
+    from sqlalchemy.exc import DBAPIError
+
     from .storage import StorageUnavailable
 
     app.register_error_handler(DomainError, handle_domain_error)
     app.register_error_handler(StorageUnavailable, handle_storage_unavailable)
+    app.register_error_handler(DBAPIError, handle_database_error)
     app.register_error_handler(HTTPException, handle_http_error)
     app.register_error_handler(Exception, handle_unexpected)

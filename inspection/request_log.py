@@ -103,9 +103,16 @@ def _install_handler(app: Flask) -> None:
 
 
 def _user_id():
-    """The caller's id if this request already looked it up (never a query just for the log)."""
+    """The caller's id if this request already looked it up (never a query just for the log).
+
+    Read from the row's identity, not its attribute: after a rollback (a database outage answered
+    503) the attribute is expired, and loading it would query the database that just went away.
+    """
+    from sqlalchemy import inspect
+
     user = request.environ.get("baliza.user") or g.get("_login_user")
-    return getattr(user, "id", None) if getattr(user, "is_authenticated", False) else None
+    state = inspect(user, raiseerr=False) if user is not None else None
+    return state.identity[0] if state is not None and state.identity else None
 
 
 def register_request_log(app: Flask) -> None:

@@ -2,8 +2,9 @@
 
 The pages run no inline script or style (every script is a file under static/js, every style a
 class in static/css), so the policy admits only this origin. `img-src` also admits `data:` (the
-signature canvas's preview) and `blob:` (the tablet's photo previews from IndexedDB), and the photo
-store's origin when photos are served by presigned URLs from an S3 endpoint. JSON data blocks
+signature canvas's preview) and `blob:` (the tablet's photo previews from IndexedDB). Photos in a
+bucket are streamed through the app too (media.media_response), never redirected to the bucket, so
+no S3 endpoint needs admitting. JSON data blocks
 (`<script type="application/json">`) are never executed, so `script-src` does not concern them.
 
 Behind a load balancer the app sees the balancer's address and plain HTTP; `TRUSTED_PROXIES` (how
@@ -12,8 +13,6 @@ many proxies stand in front) makes Werkzeug's ProxyFix believe that many `X-Forw
 that was not declared. The rate limits read the client address from the same corrected
 `request.remote_addr`.
 """
-from urllib.parse import urlsplit
-
 from flask import Blueprint, Flask, current_app, request
 from werkzeug.middleware.proxy_fix import ProxyFix
 
@@ -23,14 +22,13 @@ CSP_REPORT_PATH = "/csp-report"
 bp = Blueprint("security", __name__)
 
 
-def content_security_policy(extra_img_origins: tuple[str, ...] = ()) -> str:
+def content_security_policy() -> str:
     """The policy every response carries: this origin only, no inline code, no framing, no plugins."""
-    img = " ".join(("'self'", "data:", "blob:", *extra_img_origins))
     return "; ".join((
         "default-src 'self'",
         "script-src 'self'",
         "style-src 'self'",
-        f"img-src {img}",
+        "img-src 'self' data: blob:",
         "connect-src 'self'",
         "font-src 'self'",
         "media-src 'self' blob:",
@@ -42,14 +40,6 @@ def content_security_policy(extra_img_origins: tuple[str, ...] = ()) -> str:
         "manifest-src 'self'",
         f"report-uri {CSP_REPORT_PATH}",
     ))
-
-
-def _origin(url: str | None) -> str | None:
-    """scheme://host[:port] of `url`, or None when it names no host."""
-    if not url:
-        return None
-    parts = urlsplit(url)
-    return f"{parts.scheme}://{parts.netloc}" if parts.scheme and parts.netloc else None
 
 
 def served_over_https(config) -> bool:
@@ -70,9 +60,8 @@ def configure_transport(app: Flask) -> None:
 
 
 def policy_for(config) -> str:
-    """The configured policy (`CONTENT_SECURITY_POLICY`), else ours with the S3 endpoint's origin for presigned photos."""
-    extra = tuple(o for o in (_origin(config.get("S3_ENDPOINT_URL")),) if o)
-    return config.get("CONTENT_SECURITY_POLICY") or content_security_policy(extra)
+    """The configured policy (`CONTENT_SECURITY_POLICY`), else ours (the same with or without a bucket)."""
+    return config.get("CONTENT_SECURITY_POLICY") or content_security_policy()
 
 
 def security_headers(policy: str):

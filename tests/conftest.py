@@ -15,7 +15,7 @@ from flask.testing import FlaskClient
 
 from app import create_app
 from inspection.extensions import db as _db
-from s3_server import s3_bucket, seaweed  # noqa: F401  (a real S3 server, SeaweedFS, for the storage tests)
+from s3_server import s3_bucket, s3_media, seaweed  # noqa: F401  (a real S3 server, SeaweedFS, for the storage tests)
 
 TEST_DATABASE_URL = os.environ.get("BALIZA_TEST_DATABASE_URL")
 

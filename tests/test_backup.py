@@ -1,6 +1,7 @@
 """The restore drill: real state made by the operations, backed up, restored into an empty database and storage.
 
 On PostgreSQL (the CI's second run) the target is a scratch database made and dropped here; on SQLite a new file.
+The storage is a local folder on both sides, or one SeaweedFS bucket restored into an empty second one.
 """
 import hashlib
 import json
@@ -14,6 +15,7 @@ from inspection.backup import is_postgresql, table_counts
 from inspection.extensions import db as _db
 from inspection.models import Inspection, Photo
 from inspection.storage import LocalStorage
+from tests.s3_server import new_bucket
 
 
 def _admin_dsn(url: str) -> str:
@@ -39,11 +41,16 @@ def target_url(app, tmp_path):
             connection.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
+def restoring_app(target_url, tmp_path, **media):
+    """A second app on the empty target database and an empty media folder (or `media` settings), as a restore runs."""
+    return create_app({"TESTING": True, "SECRET_KEY": "x", "DATABASE_URL": target_url,
+                       "MEDIA_DIR": str(tmp_path / "restored-media"), "KEYS_DIR": str(tmp_path / "keys"), **media})
+
+
 @pytest.fixture
 def restored_app(target_url, tmp_path):
-    """A second app on the empty target database and an empty media folder, as a restore runs."""
-    app = create_app({"TESTING": True, "SECRET_KEY": "x", "DATABASE_URL": target_url,
-                      "MEDIA_DIR": str(tmp_path / "restored-media"), "KEYS_DIR": str(tmp_path / "keys")})
+    """The restoring app on a local media folder."""
+    app = restoring_app(target_url, tmp_path)
     yield app
     with app.app_context():
         _db.engine.dispose()
@@ -66,8 +73,8 @@ def backed_up(app, runner, make_vessel, certify, tmp_path):
     return dest
 
 
-def test_the_restore_drill_gives_back_every_row_and_every_photo(app, backed_up, restored_app):
-    source_url = app.config["DATABASE_URL"]
+def backed_up_state(backed_up):
+    """The source's photos (sha256 and keys) and signature keys, checked against the backup's summary and manifest."""
     summary = json.loads((backed_up / "backup.json").read_text())
     photos = _db.session.execute(_db.select(Photo.sha256, Photo.original_key, Photo.display_key, Photo.thumb_key)).all()
     signatures = [key for row in _db.session.execute(_db.select(Inspection.inspector_signature_key,
@@ -76,18 +83,38 @@ def test_the_restore_drill_gives_back_every_row_and_every_photo(app, backed_up, 
     assert summary["counts"]["photos"] == len(photos) and summary["counts"]["certificates"] == 2
     manifest = [json.loads(line) for line in (backed_up / "media-manifest.jsonl").read_text().splitlines()]
     assert {photo.original_key for photo in photos} <= {entry["key"] for entry in manifest}
+    return photos, signatures
 
+
+def assert_restored(app, restored_app, backed_up, restored):
+    """Restore `backed_up` with `restored_app`; every photo's original hashes to its row in `restored`, all rows back."""
+    photos, signatures = backed_up_state(backed_up)
     result = restore_into(restored_app, backed_up)
     assert result.exit_code == 0, result.output
     assert f"{len(photos)} fotos verificadas; 0 problemas" in result.output
-
-    restored = LocalStorage(restored_app.config["MEDIA_DIR"])
     for sha256, original, display, thumb in photos:
         assert hashlib.sha256(restored.get(original)).hexdigest() == sha256
         assert restored.exists(display) and restored.exists(thumb)
     assert all(restored.exists(key) for key in signatures)
     tables = _db.metadata.sorted_tables
-    assert table_counts(restored_app.config["DATABASE_URL"], tables) == table_counts(source_url, tables)
+    assert table_counts(restored_app.config["DATABASE_URL"], tables) == table_counts(app.config["DATABASE_URL"], tables)
+
+
+def test_the_restore_drill_gives_back_every_row_and_every_photo(app, backed_up, restored_app):
+    assert_restored(app, restored_app, backed_up, LocalStorage(restored_app.config["MEDIA_DIR"]))
+
+
+def test_the_restore_drill_from_a_bucket_into_an_empty_bucket(app, s3_media, backed_up, target_url, tmp_path):
+    """Photos in one SeaweedFS bucket, restored into an empty second bucket and an empty database."""
+    assert any(key.startswith(f"{s3_media.prefix}/originals/") for key in s3_media.objects())
+    empty = new_bucket(s3_media.server)
+    restored_app = restoring_app(target_url, tmp_path, **empty.config())
+    try:
+        assert_restored(app, restored_app, backed_up, empty.storage())
+        assert len(empty.objects()) == len(s3_media.objects())
+    finally:
+        with restored_app.app_context():
+            _db.engine.dispose()
 
 
 def test_a_damaged_object_in_the_backup_fails_the_restore(app, backed_up, restored_app):

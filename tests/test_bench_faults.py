@@ -1,13 +1,16 @@
-"""The fault drills of bench/faults.py, on a private PostgreSQL cluster of the test's own (never the machine's server).
+"""The fault drills of bench/faults.py, on a private PostgreSQL cluster of the test's own (never the machine's server)
+and the session's SeaweedFS (the server stores photos in a bucket of it).
 
-A worker killed with -9 mid-upload, after storing a photo's files, or with half a sync batch applied; PostgreSQL
-restarted (fast and immediate) while a batch waits half-applied, and between requests. Each drill checks the
-database and the media folder afterwards and that the tablet's retry is applied once.
+A worker killed with -9 mid-upload, after storing a photo's objects, or with half a sync batch applied; PostgreSQL
+restarted (fast and immediate) while a batch waits half-applied, and between requests; the S3 server stopped with a
+photo and an upload to send. Each drill checks the database and the bucket afterwards and that the tablet's retry
+is applied once.
 """
 import pytest
 
 from bench import faults
 from tests.conftest import TEST_DATABASE_URL
+from tests.s3_server import new_bucket
 
 pytestmark = [
     pytest.mark.db,
@@ -25,8 +28,8 @@ def cluster():
 
 
 @pytest.fixture(scope="module")
-def rig(cluster, tmp_path_factory):
-    with faults.rig(cluster.url, tmp_path_factory.mktemp("faults")) as served:
+def rig(cluster, seaweed, tmp_path_factory):
+    with faults.rig(cluster.url, tmp_path_factory.mktemp("faults"), new_bucket(seaweed)) as served:
         yield served
 
 
@@ -36,10 +39,16 @@ def test_a_worker_killed_mid_request_leaves_nothing_half_done(rig, drill):
 
 
 @pytest.mark.parametrize("mode", ["fast", "immediate"])
-def test_postgresql_restarted_mid_request_fails_it_clearly_and_the_pool_recovers(rig, cluster, mode):
-    status, content_type = faults.restart_mid_request(rig, cluster, mode)
-    assert status >= 500 and content_type.startswith("application/problem+json")
+def test_postgresql_restarted_mid_request_is_503_retry_later_and_the_pool_recovers(rig, cluster, mode):
+    status, headers = faults.restart_mid_request(rig, cluster, mode)
+    assert status == 503 and headers["retry-after"].isdigit()
+    assert headers["content-type"].startswith("application/problem+json")
 
 
 def test_postgresql_restarted_between_requests_is_not_noticed(rig, cluster):
     faults.restart_between_requests(rig, cluster, "immediate")
+
+
+@pytest.mark.parametrize("drill", faults.STORAGE_DRILLS, ids=lambda drill: drill.__name__)
+def test_the_s3_server_stopped_records_nothing_unstored_and_the_retry_stores_once(rig, drill):
+    drill(rig)

@@ -89,3 +89,13 @@ def test_an_unreachable_database_is_503_naming_it(tmp_path):
     response = app.test_client().get("/healthz")
     assert response.status_code == 503 and response.headers["Retry-After"].isdigit()
     assert response.json["checks"]["database"] == "fail" and response.json["checks"]["storage"] == "ok"
+
+
+def test_a_bucket_that_is_not_there_is_503_naming_the_storage(app, client, s3_media):
+    """Photos in S3 (the real SeaweedFS): healthy on the bucket, 503 naming storage once the bucket is gone."""
+    assert client.get("/healthz").json["checks"]["storage"] == "ok"
+    s3_media.server.client().delete_bucket(Bucket=s3_media.name)
+    response = client.get("/healthz")
+    assert response.status_code == 503 and response.headers["Retry-After"].isdigit()
+    assert response.json["checks"] == {"database": "ok", "storage": "fail", "signing_keys": "ok"}
+

@@ -1,4 +1,4 @@
-"""Two app servers (separate gunicorn processes, one PostgreSQL, one media and key folder) behave exactly as one.
+"""Two app servers (separate gunicorn processes, one PostgreSQL, one SeaweedFS bucket, one key folder) behave as one.
 
 Requests alternate between the instances A and B as a load balancer would send them; racing retries
 are released together by a barrier. State is seeded with the operations in this process.
@@ -20,6 +20,7 @@ from inspection.status_list import REVOKED, VALID, verify_status_list
 from tests.conftest import PASSWORD, TEST_DATABASE_URL, pass_and_close, pass_every_item
 from tests.instances import csrf_token, instance_config, instances
 from tests.media_samples import SIGNATURES, encode, noisy_image
+from tests.s3_server import new_bucket
 
 pytestmark = pytest.mark.skipif(
     not (TEST_DATABASE_URL or "").startswith("postgresql"),
@@ -27,9 +28,15 @@ pytestmark = pytest.mark.skipif(
 
 
 @pytest.fixture(scope="module")
-def pair(_app):
-    """Instances A and B for the whole module."""
-    with instances(2, instance_config(_app)) as servers:
+def bucket(seaweed):
+    """The one bucket both instances store photos in, for the whole module."""
+    return new_bucket(seaweed)
+
+
+@pytest.fixture(scope="module")
+def pair(_app, bucket):
+    """Instances A and B for the whole module, on the test app's database and on `bucket`."""
+    with instances(2, instance_config(_app, bucket), bucket.env()) as servers:
         yield [server.url for server in servers]
 
 
@@ -143,7 +150,13 @@ def test_one_sync_batch_raced_on_both_applies_each_entry_once(pair, team, db):
     assert db.session.scalar(db.select(db.func.count()).select_from(ClientRequest)) == 12
 
 
-def test_one_photo_raced_on_both_is_stored_once(pair, team, db, app):
+def photo_objects_in(bucket, photo) -> list[bytes]:
+    """The photo's original, display copy and thumbnail as the bucket holds them (MissingKey if one is not there)."""
+    store = bucket.storage()
+    return [store.get(key) for key in (photo.original_key, photo.display_key, photo.thumb_key)]
+
+
+def test_one_photo_raced_on_both_is_stored_once(pair, bucket, team, db):
     inspection_id, items = started(team, db)
     item = next(i for i in items if i["evidence_required"])
     data, client_id = jpeg(7), str(uuid.uuid4())
@@ -158,11 +171,12 @@ def test_one_photo_raced_on_both_is_stored_once(pair, team, db, app):
     assert len({a.json()["id"] for a in answers}) == 1
     db.session.expire_all()
     photo = db.session.scalars(db.select(Photo).filter_by(inspection_id=inspection_id)).one()
-    from inspection.media import media_storage
-    assert media_storage().get(photo.original_key) == data
+    original, display, thumb = photo_objects_in(bucket, photo)
+    assert original == data and display[:2] == thumb[:2] == b"\xff\xd8"  # the copies are JPEGs too
+    assert f"{bucket.prefix}/{photo.original_key}" in bucket.objects()
 
 
-def test_a_resumable_upload_with_chunks_alternating_between_both(pair, team, db):
+def test_a_resumable_upload_with_chunks_alternating_between_both(pair, bucket, team, db):
     inspection_id, items = started(team, db)
     item = next(i for i in items if i["evidence_required"])
     data, client_id = jpeg(8), str(uuid.uuid4())
@@ -181,7 +195,8 @@ def test_a_resumable_upload_with_chunks_alternating_between_both(pair, team, db)
         assert int(sent.headers["Upload-Offset"]) == min(offset, len(data))
     state = requests.get(f"{pair[0]}/api/v1/inspections/{inspection_id}/uploads/{client_id}", headers=team["ih"])
     assert state.json()["photo"]["id"] == sent.json()["photo"]["id"]
-    assert db.session.scalar(db.select(db.func.count(Photo.id))) == 1
+    photo = db.session.scalars(db.select(Photo)).one()
+    assert photo_objects_in(bucket, photo)[0] == data
 
 
 # --- keys, status lists and counters ---------------------------------------------------------------

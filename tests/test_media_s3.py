@@ -14,16 +14,6 @@ from inspection.storage_s3 import BadMediaUrl, S3Storage, parse_media_url
 from tests.test_inspections_api import cid, crew, jpeg, started, upload  # noqa: F401 (fixtures)
 
 
-@pytest.fixture
-def s3_media(app, s3_bucket, monkeypatch):
-    """The app's media in this test's bucket, chosen by MEDIA_URL as production does."""
-    for name, value in s3_bucket.config().items():
-        monkeypatch.setitem(app.config, name, value)
-    monkeypatch.delitem(app.extensions, "baliza.media", raising=False)
-    yield s3_bucket
-    app.extensions.pop("baliza.media", None)
-
-
 def photo_count(db) -> int:
     return db.session.query(Photo).count()
 

@@ -94,10 +94,14 @@ def test_every_page_carries_the_policy_and_runs_no_inline_code(app, client, make
     assert checked > 40
 
 
-def test_the_policy_admits_only_this_origin_and_the_photo_store():
-    policy = dict(part.split(" ", 1) for part in security.content_security_policy(("https://s3.example:9000",)).split("; "))
+def test_the_policy_admits_only_this_origin_even_with_photos_in_a_bucket(tmp_path):
+    """Photos are streamed by the app (media_response), never redirected: the S3 endpoint is not admitted."""
+    served = make(tmp_path, MEDIA_URL="s3://fotos/baliza", S3_ENDPOINT_URL="https://s3.example:9000")
+    header = served.test_client().get("/login").headers["Content-Security-Policy"]
+    assert header == security.content_security_policy() and "s3.example" not in header
+    policy = dict(part.split(" ", 1) for part in header.split("; "))
     assert policy["script-src"] == "'self'" and policy["style-src"] == "'self'"
-    assert policy["img-src"] == "'self' data: blob: https://s3.example:9000"
+    assert policy["img-src"] == "'self' data: blob:"
     assert policy["object-src"] == "'none'" and policy["frame-ancestors"] == "'none'" and policy["base-uri"] == "'none'"
     assert "unsafe" not in " ".join(policy.values())
 
