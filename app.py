@@ -94,14 +94,8 @@ def register_security_headers(app: Flask) -> None:
     csrf.exempt(security.bp)  # browsers post violation reports without a token
     init_rate_limits(app)
     init_body_limits(app)  # first of all hooks: nothing reads a body before its limit is set
-    app.after_request(security.security_headers(security.policy_for(app.config)))
-
-    @app.after_request
-    def _headers(response):
-        response.headers.setdefault("X-Content-Type-Options", "nosniff")
-        response.headers.setdefault("X-Frame-Options", "DENY")
-        response.headers.setdefault("Referrer-Policy", "no-referrer")
-        return response
+    app.after_request(security.security_headers(security.policy_for(app.config),
+                                                security.served_over_https(app.config)))
 
 
 def register_errorhandlers(app: Flask) -> None:

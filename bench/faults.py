@@ -449,9 +449,9 @@ def main() -> None:
     reason = cannot_run_private_cluster()
     if reason:
         raise SystemExit(f"faults: {reason}")
-    from tests.s3_server import new_bucket, seaweed_server
+    from bench.seaweed import new_bucket, running_seaweed
 
-    with tempfile.TemporaryDirectory() as tmp, private_cluster() as cluster, seaweed_server() as seaweed, \
+    with tempfile.TemporaryDirectory() as tmp, private_cluster() as cluster, running_seaweed() as seaweed, \
             rig(cluster.url, Path(tmp), new_bucket(seaweed), say=print) as drills:
         for drill in WORKER_DRILLS + STORAGE_DRILLS:
             print(f"{drill.__name__}: {drill.__doc__.splitlines()[0]}")

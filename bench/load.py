@@ -1,6 +1,7 @@
 """Load bench (issue 12): locust, headless and time-bounded, on PostgreSQL behind gunicorn with four workers.
 
-python bench/load.py [--seconds 60] [--users 20] [--workers 4] [--database-url URL] [--baseline-seconds 10]
+python bench/load.py [--seconds 60] [--users 20] [--workers 4] [--media s3|local] [--database-url URL]
+                     [--baseline-seconds 10]
 
 A scratch PostgreSQL database (default postgresql+psycopg://postgres@127.0.0.1:5432/baliza_load_<pid>)
 is created, seeded through the domain functions (bench.fixtures.seed plus one vessel per user, an owner
@@ -13,11 +14,18 @@ without think time, so the figures are the server's capacity under a mixed load:
              /api/v1/status-list;
   * owner  - GET /api/v1/fleet with a bearer token, the /flota page with a session;
   * staff  - the /planificacion page with a session.
+Production parts: photos go to a real SeaweedFS bucket (bench/seaweed.py; `--media s3`, the default
+when `weed` is installed; `--media local` for the local disk), and the per-client rate limits stay on
+at their production defaults. The server trusts one proxy (BALIZA_TRUSTED_PROXIES=1) and every
+simulated client sends its own X-Forwarded-For, as a load balancer would: a tablet, an owner or a
+staff member is one address; a police user stands for a patrol, each scan from one of its officers'
+phones (POLICE_PHONES of them, so each phone scans a few times a minute, as a person does). After the
+run one address verifies past the limit and must get 429, so the limits were really on.
 Every request a tablet saw acknowledged is written down; afterwards the database must hold exactly
-those answers and photos (0 lost, 0 duplicated) and each photo's files must exist in storage. The bare
-hello-world (bench/hello.py) is then loaded the same way under the same gunicorn for a baseline.
+those answers and photos (0 lost, 0 duplicated) and each photo's three objects must be in the bucket
+(listed with the server's own client, not the app's) or on disk. The bare hello-world
+(bench/hello.py) is then loaded the same way under the same gunicorn for a baseline.
 Prints a table, writes bench/results/load.json; exits non-zero on any error or lost/duplicated record.
-No rate limit exists yet on sign-in or verification; when one comes, raise it here via its env setting.
 """
 from __future__ import annotations
 
@@ -31,6 +39,7 @@ import itertools  # noqa: E402
 import os  # noqa: E402
 import random  # noqa: E402
 import re  # noqa: E402
+import shutil  # noqa: E402
 import statistics  # noqa: E402
 import sys  # noqa: E402
 import tempfile  # noqa: E402
@@ -75,6 +84,14 @@ RETRY_SHARE = 0.15  # batches and photos sent a second time, as a tablet does wh
 PHOTO_SIZE = (320, 240)
 WEIGHTS = {"tablet": 3, "police": 4, "owner": 2, "staff": 1}
 PHOTO_NUMBERS = itertools.count(1)  # every photo of the run gets its own bytes (the server dedups equal ones)
+ADDRESSES = itertools.count(1)      # each simulated client's own address, as the load balancer forwards it
+POLICE_PHONES = 200                 # officers' phones per police user: ~10 scans/s spread over them, ~3/min each
+
+
+def client_address() -> str:
+    """A fresh client address (10.x.y.z, unique within the run) for X-Forwarded-For."""
+    n = next(ADDRESSES)
+    return f"10.{n >> 16 & 255}.{n >> 8 & 255}.{n & 255}"
 
 
 class LoadCheckFailed(RuntimeError):
@@ -198,6 +215,7 @@ def user_classes(facts: dict, ledger: Ledger, photos: list[bytes]) -> list[type]
         weight, wait_time = WEIGHTS["tablet"], constant(0)
 
         def on_start(self):
+            self.client.headers["X-Forwarded-For"] = client_address()
             call = caller_for(self.client, "tablet")
             self.auth = {"admin": token(call, *ADMIN), "inspector": token(call, *INSPECTOR)}
             self.vessel_id, self.call, self.steps = next(vessels), call, None
@@ -219,22 +237,29 @@ def user_classes(facts: dict, ledger: Ledger, photos: list[bytes]) -> list[type]
     class Police(HttpUser):
         weight, wait_time = WEIGHTS["police"], constant(0)
 
+        def on_start(self):
+            self.phones = itertools.cycle([client_address() for _ in range(POLICE_PHONES)])
+
+        def scan(self, path: str, name: str) -> None:
+            get_ok(self.client, path, name, headers={"X-Forwarded-For": next(self.phones)})
+
         @task(3)
         def verify_api(self):
-            get_ok(self.client, f"/api/v1/verify/{random.choice(ledger.tokens)}", "police: /api/v1/verify/<token>")
+            self.scan(f"/api/v1/verify/{random.choice(ledger.tokens)}", "police: /api/v1/verify/<token>")
 
         @task(2)
         def verify_page(self):
-            get_ok(self.client, f"/v/{random.choice(ledger.tokens)}", "police: /v/<token>")
+            self.scan(f"/v/{random.choice(ledger.tokens)}", "police: /v/<token>")
 
         @task(1)
         def status_list(self):
-            get_ok(self.client, "/api/v1/status-list", "police: /api/v1/status-list")
+            self.scan("/api/v1/status-list", "police: /api/v1/status-list")
 
     class Owner(HttpUser):
         weight, wait_time = WEIGHTS["owner"], constant(0)
 
         def on_start(self):
+            self.client.headers["X-Forwarded-For"] = client_address()
             self.bearer = token(caller_for(self.client, "owner"), *OWNER)
             session_login(self.client, *OWNER, "owner")
 
@@ -250,6 +275,7 @@ def user_classes(facts: dict, ledger: Ledger, photos: list[bytes]) -> list[type]
         weight, wait_time = WEIGHTS["staff"], constant(0)
 
         def on_start(self):
+            self.client.headers["X-Forwarded-For"] = client_address()
             session_login(self.client, *ADMIN, "staff")
 
         @task
@@ -305,8 +331,12 @@ def kind_rows(records: list[tuple], elapsed: float, baseline_rps: float | None) 
 
 # --- the database afterwards ------------------------------------------------------------------------
 
-def check_records(config: dict, ledger: Ledger) -> dict:
-    """Compare the database with the ledger: lost and duplicated answers and photos, photo files missing."""
+def check_records(config: dict, ledger: Ledger, bucket=None) -> dict:
+    """Compare the database with the ledger: lost and duplicated answers and photos, photo files missing.
+
+    With `bucket` (bench.seaweed.Bucket) each acknowledged photo's original, display and thumbnail
+    must be among the objects the S3 server lists; else they must exist on the local disk.
+    """
     from sqlalchemy import func, select
 
     from app import create_app
@@ -320,6 +350,12 @@ def check_records(config: dict, ledger: Ledger) -> dict:
     app = create_app(config)
     with app.app_context():
         storage = media_storage()
+        if bucket is not None:
+            listed = set(bucket.objects())
+            stored_at = lambda key: storage.name_of(key) in listed  # noqa: E731
+        else:
+            stored_at = storage.exists
+        found["objects"] = len(listed) if bucket is not None else None
         for inspection_id, acked in ledger.answers.items():
             stored = db.session.scalars(select(Answer.client_id).where(Answer.inspection_id == inspection_id)).all()
             photos = db.session.execute(select(Photo.client_id, Photo.id, Photo.original_key, Photo.display_key,
@@ -330,7 +366,7 @@ def check_records(config: dict, ledger: Ledger) -> dict:
             found["lost"] += len(acked - set(stored)) + len(set(acked_photos) - {p.client_id for p in photos})
             found["duplicated"] += (len(stored) - len(set(stored))) + (len(photos) - len({p.client_id for p in photos}))
             found["unacknowledged"] += len(set(stored) - acked) + len({p.client_id for p in photos} - set(acked_photos))
-            found["files_missing"] += sum(not storage.exists(key) for p in photos if p.client_id in acked_photos
+            found["files_missing"] += sum(not stored_at(key) for p in photos if p.client_id in acked_photos
                                           for key in (p.original_key, p.display_key, p.thumb_key))
             if inspection_id in ledger.submitted:
                 answers, uploads = ledger.planned[inspection_id]
@@ -383,6 +419,64 @@ def scratch_database(url: str | None):
                 conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
+def limit_probe(target: str, verify_token: str) -> dict:
+    """One fresh address verifies until refused: the production limit must answer 429 with Retry-After.
+
+    A fixed window may roll over during the probe, so up to two windows' worth are sent.
+    """
+    from inspection.config import DEFAULTS
+    from inspection.rate_limits import parse_limit
+
+    limit = parse_limit(DEFAULTS["RATE_LIMIT_VERIFY"])
+    call, address, passed = http_caller(target), client_address(), 0
+    try:
+        for _ in range(2 * limit.count + 1):
+            reply = call("GET", f"/api/v1/verify/{verify_token}", None, {"X-Forwarded-For": address})
+            if reply.status != 200:
+                break
+            passed += 1
+    finally:
+        call.close()
+    refused = reply.status == 429 and reply.headers.get("retry-after", "").isdigit() and passed >= limit.count
+    return {"limit": DEFAULTS["RATE_LIMIT_VERIFY"], "passed_before_429": passed, "refused": refused}
+
+
+@contextlib.contextmanager
+def photo_store(media: str, tmp: str):
+    """(app settings, extra environment, Bucket or None) for photos on local disk or in a fresh SeaweedFS bucket."""
+    if media == "local":
+        yield {}, {}, None
+        return
+    from bench.seaweed import Bucket, running_seaweed
+
+    with running_seaweed() as server:
+        bucket = Bucket(server, f"load-{uuid.uuid4().hex[:12]}")
+        server.client().create_bucket(Bucket=bucket.name)
+        with _environ(bucket.env()):  # this process's check reads the bucket with the same credentials
+            yield bucket.config(), bucket.env(), bucket
+
+
+@contextlib.contextmanager
+def _environ(values: dict):
+    """os.environ with `values` set, restored afterwards."""
+    saved = {key: os.environ.get(key) for key in values}
+    os.environ.update(values)
+    try:
+        yield
+    finally:
+        for key, value in saved.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
+
+
+def production_config(tmp: str, url: str, media: dict) -> dict:
+    """bench_config with the rate limits back at their defaults, one trusted proxy, PostgreSQL and the photo store."""
+    config = {key: value for key, value in bench_config(tmp).items() if not key.startswith("RATE_LIMIT_")}
+    return {**config, "DATABASE_URL": url, "TRUSTED_PROXIES": 1, **media}
+
+
 def main(argv=None) -> None:
     """Seed a scratch PostgreSQL database, serve, warm up, load, check the records, load the baseline, report."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -390,14 +484,19 @@ def main(argv=None) -> None:
     parser.add_argument("--users", type=int, default=20)
     parser.add_argument("--workers", type=int, default=4)
     parser.add_argument("--baseline-seconds", type=float, default=10)
+    parser.add_argument("--media", choices=("s3", "local"), default="s3" if shutil.which("weed") else "local",
+                        help="photos in a SeaweedFS bucket (default when weed is installed) or on local disk")
     parser.add_argument("--database-url", help="PostgreSQL URL (SQLAlchemy form); created and dropped if missing")
     args = parser.parse_args(argv)
     small = phone_photos(3, *PHOTO_SIZE)
-    with tempfile.TemporaryDirectory(prefix="baliza-load-") as tmp, scratch_database(args.database_url) as url:
-        config = {**bench_config(tmp), "DATABASE_URL": url}
+    with contextlib.ExitStack() as stack:
+        tmp = stack.enter_context(tempfile.TemporaryDirectory(prefix="baliza-load-"))
+        url = stack.enter_context(scratch_database(args.database_url))
+        media, media_env, bucket = stack.enter_context(photo_store(args.media, tmp))
+        config = production_config(tmp, url, media)
         facts = seed_load(config, args.users)
         ledger = Ledger()
-        with serve("bench.wsgi:app", server_env(config), workers=args.workers) as target:
+        with serve("bench.wsgi:app", {**server_env(config), **media_env}, workers=args.workers) as target:
             # One inspection end to end before the clock starts: the path works, and police have a certificate.
             call = http_caller(target)
             auth = {"admin": token(call, *ADMIN), "inspector": token(call, *INSPECTOR)}
@@ -407,7 +506,8 @@ def main(argv=None) -> None:
             call.close()
             facts["vessel_ids"] = facts["vessel_ids"][1:]  # the warm-up's vessel stays out of the run
             records, elapsed = run_locust(user_classes(facts, ledger, small), target, args.users, args.seconds)
-        found = check_records(config, ledger)
+            probe = limit_probe(target, ledger.tokens[0])
+        found = {**check_records(config, ledger, bucket), "rate_limit_429": probe["refused"]}
     with serve("bench.hello:app", {}, workers=args.workers) as hello:
         base_records, base_elapsed = run_locust([Hello], hello, args.users, args.baseline_seconds)
     baseline = kind_rows(base_records, base_elapsed, None)[-1]
@@ -416,25 +516,27 @@ def main(argv=None) -> None:
     failures = sorted({(r[3], r[4]) for r in records + base_records if r[2]})
     rows.append({"kind": "records", **found})
     report(f"Load: {args.users} users ({', '.join(f'{k} {w}' for k, w in WEIGHTS.items())}), "
-           f"{args.seconds:g} s, PostgreSQL, gunicorn {args.workers} sync", rows[:-1], name="load")
+           f"{args.seconds:g} s, PostgreSQL, gunicorn {args.workers} sync, photos {args.media}, rate limits on",
+           rows[:-1], name="load" if args.media == "s3" else f"load_{args.media}")
     print("records:", ", ".join(f"{k} {v}" for k, v in found.items()))
-    _append_records(rows[-1], ledger, failures)
+    print("rate limit probe:", ", ".join(f"{k} {v}" for k, v in probe.items()))
+    _append_records(rows[-1], ledger, failures, "load" if args.media == "s3" else f"load_{args.media}")
     problems = [*ledger.errors, *(f"{n}: {e}" for n, e in failures)]
     bad = found["lost"] + found["duplicated"] + found["unacknowledged"] + found["files_missing"] \
-        + found["incomplete_submitted"] + (found["submitted_in_db"] != found["completed"])
+        + found["incomplete_submitted"] + (found["submitted_in_db"] != found["completed"]) + (not probe["refused"])
     if problems or bad or not found["completed"]:
         for problem in problems[:20]:
             print("error:", problem)
         sys.exit(f"{len(problems)} errors, {bad} record problems, {found['completed']} inspections completed")
 
 
-def _append_records(row: dict, ledger: Ledger, failures: list) -> None:
+def _append_records(row: dict, ledger: Ledger, failures: list, name: str) -> None:
     """Add the record check and the first errors to bench/results/load.json (report() keeps only flat rows)."""
     import json
 
     from bench.harness import RESULTS_DIR
 
-    path = RESULTS_DIR / "load.json"
+    path = RESULTS_DIR / f"{name}.json"
     payload = json.loads(path.read_text())
     payload["records"] = row
     payload["errors"] = [*ledger.errors[:20], *(f"{n}: {e}" for n, e in failures[:20])]

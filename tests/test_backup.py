@@ -15,7 +15,7 @@ from inspection.backup import is_postgresql, table_counts
 from inspection.extensions import db as _db
 from inspection.models import Inspection, Photo
 from inspection.storage import LocalStorage
-from tests.s3_server import new_bucket
+from bench.seaweed import new_bucket
 
 
 def _admin_dsn(url: str) -> str:

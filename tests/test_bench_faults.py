@@ -10,7 +10,7 @@ import pytest
 
 from bench import faults
 from tests.conftest import TEST_DATABASE_URL
-from tests.s3_server import new_bucket
+from bench.seaweed import new_bucket
 
 pytestmark = [
     pytest.mark.db,

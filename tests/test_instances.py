@@ -20,7 +20,7 @@ from inspection.status_list import REVOKED, VALID, verify_status_list
 from tests.conftest import PASSWORD, TEST_DATABASE_URL, pass_and_close, pass_every_item
 from tests.instances import csrf_token, instance_config, instances
 from tests.media_samples import SIGNATURES, encode, noisy_image
-from tests.s3_server import new_bucket
+from bench.seaweed import new_bucket
 
 pytestmark = pytest.mark.skipif(
     not (TEST_DATABASE_URL or "").startswith("postgresql"),
