@@ -142,6 +142,30 @@ def test_owner_sees_only_own_fleet(client, as_role, make_vessel):
     assert [o["id"] for o in client.get("/api/v1/owners", headers=headers).json["items"]] == [user.owner_id]
 
 
+def test_a_repeated_list_is_served_from_the_cache_until_a_vessel_changes(client, admin, make_vessel, count_queries):
+    first, second = make_vessel(name="Aurora"), make_vessel(name="Boreal")
+    make_vessel(name="Cometa")
+    url = "/api/v1/vessels?per_page=2"  # a full page: the count is its own query
+    served = []
+    fresh = count_queries(lambda: served.append(client.get(url, headers=admin)))
+    cached = count_queries(lambda: served.append(client.get(url, headers=admin)))
+    assert served[0].data == served[1].data and served[1].json["total"] == 3
+    assert served[1].headers["Idempotent-Replayed"] == "false"
+    assert cached == 2 < fresh  # the token and the version only: not the page, not the count
+    assert client.patch(f"/api/v1/vessels/{second.id}", json={"name": "Boreal II"}, headers=admin).status_code == 200
+    assert [v["name"] for v in client.get(url, headers=admin).json["items"]] == ["Aurora", "Boreal II"]
+    make_vessel(name="Delta")
+    assert client.get(url, headers=admin).json["total"] == 4
+    assert client.get(f"{url}&q=Aurora", headers=admin).json["items"][0]["id"] == first.id  # arguments are the key
+
+
+def test_the_cached_list_of_one_owner_is_never_another_owners(client, as_role, make_vessel):
+    (one, one_headers), (two, two_headers) = as_role("owner"), as_role("owner")
+    mine, theirs = make_vessel(owner_id=one.owner_id), make_vessel(owner_id=two.owner_id)
+    assert [v["id"] for v in client.get("/api/v1/vessels", headers=one_headers).json["items"]] == [mine.id]
+    assert [v["id"] for v in client.get("/api/v1/vessels", headers=two_headers).json["items"]] == [theirs.id]
+
+
 def test_owner_cannot_create_vessels_or_owners(client, as_role, make_owner):
     user, headers = as_role("owner")
     assert client.post("/api/v1/vessels", json={**VESSEL, "owner_id": user.owner_id}, headers=headers).status_code == 403

@@ -1,4 +1,5 @@
 """Owners and vessels: the fleet registry."""
+from flask import current_app
 from flask_smorest import Blueprint
 from sqlalchemy import or_
 
@@ -6,6 +7,7 @@ from ..access import get_owner_for, get_vessel_for, owner_scope, vessel_scope
 from ..auth import api_user, require
 from ..extensions import db
 from ..models import Owner, Vessel
+from ..readcache import cached
 from ..schemas import (
     OwnerQuery,
     OwnerSchema,
@@ -20,6 +22,7 @@ from ..vessels import (
     create_owner,
     create_vessel,
     filter_vessels,
+    registry_version,
     update_owner,
     update_vessel,
 )
@@ -80,10 +83,29 @@ def patch_owner(changes, owner_id):
 @blp.response(200, page_schema(VesselSchema, "VesselPage"))
 @require("admin", "inspector", "owner", "police")
 def list_vessels(args):
-    """Vessels, filtered by owner, text (registration or name), propulsion and service."""
-    query = vessel_scope(VESSEL_ROWS, api_user()).order_by(Vessel.registration_key)
+    """Vessels, filtered by owner, text (registration or name), propulsion and service.
+
+    The page's JSON is kept in the process's cache (readcache) under the caller's scope, the arguments and
+    registry_version(), one query that moves with every write of a vessel: a repeated list costs that
+    query, not the page, the count and 50 rows made JSON.
+    """
+    user = api_user()
+    scope = user.owner_id if user.role == "owner" else None  # vessel_scope's only distinction
+    key = (scope, tuple(sorted(args.items())), registry_version())
+    body = cached("vessel_list", key, lambda: _vessel_page(user, args), size=VESSEL_PAGES_KEPT)
+    response = current_app.response_class(body, status=200, mimetype="application/json")
+    response.headers["Idempotent-Replayed"] = "false"  # as json_response
+    return response
+
+
+VESSEL_PAGES_KEPT = 64  # pages per process: a few users' lists and searches at a time
+
+
+def _vessel_page(user, args) -> bytes:
+    """The JSON bytes of one page of the vessel list as `user` may see it."""
+    query = vessel_scope(VESSEL_ROWS, user).order_by(Vessel.registration_key)
     page = paginate_rows(filter_vessels(query, args), args)
-    return json_response({**page, "items": [vessel_row_json(row) for row in page["items"]]}, 200)
+    return json_response({**page, "items": [vessel_row_json(row) for row in page["items"]]}, 200).get_data()
 
 
 @blp.route("/vessels", methods=["POST"])
