@@ -162,6 +162,7 @@ def handle_unexpected(error: Exception):
 
 
 def _page(status, title, detail, errors):
+    """The error page; a 5xx names the request id, the reference a user quotes to the authority's IT."""
     lang = current_language()
     html = render_template(
         "error.html",
@@ -169,6 +170,7 @@ def _page(status, title, detail, errors):
         detail=localize(detail, lang) if detail else None,
         errors=localize(errors, lang) if errors else None,
         status=status,
+        request_id=current_request_id() if status >= 500 else None,
     )
     return html, status
 

@@ -42,6 +42,7 @@ class Faults:
         self.down = False             # the link is cut: every connection closes at once
         self.drop_every = 0           # drop every n-th request under /api/ (0: none)
         self.cut_upload_once = False  # cut the next photo PATCH after half its body
+        self.busy_once = None         # (path ending, Retry-After): answer the next such POST 503 itself
         self.requests = 0
         self.dropped = 0
         self.cuts = 0
@@ -118,6 +119,12 @@ class Rig:
                 if path.startswith("/api/") and faults.drop_every and faults.requests % faults.drop_every == 0:
                     faults.dropped += 1
                     return  # closed before the app saw a byte: the client sees a network error
+                if faults.busy_once and method == "POST" and path.endswith(faults.busy_once[0]):
+                    await reader.readexactly(length)
+                    writer.write(busy_response(faults.busy_once[1]))
+                    await writer.drain()
+                    faults.busy_once = None
+                    continue
                 if upstream is None:
                     try:
                         upstream = await asyncio.open_connection("127.0.0.1", self.backend_port)
@@ -158,6 +165,14 @@ class Rig:
             pass
         finally:
             writer.close()
+
+
+def busy_response(retry_after: str) -> bytes:
+    """A 503 problem with Retry-After, as a load balancer or the app answers while the photo store is down."""
+    body = b'{"type": "https://baliza.example/problems/unavailable", "status": 503, "title": "Servicio no disponible"}'
+    return (b"HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/problem+json\r\n"
+            b"Retry-After: " + retry_after.encode() + b"\r\nContent-Length: " + str(len(body)).encode()
+            + b"\r\n\r\n" + body)
 
 
 @contextmanager

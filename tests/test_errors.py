@@ -37,3 +37,39 @@ def _dbapi(cls, invalidated=False):
 ])
 def test_only_connection_failures_count_as_the_database_being_down(error, down):
     assert is_connection_failure(error) is down
+
+
+@pytest.fixture
+def failing(tmp_path):
+    """An app with pages that fail as a stopped photo store (503), a bug (500) and a missing page (404) do."""
+    from werkzeug.exceptions import NotFound
+
+    from inspection.storage import StorageUnavailable
+
+    app = create_app({"TESTING": True, "SECRET_KEY": "x", "DATABASE_URL": f"sqlite:///{tmp_path / 'x.sqlite'}",
+                      "MEDIA_DIR": str(tmp_path / "media"), "KEYS_DIR": str(tmp_path / "keys")})
+    failures = {"store-down": StorageUnavailable("seaweed stopped"), "bug": RuntimeError("kaput"), "gone": NotFound()}
+
+    @app.route("/fails/<kind>")
+    def fails(kind):
+        raise failures[kind]
+
+    return app.test_client()
+
+
+@pytest.mark.parametrize("kind, status, lang, words", [
+    ("store-down", 503, "es", "Código de la solicitud: req-page-1"),
+    ("store-down", 503, "en", "Request id: req-page-1"),
+    ("bug", 500, "es", "Código de la solicitud: req-page-1"),
+    ("bug", 500, "en", "Request id: req-page-1"),
+])
+def test_a_5xx_page_names_the_request_id_a_user_can_quote(failing, kind, status, lang, words):
+    response = failing.get(f"/fails/{kind}?lang={lang}", headers={"X-Request-ID": "req-page-1", "Accept": "text/html"})
+    assert response.status_code == status and response.mimetype == "text/html"
+    assert words in response.get_data(as_text=True)
+
+
+def test_a_4xx_page_does_not_show_a_request_id(failing):
+    response = failing.get("/fails/gone", headers={"X-Request-ID": "req-page-1", "Accept": "text/html"})
+    assert response.status_code == 404 and "req-page-1" not in response.get_data(as_text=True)
+    assert "Código de la solicitud" not in response.get_data(as_text=True)

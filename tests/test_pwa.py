@@ -149,3 +149,14 @@ def test_the_worker_keeps_the_verifier_in_every_language(client):
     assert "credentials: 'omit'" in source
     for lang in LANGUAGES:
         assert f'<html lang="{lang}" ' in client.get(f"/verificar?lang={lang}").get_data(as_text=True)
+
+
+def test_strings_inside_template_literals_reach_the_page_too():
+    """`${gettext('Sin conexión')} · …` in the tablet's badge: read as pybabel reads babel.cfg, so English pages say "Offline"."""
+    from inspection.views.pwa import script_messages
+
+    static = Path(__file__).resolve().parent.parent / "static"
+    badge = script_messages(static / "js/tablet/app.js")
+    assert {"Sin conexión", "Al día", "{n} pendientes", "Próximo intento: {when}"} <= set(badge)
+    assert "válido hasta el {day}" in script_messages(static / "js/tablet/inspection.js")
+    assert translate("Sin conexión", "en") == "Offline"

@@ -224,6 +224,36 @@ def test_a_revoked_tablet_keeps_its_work_until_the_inspector_signs_in_again(rig,
     assert server["current"][first["id"]]["result"] == "fail" and server["current"][second["id"]]["result"] == "pass"
 
 
+def test_a_503_with_retry_after_holds_the_outbox_that_long_and_keeps_it_in_order(rig, tmp_path):
+    """The server answers the start 503 with Retry-After: 120: the badge says the server asked to wait
+    and when it tries next; a new answer does not knock before then; "Sincronizar ahora" sends both, in order."""
+    seeded = seed(rig, "esperar")
+    inspection_id, first = seeded["inspection_id"], seeded["items"][0]
+    with sync_api.sync_playwright() as pw:
+        context, page = open_profile(pw, tmp_path / "profile")
+        card = sign_in_and_take_aboard(rig, page, seeded)
+        open_from_agenda(page, card)
+        rig.faults.busy_once = ("/start", "120")
+        page.click("#start-button")
+        page.wait_for_selector("#sync-badge[data-state=retrying]", timeout=20_000)
+        badge = page.locator("#sync-badge .sync-text").inner_text()
+        assert "El servidor pidió esperar" in badge and "Próximo intento:" in badge and rig.faults.busy_once is None
+        sent = len(rig.faults.paths)
+        page.locator(f"article[data-item='{first['id']}'] input[value=pass]").check()  # a new entry wakes the engine
+        wait_until(lambda: local_record(page, inspection_id)["outbox"] == 2, 10, what="the answer queued")
+        page.wait_for_timeout(3000)
+        knocked = [p for p in rig.faults.paths[sent:] if p.startswith("POST /api/v1/inspections/")]
+        assert knocked == [], knocked  # held for the server's two minutes, not the 1 s backoff
+        assert server_state(rig, inspection_id)["status"] == "scheduled"
+        page.click("#sync-badge button.sync-now")  # the inspector's own "sync now" goes at once
+        wait_until(lambda: local_record(page, inspection_id)["outbox"] == 0, 30, what="the outbox to empty")
+        context.close()
+    posts = [p for p in rig.faults.paths[sent:] if p.startswith("POST /api/v1/inspections/")]
+    assert posts == [f"POST /api/v1/inspections/{inspection_id}/start", f"POST /api/v1/inspections/{inspection_id}/sync"]
+    server = server_state(rig, inspection_id)
+    assert server["status"] == "in_progress" and server["current"][first["id"]]["result"] == "pass"
+
+
 def test_a_start_refused_because_the_vessel_changed_is_shown_and_put_right(rig, tmp_path):
     """The office corrects the crew while the tablet is out: the offline start no longer matches (409
     checklist-changed). The tablet shows why and what to do, holds the answers, and after "Descargar de

@@ -110,6 +110,35 @@ def test_backoff_doubles_with_jitter_up_to_five_minutes(tmp_path):
     assert lows[-2:] == [150000, 150000] and highs[-1] <= 300000  # capped at five minutes
 
 
+NOW = "Tue, 01 Dec 2026 18:00:00 GMT"
+
+
+@pytest.mark.parametrize("value, expected", [
+    ("30", 30_000), (" 120 ", 120_000), ("0", 0),
+    ("7200", 3_600_000),                                        # a server asking for two hours gets one
+    ("Tue, 01 Dec 2026 18:02:00 GMT", 120_000),                 # an HTTP-date, from the tablet's clock
+    ("Tue, 01 Dec 2026 17:00:00 GMT", 0),                       # already past: no wait of its own
+    ("-5", None), ("1.5", None), ("soon", None), ("2026-12-01", None), ("", None), (None, None),
+])
+def test_retry_after_is_read_as_seconds_or_an_http_date(tmp_path, value, expected):
+    from email.utils import parsedate_to_datetime
+
+    now = parsedate_to_datetime(NOW).timestamp() * 1000
+    report = run_node({"answers": [], "closing": [], "backoff": [], "fitted": [],
+                       "retry_after": [{"value": value, "now": now}]}, tmp_path)
+    assert report["retry_after"] == [expected]
+
+
+def test_the_outbox_waits_the_longer_of_its_backoff_and_the_server_s_retry_after(tmp_path):
+    cases = [{"n": 1, "server": 30_000, "random": 0.0},      # 503 of a stopped photo store: 30 s, not 1 s
+             {"n": 1, "server": None, "random": 0.0},        # no Retry-After: the backoff alone
+             {"n": 12, "server": 10_000, "random": 0.0},     # the backoff already waits longer
+             {"n": 1, "server": 7_200_000, "random": 0.0},   # never more than an hour
+             {"n": 1, "server": 0, "random": 0.999}]
+    report = run_node({"answers": [], "closing": [], "backoff": [], "fitted": [], "retry_delay": cases}, tmp_path)
+    assert report["retry_delay"] == [30_000, 1000, 150_000, 3_600_000, 1999]
+
+
 def test_photos_are_fitted_to_the_long_side_and_the_pixel_budget(tmp_path):
     cases = [{"width": 4000, "height": 3000, "limits": {"max_pixels": 40_000_000}, "long": 2560},
              {"width": 3000, "height": 4000, "limits": {"max_pixels": 40_000_000}, "long": 2560},

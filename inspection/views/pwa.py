@@ -58,9 +58,11 @@ def build_id(root: Path) -> str:
 
 @cache
 def script_messages(path: Path) -> tuple[str, ...]:
-    """The Spanish strings a script marks with gettext('...') or N_('...'), read as pybabel does."""
+    """The Spanish strings a script marks with gettext('...') or N_('...'), read as pybabel does (babel.cfg),
+    inside `${...}` of template strings too."""
     with path.open("rb") as source:
-        found = extract("javascript", source, keywords={"gettext": None, "N_": None})
+        found = extract("javascript", source, keywords={"gettext": None, "N_": None},
+                        options={"parse_template_string": True})
         return tuple(dict.fromkeys(message for _line, message, _comments, _context in found))
 
 

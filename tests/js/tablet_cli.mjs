@@ -1,8 +1,9 @@
 // Runs the tablet's pure modules under node for tests/test_tablet_js.py.
-// Usage: node tests/js/tablet_cli.mjs cases.json -> {answers, bounds, closing, backoff, fitted} as JSON on stdout.
+// Usage: node tests/js/tablet_cli.mjs cases.json
+//   -> {answers, bounds, closing, backoff, retry_after, retry_delay, fitted} as JSON on stdout.
 import { readFile } from 'node:fs/promises';
 import { answerProblems, closingProblems, itemBound } from '../../static/js/tablet/rules.js';
-import { backoffDelay } from '../../static/js/tablet/backoff.js';
+import { backoffDelay, retryAfterMs, retryDelay } from '../../static/js/tablet/backoff.js';
 import { fitted } from '../../static/js/tablet/photos.js';
 
 const cases = JSON.parse(await readFile(process.argv[2], 'utf8'));
@@ -19,5 +20,7 @@ process.stdout.write(JSON.stringify({
   }),
   closing,
   backoff: cases.backoff.map(({ n, random }) => backoffDelay(n, () => random)),
+  retry_after: (cases.retry_after || []).map(({ value, now }) => retryAfterMs(value, now)),
+  retry_delay: (cases.retry_delay || []).map(({ n, server, random }) => retryDelay(n, server, () => random)),
   fitted: cases.fitted.map(({ width, height, limits, long }) => fitted(width, height, limits, long)),
 }));

@@ -55,7 +55,7 @@ function badge(user) {
   const bar = el.querySelector('progress');
   const button = el.querySelector('button');
   const problems = document.getElementById('sync-problems');
-  button.addEventListener('click', () => syncNow());
+  button.addEventListener('click', () => syncNow({ force: true }));  // the inspector may know the server is back
   let counted = null;  // the unsent work is read again when an entry is done, not on every byte of progress
   watch(async (status) => {
     const lang = pageLanguage();
@@ -71,7 +71,9 @@ function badge(user) {
     } else if (status.state === 'offline') {
       text.textContent = `${gettext('Sin conexión')} · ${gettext('{n} pendientes', { n: status.pending || 0 })} · ${last}`;
     } else if (status.state === 'retrying') {
-      text.textContent = `${gettext('El servidor no responde; se reintentará')} · ${gettext('{n} pendientes', { n: status.pending || 0 })}`;
+      const why = status.server_asked ? gettext('El servidor pidió esperar') : gettext('El servidor no responde; se reintentará');
+      const next = status.retry_at ? gettext('Próximo intento: {when}', { when: formatMoment(status.retry_at, lang) }) : '';
+      text.textContent = [why, next, gettext('{n} pendientes', { n: status.pending || 0 })].filter(Boolean).join(' · ');
     } else if (status.state === 'signin') {
       text.innerHTML = '';
       const link = document.createElement('a');

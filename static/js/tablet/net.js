@@ -2,23 +2,26 @@
 // the outbox should do about them (wait and retry, ask for a new sign-in, or show the refusal).
 import { get, put, del } from './store.js';
 import { gettext } from '../i18n.js';
+import { retryAfterMs } from './backoff.js';
 
 const JSON_TIMEOUT_MS = 30000;
 
 /**
  * Why a request failed. `kind`:
  *   network  no answer (offline, timeout, connection cut): retry later
- *   retry    the server is busy or failing (5xx, 429): retry later
+ *   retry    the server is busy or failing (5xx, 429, 408): retry later; `retryAfter` is the
+ *            wait the server asked for (its Retry-After, in ms) or null
  *   auth     the device token is missing, expired or revoked: wait for a new sign-in
  *   refused  the server refused this entry (4xx): show `message` and what to do; never dropped
  */
 export class ApiError extends Error {
-  constructor(kind, message, status = 0, problem = null) {
+  constructor(kind, message, status = 0, problem = null, retryAfter = null) {
     super(message);
     this.name = 'ApiError';
     this.kind = kind;
     this.status = status;
     this.problem = problem;
+    this.retryAfter = retryAfter;
   }
 }
 
@@ -79,7 +82,8 @@ export async function readResponse(response) {
   const status = response.status;
   if (status === 401) throw new ApiError('auth', problemText(body, gettext('Inicie sesión de nuevo para enviar.')), status, body);
   if (status === 429 || status >= 500 || status === 408) {
-    throw new ApiError('retry', problemText(body, gettext('El servidor no pudo atender; se reintentará.')), status, body);
+    throw new ApiError('retry', problemText(body, gettext('El servidor no pudo atender; se reintentará.')), status, body,
+                       retryAfterMs(response.headers.get('Retry-After')));
   }
   throw new ApiError('refused', problemText(body, gettext('El servidor rechazó este envío.')), status, body);
 }

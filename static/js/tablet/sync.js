@@ -3,20 +3,22 @@
 // One engine at a time across tabs and the service worker (Web Locks). Triggers: a new entry, the
 // `online` event, the page becoming visible, a timer, and Background Sync where the browser has it
 // (the service worker runs this same module then). A failure of the link or of the server waits with
-// exponential backoff and jitter, then tries again; an expired sign-in waits for a new one; a refusal
+// exponential backoff and jitter, or as long as the server's Retry-After asked (503 of a store that is
+// down, 429 of a rate limit; at most an hour), then tries again; an expired sign-in waits for a new one; a refusal
 // is kept on the entry with the server's words. Progress goes to every open page over a
 // BroadcastChannel: offline / syncing n of m (bytes) / up to date, with the last sync time.
-import { all, byInspection, get, put, transact } from './store.js';
+import { all, byInspection, del, get, put, transact } from './store.js';
 import { ApiError, api, problemText } from './net.js';
 import { STATES, entries, isHeld, markFailed, onQueued, remove } from './outbox.js';
 import { uploadPhoto } from './uploads.js';
-import { backoffDelay } from './backoff.js';
+import { retryDelay } from './backoff.js';
 import { gettext } from '../i18n.js';
 
 const LOCK = 'baliza-outbox';
 const CHANNEL = 'baliza-sync';
 const BATCH = 200;
 const TIMER_MS = 30000;
+const NOT_BEFORE = 'retry-not-before';  // meta key: no attempt before this moment (the server's Retry-After)
 
 let failures = 0;
 let retryTimer = null;
@@ -41,11 +43,14 @@ function announce(next) {
 
 if (channel) channel.onmessage = (event) => { status = event.data; listeners.forEach((fn) => fn(status)); };
 
-/** Start syncing now if nothing else is (another tab or the worker may be); resolves when done. */
-export function syncNow() {
+/**
+ * Start syncing now if nothing else is (another tab or the worker may be); resolves when done.
+ * While the server's Retry-After runs, only `force` (the inspector's own "sync now") knocks earlier.
+ */
+export function syncNow({ force = false } = {}) {
   if (running) return running;
   const work = async () => {
-    try { await run(); } finally { running = null; }
+    try { await run(force); } finally { running = null; }
   };
   running = navigator.locks
     ? navigator.locks.request(LOCK, { ifAvailable: true }, (lock) => (lock ? work() : null)).finally(() => { running = null; })
@@ -79,7 +84,16 @@ export async function requestBackgroundSync() {
   } catch (error) { /* not offered here: the timer and the online event still resume */ }
 }
 
-async function run() {
+/** The ms left of the wait the server asked for (kept across tabs, the worker and reloads), else 0. */
+async function serverWait() {
+  const until = await get('meta', NOT_BEFORE).catch(() => null);
+  return until ? Math.max(0, Date.parse(until) - Date.now()) : 0;
+}
+
+async function run(force = false) {
+  const asked = await serverWait();
+  if (asked && !force) { schedule(asked); return; }  // the outbox stays as it is, in order
+  if (asked || force) await del('meta', NOT_BEFORE).catch(() => {});
   let done = 0;
   let bytesDone = 0;
   const last = await get('meta', 'last-sync');
@@ -126,10 +140,13 @@ async function run() {
         return;
       }
       failures += 1;
-      const wait = backoffDelay(failures);
+      const wait = retryDelay(failures, error.retryAfter);
       const offline = error.kind === 'network';
+      const retryAt = new Date(Date.now() + wait).toISOString();
+      const asked = error.retryAfter !== null && error.retryAfter !== undefined;
+      if (asked) await put('meta', retryAt, NOT_BEFORE).catch(() => {});
       announce({ state: offline ? 'offline' : 'retrying', pending: queue.length, failed, last_sync: last,
-                 retry_at: new Date(Date.now() + wait).toISOString(), message: error.message });
+                 retry_at: retryAt, server_asked: asked, message: error.message });
       schedule(wait);
       return;
     }

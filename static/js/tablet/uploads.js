@@ -71,7 +71,8 @@ async function patch(userId, url, offset, chunk, onProgress) {
     xhr.timeout = timeout;
     xhr.upload.onprogress = (event) => onProgress(event.loaded);
     xhr.onload = () => resolve(new Response(xhr.status === 204 ? null : xhr.responseText, {
-      status: xhr.status, headers: { 'Content-Type': xhr.getResponseHeader('Content-Type') || '' } }));
+      status: xhr.status, headers: { 'Content-Type': xhr.getResponseHeader('Content-Type') || '',
+                                     'Retry-After': xhr.getResponseHeader('Retry-After') || '' } }));
     const cut = () => reject(new ApiError('network', gettext('Sin conexión con el servidor.')));
     xhr.onerror = cut; xhr.ontimeout = cut; xhr.onabort = cut;
     xhr.send(chunk);
