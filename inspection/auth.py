@@ -8,8 +8,7 @@ from flask import current_app, request, session
 from flask_login import current_user, login_user, logout_user
 from flask_smorest import Blueprint
 from flask_wtf.csrf import validate_csrf
-from sqlalchemy import bindparam, case, update
-from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy import bindparam, update
 from sqlalchemy.exc import OperationalError
 from werkzeug.security import check_password_hash, generate_password_hash
 from wtforms.validators import ValidationError
@@ -19,7 +18,8 @@ from .clock import office_now
 from .exceptions import DomainError, Forbidden, Unauthorized
 from .extensions import db, login_manager
 from .messages import Msg
-from .models import ApiToken, LoginThrottle, User
+from .models import ApiToken, User
+from .rate_limits import USER_LOCKOUT, clear_hits, count_hit
 from .sessions import TOUCH_EVERY, revoke_session, standing_session, start_session, touch_session
 
 # A constant hash to compare against when the user does not exist, so timing does not tell.
@@ -31,8 +31,7 @@ def hash_password(password: str) -> str:
     return generate_password_hash(password, method=current_app.config["PASSWORD_METHOD"])
 
 
-MAX_FAILURES = 10  # attempts checked per username in one LOCKOUT window; then 429 until it ends
-LOCKOUT = timedelta(minutes=15)
+MAX_FAILURES, LOCKOUT = USER_LOCKOUT.count, USER_LOCKOUT.window  # passwords checked per username and window; then 429
 
 
 class TooManyAttempts(DomainError):
@@ -42,17 +41,18 @@ class TooManyAttempts(DomainError):
 
 
 def authenticate(username: str, password: str, now: datetime) -> User | None:
-    """The active user with these credentials, or None (the attempt stays counted; the caller commits).
+    """The active user with these credentials, or None (the attempt stays counted).
 
-    The attempt is counted first, in one UPDATE ... RETURNING on the username's row, which also
-    queues concurrent attempts for that username on PostgreSQL: however many arrive at once, at
-    most MAX_FAILURES passwords are checked per LOCKOUT window, and the rest are refused (429).
+    The attempt is counted first and committed at once (rate_limits.count_hit: one UPDATE ... RETURNING
+    on the username's counter, the row every app server shares), so however many arrive at once, each
+    gets its own count: at most MAX_FAILURES passwords are checked per LOCKOUT window, and the rest are
+    refused (429).
     Unknown and known users cost the same slow hash, so timing does not reveal which exist; a
     success clears the count.
     """
     global _DUMMY_HASH
     name = username.strip().lower()
-    if _count_attempt(name[:80], now) > MAX_FAILURES:
+    if count_hit(_user_bucket(name), now, LOCKOUT)[0] > MAX_FAILURES:
         raise TooManyAttempts(Msg("Demasiados intentos fallidos para este usuario. Espere 15 minutos."))
     user = db.session.scalar(db.select(User).filter_by(username=name))
     if user is None or not user.active:
@@ -61,23 +61,13 @@ def authenticate(username: str, password: str, now: datetime) -> User | None:
         return None
     if not check_password_hash(user.password_hash, password):
         return None
-    db.session.execute(update(LoginThrottle).where(LoginThrottle.username == name[:80])
-                       .values(attempts=0, window_started_at=now))
+    clear_hits(_user_bucket(name), now)
     return user
 
 
-def _count_attempt(name: str, now: datetime) -> int:
-    """Count one attempt in the username's window (a new window once LOCKOUT has passed); the new count."""
-    insert = postgresql.insert if db.engine.dialect.name == "postgresql" else sqlite.insert
-    db.session.execute(insert(LoginThrottle).values(username=name, window_started_at=now, attempts=0)
-                       .on_conflict_do_nothing(index_elements=["username"]))
-    expired = LoginThrottle.window_started_at <= now - LOCKOUT
-    return db.session.execute(
-        update(LoginThrottle).where(LoginThrottle.username == name)
-        .values(attempts=case((expired, 1), else_=LoginThrottle.attempts + 1),
-                window_started_at=case((expired, now), else_=LoginThrottle.window_started_at))
-        .returning(LoginThrottle.attempts)
-    ).scalar_one()
+def _user_bucket(name: str) -> str:
+    """The username's counter in rate_counters (its address-free lockout)."""
+    return f"user:{name}"[:120]
 
 
 def _digest(token: str) -> str:

@@ -222,21 +222,12 @@ class UserSession(db.Model):
     user: Mapped[User] = relationship()
 
 
-class LoginThrottle(db.Model):
-    """Sign-in attempts per username in the current window: one row, counted atomically before any check."""
-
-    __tablename__ = "login_throttles"
-    username: Mapped[str] = mapped_column(sa.String(80), primary_key=True)
-    window_started_at: Mapped[datetime] = mapped_column(UTCDateTime)
-    attempts: Mapped[int] = mapped_column(default=0)
-
-
 class RateCounter(db.Model):
-    """Requests per client and limited scope in the current fixed window (rate_limits.py), shared by every app server."""
+    """Requests per client and limited scope, and sign-in attempts per username, in the current fixed window (rate_limits.py), shared by every app server."""
 
     __tablename__ = "rate_counters"
     __table_args__ = (sa.Index("ix_rate_counters_window_started_at", "window_started_at"),)
-    bucket: Mapped[str] = mapped_column(sa.String(120), primary_key=True)  # "scope:client address"
+    bucket: Mapped[str] = mapped_column(sa.String(120), primary_key=True)  # "scope:client address" or "user:name"
     window_started_at: Mapped[datetime] = mapped_column(UTCDateTime)
     hits: Mapped[int] = mapped_column(default=0)
 

@@ -2,13 +2,13 @@
 
 Why a counter table of our own and not Flask-Limiter: the limits must hold across app servers, and
 the one store they all share is the database (no Redis in this deployment). A `limits` storage
-backed by it would be a second way of writing what `login_throttles` already does (an atomic
-upsert that works on SQLite and PostgreSQL, auth.py), it reads `time.time()` where every other
-window here reads the office's one clock (inspection/clock.py, which tests set), and its windows
-would live outside our migrations. So: one row per (scope, client address) holding a fixed window's
-start and its hit count, counted in one INSERT ... ON CONFLICT DO NOTHING and one UPDATE ...
-RETURNING, committed at once, before any other hook of the request (so a refused or read-only
-request still counts).
+backed by it would still need the atomic upsert written here (one that works on SQLite and
+PostgreSQL), it reads `time.time()` where every other window here reads the office's one clock
+(inspection/clock.py, which tests set), and its windows would live outside our migrations. So: one
+row per (scope, client address) holding a fixed window's start and its hit count, counted in one
+INSERT ... ON CONFLICT DO NOTHING and one UPDATE ... RETURNING, committed at once, before any other
+hook of the request (so a refused or read-only request still counts). The per-username sign-in
+lockout (auth.py) is counted the same way, in the same table.
 
 The per-client limit sits in front of the per-account lockout (auth.py): the lockout stops many
 guesses at one username, this stops one address trying many usernames. Verification is generous:
@@ -64,19 +64,37 @@ def parse_limit(text) -> Limit | None:
     return Limit(count, timedelta(seconds=times * UNITS[unit])) if count else None
 
 
+# Ten failed sign-ins for one username in fifteen minutes lock it out for the rest of that window
+# (auth.authenticate), counted in the same table under "user:<name>", whatever the address.
+USER_LOCKOUT = Limit(10, timedelta(minutes=15))
+
+
+def kept_for() -> timedelta:
+    """The longest window any counter uses: a window that started longer ago than this has ended."""
+    limits = current_app.extensions.get("baliza.rate_limits", {})
+    return max([USER_LOCKOUT.window, *(limit.window for limit in limits.values())])
+
+
+def clear_hits(bucket: str, now: datetime) -> None:
+    """Start `bucket`'s window afresh at `now` with no hits (a successful sign-in clears its username's count)."""
+    db.session.execute(update(RateCounter).where(RateCounter.bucket == bucket).values(hits=0, window_started_at=now))
+
+
 class RateLimited(DomainError):
     """Too many requests from one client in the current window."""
 
     status, code, title = 429, "rate-limited", Msg("Demasiadas solicitudes")
 
 
-def count_hit(bucket: str, now: datetime, window: timedelta, keep: timedelta) -> tuple[int, datetime]:
+def count_hit(bucket: str, now: datetime, window: timedelta) -> tuple[int, datetime]:
     """Count one request in `bucket`'s window (a new one once `window` has passed): (hits so far, window start).
 
     Commits at once: it runs first in the request (nothing else is in the transaction yet), and a
-    request refused later, or one that only reads, must still have counted. A new bucket also purges windows that ended more than
-    `keep` ago, so the table holds about one row per client seen within `keep`.
+    request refused later, or one that only reads, must still have counted. A new bucket also purges
+    windows that started more than the longest window ago (`kept_for`), so the table holds about one row
+    per client and username seen within it.
     """
+    keep = kept_for()
     insert = postgresql.insert if db.engine.dialect.name == "postgresql" else sqlite.insert
     expired = RateCounter.window_started_at <= now - window
     created = db.session.execute(insert(RateCounter).values(bucket=bucket, window_started_at=now, hits=0)
@@ -109,8 +127,7 @@ def check_rate_limit():
     if limit is None:
         return None
     now = office_now()
-    keep = max(item.window for item in limits.values())
-    hits, started = count_hit(f"{scoped[0]}:{request.remote_addr or '-'}"[:120], now, limit.window, keep)
+    hits, started = count_hit(f"{scoped[0]}:{request.remote_addr or '-'}"[:120], now, limit.window)
     if hits <= limit.count:
         return None
     wait = max(1, math.ceil((started + limit.window - now).total_seconds()))

@@ -90,9 +90,22 @@ def test_old_windows_are_purged(app, client, limited, set_clock, db):
     for n in range(4):
         client.get("/api/v1/verify/AAAA", environ_base=from_ip(f"10.0.2.{n}"))
     assert db.session.query(RateCounter).count() == 4
-    set_clock(T0 + timedelta(minutes=2))
+    set_clock(T0 + timedelta(minutes=2))  # ended for the minute's limit, not for the sign-in lockout's 15 minutes
+    client.get("/api/v1/verify/AAAA", environ_base=from_ip("10.0.2.98"))
+    assert db.session.query(RateCounter).count() == 5  # the table's windows are kept as long as its longest
+    set_clock(T0 + timedelta(minutes=16))
     client.get("/api/v1/verify/AAAA", environ_base=from_ip("10.0.2.99"))  # a new client's first hit purges
-    assert [row.bucket for row in db.session.query(RateCounter)] == ["verify:10.0.2.99"]
+    assert sorted(row.bucket for row in db.session.query(RateCounter)) == ["verify:10.0.2.98", "verify:10.0.2.99"]
+
+
+def test_failed_sign_ins_are_counted_per_username_in_the_same_table_and_purged_with_it(client, set_clock, db):
+    set_clock(T0)
+    for n in range(3):
+        client.post("/api/v1/auth/token", json={"username": " Nadie ", "password": "x"}, environ_base=from_ip(f"10.0.3.{n}"))
+    assert db.session.get(RateCounter, "user:nadie").hits == 3  # whatever the address
+    set_clock(T0 + timedelta(minutes=16))
+    client.get("/api/v1/verify/AAAA", environ_base=from_ip("10.0.3.99"))
+    assert db.session.get(RateCounter, "user:nadie") is None
 
 
 def test_a_limit_set_to_zero_is_off(app, client, set_clock):
