@@ -1,6 +1,7 @@
 """One marshmallow schema per resource, plus its query arguments; the OpenAPI document comes from these."""
 import base64
 import binascii
+import math
 from decimal import Decimal
 from functools import lru_cache
 
@@ -39,13 +40,22 @@ from .tonnage import gross_tonnage, round_tonnage
 from .vessels import particular_errors
 
 
+class Integer(fields.Integer):
+    """marshmallow's Integer, except that 2.5 is refused instead of read as 2: a count typed wrong is an error, not a smaller count."""
+
+    def _validated(self, value):
+        if isinstance(value, (float, Decimal)) and not (math.isfinite(value) and value == int(value)):
+            raise self.make_error("invalid")
+        return super()._validated(value)
+
+
 def _id(**kw):
     """A record id as input: positive and within 32 bits (a larger number would overflow the database)."""
-    return fields.Integer(validate=validate.Range(min=1, max=2**31 - 1), **kw)
+    return Integer(validate=validate.Range(min=1, max=2**31 - 1), **kw)
 
 
 def _count(description: str, **kw):
-    return fields.Integer(
+    return Integer(
         load_default=0, validate=validate.Range(min=0, max=100_000), metadata={"description": description}, **kw
     )
 
@@ -87,7 +97,7 @@ class BaseSchema(Schema):
 class OwnerSchema(BaseSchema):
     """An owner (armador)."""
 
-    id = fields.Integer(dump_only=True)
+    id = Integer(dump_only=True)
     name = fields.String(required=True, validate=validate.Length(min=2, max=200))
     tax_id = fields.String(required=True, validate=validate.Length(min=3, max=40),
                            metadata={"description": "RUC o CI"})
@@ -101,7 +111,7 @@ class OwnerSchema(BaseSchema):
 class VesselSchema(BaseSchema):
     """A vessel and its particulars (field names fixed by api.md)."""
 
-    id = fields.Integer(dump_only=True)
+    id = Integer(dump_only=True)
     registration = fields.String(required=True, validate=validate.Length(min=2, max=40),
                                  metadata={"description": "Matrícula (art. 66)"})
     name = fields.String(required=True, validate=validate.Length(min=1, max=120))
@@ -130,7 +140,7 @@ class VesselSchema(BaseSchema):
     boats = _count("Embarcaciones menores")
     cooking = _choice(COOKING, "Cocina a bordo", load_default="none")
     hot_climate = fields.Boolean(load_default=False, metadata={"description": "Opera con más de 20 °C"})
-    flammable_cargo_kg = fields.Integer(
+    flammable_cargo_kg = Integer(
         load_default=0, validate=validate.Range(min=0, max=100_000_000),
         metadata={"description": "Carga inflamable o explosiva habitual en kg, sin el combustible propio (arts. 133-140)"})
     itinerary_category = _choice(ITINERARY_CATEGORIES, "Categoría de documentación a bordo (Código, art. 23)",
@@ -212,8 +222,8 @@ def _vessel_values_json(out: dict) -> dict:
 class PageArgs(BaseSchema):
     """?page=1&per_page=50."""
 
-    page = fields.Integer(load_default=1, validate=validate.Range(min=1, max=1_000_000))
-    per_page = fields.Integer(load_default=50, validate=validate.Range(min=1, max=200))
+    page = Integer(load_default=1, validate=validate.Range(min=1, max=1_000_000))
+    per_page = Integer(load_default=50, validate=validate.Range(min=1, max=200))
 
 
 class VesselQuery(PageArgs):
@@ -236,9 +246,9 @@ def page_schema(item_schema, name: str):
     return Schema.from_dict(
         {
             "items": fields.List(fields.Nested(item_schema)),
-            "page": fields.Integer(),
-            "per_page": fields.Integer(),
-            "total": fields.Integer(),
+            "page": Integer(),
+            "per_page": Integer(),
+            "total": Integer(),
         },
         name=name,
     )
@@ -263,7 +273,7 @@ class DeviceRequest(BaseSchema):
 class DeviceSchema(BaseSchema):
     """A signed-in device: a device token, as its user sees it."""
 
-    id = fields.Integer()
+    id = Integer()
     device_name = fields.String(allow_none=True)
     created_at = fields.AwareDateTime()
     last_used_at = fields.AwareDateTime(allow_none=True, metadata={"description": "Último uso (al minuto)"})
@@ -274,7 +284,7 @@ class DeviceSchema(BaseSchema):
 class MeSchema(BaseSchema):
     """The caller's identity."""
 
-    user_id = fields.Integer()
+    user_id = Integer()
     role = fields.String(validate=validate.OneOf(ROLES))
     username = fields.String()
 
@@ -282,7 +292,7 @@ class MeSchema(BaseSchema):
 class ConflictSchema(BaseSchema):
     """An inspector's declared link to an owner or company (art. 214)."""
 
-    id = fields.Integer(dump_only=True)
+    id = Integer(dump_only=True)
     owner_id = _id(required=True)
     reason = fields.String(required=True, validate=validate.Length(min=3, max=300))
     declared_at = fields.AwareDateTime(dump_only=True)
@@ -293,15 +303,15 @@ class TokenResponse(BaseSchema):
 
     token = fields.String()
     role = fields.String(validate=validate.OneOf(ROLES))
-    user_id = fields.Integer()
+    user_id = Integer()
     expires_at = fields.AwareDateTime()
-    device_id = fields.Integer(metadata={"description": "Solo en un token de dispositivo"})
+    device_id = Integer(metadata={"description": "Solo en un token de dispositivo"})
 
 
 class UserSchema(BaseSchema):
     """A user account (admins manage them)."""
 
-    id = fields.Integer(dump_only=True)
+    id = Integer(dump_only=True)
     username = fields.String(required=True, validate=validate.Regexp(r"^[a-z0-9_.-]{3,80}$"))
     full_name = fields.String(load_default="", validate=validate.Length(max=200))
     role = _choice(ROLES, "Rol", required=True)
@@ -426,14 +436,14 @@ class PhotoFormSchema(BaseSchema):
 class PhotoSchema(BaseSchema):
     """A stored photo and where to fetch its copies."""
 
-    id = fields.Integer()
+    id = Integer()
     item_id = fields.String()
     client_id = fields.String()
     sha256 = fields.String()
     mime = fields.String()
-    size_bytes = fields.Integer()
-    width = fields.Integer()
-    height = fields.Integer()
+    size_bytes = Integer()
+    width = Integer()
+    height = Integer()
     taken_at = fields.AwareDateTime(allow_none=True)
     latitude = fields.Float(allow_none=True)
     longitude = fields.Float(allow_none=True)
@@ -448,13 +458,13 @@ class PhotoSchema(BaseSchema):
 class PhotoLimitsSchema(BaseSchema):
     """Upload limits the tablet reads before it sends (it downscales first)."""
 
-    max_bytes = fields.Integer()
-    max_pixels = fields.Integer()
-    max_decode_bytes = fields.Integer(metadata={"description": "Memoria máxima que puede costar decodificar una foto"})
-    display_px = fields.Integer()
-    thumb_px = fields.Integer()
-    jpeg_quality = fields.Integer()
-    upload_chunk_bytes = fields.Integer(metadata={"description": "Bytes sugeridos por PATCH de una subida reanudable"})
+    max_bytes = Integer()
+    max_pixels = Integer()
+    max_decode_bytes = Integer(metadata={"description": "Memoria máxima que puede costar decodificar una foto"})
+    display_px = Integer()
+    thumb_px = Integer()
+    jpeg_quality = Integer()
+    upload_chunk_bytes = Integer(metadata={"description": "Bytes sugeridos por PATCH de una subida reanudable"})
     mimes = fields.List(fields.String())
 
 
@@ -493,7 +503,7 @@ class UploadInSchema(PhotoFormSchema):
     """A resumable upload's declaration: the photo's item, hash, size and type, before any byte is sent."""
 
     sha256 = fields.String(required=True, validate=HEX64, metadata={"description": "SHA-256 de los bytes que se enviarán"})
-    size = fields.Integer(required=True, validate=validate.Range(min=1, max=2**31 - 1),
+    size = Integer(required=True, validate=validate.Range(min=1, max=2**31 - 1),
                           metadata={"description": "Bytes de la foto; a lo sumo max_bytes de /photos/limits"})
     mime = fields.String(required=True, validate=validate.OneOf(SUPPORTED_MIMES))
 
@@ -502,8 +512,8 @@ class UploadSchema(BaseSchema):
     """Where a resumable upload stands: the next byte the server expects, and the photo once it is filed."""
 
     client_id = fields.String()
-    offset = fields.Integer(metadata={"description": "Bytes recibidos: el próximo PATCH empieza aquí"})
-    size = fields.Integer()
+    offset = Integer(metadata={"description": "Bytes recibidos: el próximo PATCH empieza aquí"})
+    size = Integer()
     photo = fields.Nested(PhotoSchema, allow_none=True)
 
 
@@ -513,7 +523,7 @@ class UploadOffsetSchema(Schema):
     class Meta:
         unknown = EXCLUDE
 
-    offset = fields.Integer(required=True, data_key="Upload-Offset", validate=validate.Range(min=0, max=2**31 - 1),
+    offset = Integer(required=True, data_key="Upload-Offset", validate=validate.Range(min=0, max=2**31 - 1),
                             metadata={"description": "Posición del primer byte de este envío"})
 
 
@@ -537,9 +547,9 @@ class SubmitInSchema(BaseSchema):
 class DeficiencySchema(BaseSchema):
     """A deficiency and its follow-up."""
 
-    id = fields.Integer()
-    inspection_id = fields.Integer()
-    vessel_id = fields.Integer()
+    id = Integer()
+    inspection_id = Integer()
+    vessel_id = Integer()
     item_id = fields.String()
     source = fields.String()
     article = fields.String()
@@ -552,7 +562,7 @@ class DeficiencySchema(BaseSchema):
     status = fields.String()
     reported_at = fields.AwareDateTime(allow_none=True)
     reported_note = fields.String(allow_none=True)
-    reported_photo_id = fields.Integer(allow_none=True)
+    reported_photo_id = Integer(allow_none=True)
     closed_at = fields.AwareDateTime(allow_none=True)
     closing_note = fields.String(allow_none=True)
 
@@ -591,9 +601,9 @@ class DetentionInSchema(NoteSchema):
 class DetentionSchema(BaseSchema):
     """A detention and its lifting."""
 
-    id = fields.Integer()
-    vessel_id = fields.Integer()
-    inspection_id = fields.Integer(allow_none=True)
+    id = Integer()
+    vessel_id = Integer()
+    inspection_id = Integer(allow_none=True)
     reason = fields.String()
     decided_at = fields.AwareDateTime()
     lifted_at = fields.AwareDateTime(allow_none=True)
@@ -615,11 +625,11 @@ class AuditSchema(BaseSchema):
 class InspectionSchema(BaseSchema):
     """An inspection in lists."""
 
-    id = fields.Integer()
-    vessel_id = fields.Integer()
+    id = Integer()
+    vessel_id = Integer()
     vessel = fields.Function(lambda i: {"registration": i.vessel.registration, "name": i.vessel.name})
     kind = fields.String()
-    inspector_id = fields.Integer()
+    inspector_id = Integer()
     inspector = fields.Function(lambda i: i.inspector.full_name or i.inspector.username)
     scheduled_on = fields.Date()
     port = fields.String()
@@ -630,7 +640,7 @@ class InspectionSchema(BaseSchema):
     submitted_at = fields.AwareDateTime(allow_none=True)
     interrupted_at = fields.AwareDateTime(allow_none=True)
     interruption_reason = fields.String(allow_none=True)
-    reinspection_of_id = fields.Integer(allow_none=True)
+    reinspection_of_id = Integer(allow_none=True)
     master_name = fields.String(allow_none=True)
     inspector_signature = fields.String(allow_none=True)
     signatures = fields.Method("dump_signatures", metadata={
@@ -658,7 +668,7 @@ class InspectionDetailSchema(InspectionSchema):
 class AgendaQuery(BaseSchema):
     """How far ahead the agenda looks."""
 
-    days = fields.Integer(load_default=7, validate=validate.Range(min=1, max=60))
+    days = Integer(load_default=7, validate=validate.Range(min=1, max=60))
 
 
 class AgendaItemSchema(InspectionSchema):
@@ -677,7 +687,7 @@ class AgendaSchema(BaseSchema):
 class PackageVesselSchema(BaseSchema):
     """The vessel as the tablet keeps it offline."""
 
-    id = fields.Integer()
+    id = Integer()
     registration = fields.String()
     name = fields.String()
     owner = fields.String()
@@ -706,7 +716,7 @@ class SubmitOutSchema(BaseSchema):
     outcome = fields.String()
     deficiencies = fields.List(fields.Nested(DeficiencySchema))
     missing_answers = fields.List(fields.String())
-    reinspection_id = fields.Integer(allow_none=True)
+    reinspection_id = Integer(allow_none=True)
     certificate = fields.Dict(allow_none=True)
 
 
@@ -724,9 +734,9 @@ class CertificateSchema(BaseSchema):
 
     number = fields.String()
     kind = fields.String()
-    vessel_id = fields.Integer()
+    vessel_id = Integer()
     vessel = fields.Dict()
-    revision = fields.Integer()
+    revision = Integer()
     issued_on = fields.Date()
     inspected_on = fields.Date(metadata={"description": "Fecha de la inspección, desde la que corre el término (art. 207)"})
     valid_until = fields.Date()
@@ -737,9 +747,9 @@ class CertificateSchema(BaseSchema):
     verify_url = fields.String()
     qr_url = fields.String()
     pdf_url = fields.String()
-    qr_version = fields.Integer()
+    qr_version = Integer()
     conditions = fields.List(fields.String())
-    inspection_id = fields.Integer()
+    inspection_id = Integer()
 
 
 # --- public: what a verifier caches, and verification -----------------------------------------------
@@ -769,8 +779,8 @@ class StatusListSchema(BaseSchema):
 
     jws = fields.String(metadata={"description": "JWS compacto (ES256) con la lista de estados"})
     issued_at = fields.AwareDateTime()
-    ttl = fields.Integer(metadata={"description": "Segundos hasta la próxima actualización en línea"})
-    count = fields.Integer()
+    ttl = Integer(metadata={"description": "Segundos hasta la próxima actualización en línea"})
+    count = Integer()
 
 
 class PublicCertificateSchema(BaseSchema):
@@ -778,12 +788,12 @@ class PublicCertificateSchema(BaseSchema):
 
     number = fields.String()
     kind = fields.String()
-    revision = fields.Integer()
+    revision = Integer()
     registration = fields.String()
     vessel_name = fields.String()
     issued_on = fields.Date()
     valid_until = fields.Date()
-    days_left = fields.Integer()
+    days_left = Integer()
     office_code = fields.String()
     office_name = fields.String()
 
@@ -803,7 +813,7 @@ class ProblemSchema(Schema):
 
     type = fields.String(required=True, metadata={"description": "URI que identifica el tipo de problema"})
     title = fields.String(required=True)
-    status = fields.Integer(required=True)
+    status = Integer(required=True)
     detail = fields.String(required=True)
     errors = fields.Dict(keys=fields.String(), values=fields.Raw(),
                          metadata={"description": "Mensajes por campo ('body': el cuerpo entero)"})
@@ -821,9 +831,9 @@ class ChecklistItemSchema(BaseSchema):
     source = fields.String(metadata={"description": "Instrumento, p. ej. «Ley 928/1927»"})
     article = fields.String(metadata={"description": "Número de artículo, p. ej. «143»"})
     text = fields.String(metadata={"description": "Cita textual del artículo"})
-    required = fields.Integer(allow_none=True, metadata={
+    required = Integer(allow_none=True, metadata={
         "description": "Cantidad mínima: se aprueba si lo observado es mayor o igual; null si no fija mínimo"})
-    maximum = fields.Integer(allow_none=True, metadata={
+    maximum = Integer(allow_none=True, metadata={
         "description": "Cantidad máxima (p. ej. pasajeros, Ley 928 art. 184): se aprueba si lo observado es menor o "
                        "igual; null si no fija máximo. Un ítem fija a lo sumo uno de los dos"})
     unit = fields.String(allow_none=True)
@@ -861,7 +871,7 @@ class FeeLineSchema(BaseSchema):
     source = fields.String(metadata={"description": "Instrumento, p. ej. «Ley 928/1927»"})
     article = fields.String(metadata={"description": "Artículo de la escala (209, 233)"})
     description = fields.String(metadata={"description": "La fila de la escala, textual"})
-    quantity = fields.Integer()
+    quantity = Integer()
     amount = _money("Importe cobrado (la cifra que fija `charged`)")
     amount_first = _money("Primera cifra impresa («$ 150.-»)")
     amount_cl = _money("Cifra «c/l.» (curso legal)")
@@ -902,22 +912,22 @@ class ApplicationQuery(PageArgs):
 class FineSchema(BaseSchema):
     """A fine or surcharge for a late application, with its article and reason."""
 
-    id = fields.Integer(allow_none=True, metadata={"description": "null en la vista previa"})
+    id = Integer(allow_none=True, metadata={"description": "null en la vista previa"})
     code = fields.String(metadata={"description": "late_application (art. 225), double_fee o late_hull (art. 204)"})
     source = fields.String()
     article = fields.String()
     amount = _money("Importe (art. 225: pesos moneda nacional de curso legal)")
     reason = fields.String()
     waived_at = fields.AwareDateTime(allow_none=True)
-    waived_by_id = fields.Integer(allow_none=True, metadata={"description": "Quién la condonó (usuario)"})
+    waived_by_id = Integer(allow_none=True, metadata={"description": "Quién la condonó (usuario)"})
     waived_reason = fields.String(allow_none=True)
 
 
 class ApplicationSchema(BaseSchema):
     """An application for inspection (or its preview: no id or status), with its lateness and fines."""
 
-    id = fields.Integer(allow_none=True)
-    vessel_id = fields.Integer()
+    id = Integer(allow_none=True)
+    vessel_id = Integer()
     registration = fields.String()
     kind = fields.String()
     port = fields.String()
@@ -927,7 +937,7 @@ class ApplicationSchema(BaseSchema):
         "description": "Último día para solicitar a tiempo (art. 222); null sin certificado anterior"})
     late = fields.Boolean()
     status = fields.String(allow_none=True, validate=validate.OneOf(APPLICATION_STATUSES))
-    inspection_id = fields.Integer(allow_none=True)
+    inspection_id = Integer(allow_none=True)
     fines = fields.List(fields.Nested(FineSchema))
 
 
@@ -959,7 +969,7 @@ class FleetCertificateSchema(BaseSchema):
     status = fields.String(validate=validate.OneOf(("valid", "expired", "suspended", "revoked", "superseded")))
     valid_until = fields.Date()
     apply_by = fields.Date(metadata={"description": "Solicitar la próxima inspección hasta esta fecha (art. 222)"})
-    days_left = fields.Integer()
+    days_left = Integer()
 
 
 class FleetCertificatesSchema(BaseSchema):
@@ -975,7 +985,7 @@ class NextInspectionSchema(BaseSchema):
     kind = fields.String()
     apply_by = fields.Date(allow_none=True)
     due_on = fields.Date(allow_none=True)
-    inspection_id = fields.Integer(allow_none=True)
+    inspection_id = Integer(allow_none=True)
     scheduled_on = fields.Date(allow_none=True)
     port = fields.String(allow_none=True)
     status = fields.String(allow_none=True)
@@ -984,20 +994,20 @@ class NextInspectionSchema(BaseSchema):
 class FleetDeficiencySchema(DeficiencySchema):
     """An open deficiency on the fleet page: the deficiency's fields it carries, and days left to its due date."""
 
-    days_left = fields.Integer(allow_none=True)
+    days_left = Integer(allow_none=True)
 
 
 class PendingApplicationSchema(BaseSchema):
     """A pending application's id and kind."""
 
-    id = fields.Integer()
+    id = Integer()
     kind = fields.String()
 
 
 class PlannedInspectionSchema(BaseSchema):
     """An inspection already on the calendar (scheduled or in progress): nothing to apply for."""
 
-    id = fields.Integer()
+    id = Integer()
     kind = fields.String()
     scheduled_on = fields.Date()
 
@@ -1006,15 +1016,15 @@ class FleetFeeSchema(BaseSchema):
     """The fee total (arts. 209, 233) of an inspection scheduled, or applied for and not yet scheduled."""
 
     kind = fields.String()
-    inspection_id = fields.Integer(allow_none=True)
-    application_id = fields.Integer(allow_none=True)
+    inspection_id = Integer(allow_none=True)
+    application_id = Integer(allow_none=True)
     total = _money()
 
 
 class FleetReportSchema(BaseSchema):
     """The newest closed inspection of a kind: its report."""
 
-    inspection_id = fields.Integer()
+    inspection_id = Integer()
     kind = fields.String()
     submitted_at = fields.AwareDateTime(allow_none=True)
     outcome = fields.String(allow_none=True)
@@ -1023,7 +1033,7 @@ class FleetReportSchema(BaseSchema):
 class FleetVesselSchema(BaseSchema):
     """One vessel of the fleet at a glance (field names fixed by api.md)."""
 
-    vessel_id = fields.Integer()
+    vessel_id = Integer()
     registration = fields.String()
     name = fields.String()
     state = fields.String(validate=validate.OneOf(("ok", "due_soon", "overdue", "suspended", "missing")))

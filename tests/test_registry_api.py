@@ -43,6 +43,8 @@ def test_registration_is_unique_after_normalising_case_and_spaces(client, admin,
     ({"steam_launch": True}, "steam_launch", "vapor"),
     ({"service": "passenger", "max_passengers": 0}, "max_passengers", "pasajero"),
     ({"crew": -1}, "crew", "mayor o igual"),
+    ({"crew": 2.5}, "crew", "número entero"),  # refused, never read as 2
+    ({"cabins": "3.5"}, "cabins", "número entero"),
     ({"flag": "foreign"}, "cabotage_permit", "cabotaje"),
     ({"beam_m": 50}, "beam_m", "manga"),
     ({"propulsion": "nuclear"}, "propulsion", "Debe ser uno de"),
