@@ -125,7 +125,7 @@ def test_the_page_draws_four_charts_with_their_numbers(client, fleet, records, o
     login(client, records["admin"])
     html = client.get("/tablero").get_data(as_text=True)
     # each chart twice: the tablet's drawing and the phone's (the CSS shows one), each with its own title ids
-    assert html.count('<svg class="chart wide"') == 4 and html.count('<svg class="chart narrow"') == 4
+    assert html.count('<svg class="chart chart-wide"') == 4 and html.count('<svg class="chart chart-narrow"') == 4
     assert html.count("Descargar CSV") == 4 and 'id="vigencia-narrow-title"' in html
     for title in ("Flota con certificado vigente", "Vencimientos próximos y vencidos",
                   "Los diez artículos más incumplidos", "Inspecciones por inspector y mes"):

@@ -66,7 +66,7 @@ TABLES = {"vigencia": _validity_table, "vencimientos": _due_table, "articulos": 
 
 # --- charts --------------------------------------------------------------------------------------
 # Each chart is drawn twice: "geometry" for tablets and desktops, "narrow" for phones (the CSS shows one).
-NARROW_LABELS = 170  # a bar's label room on a phone: "Navegabilidad · 90 días" still whole
+NARROW_LABELS = 180  # a bar's label room on a phone: "Navegabilidad · Vencidos" still whole
 
 
 def _validity_chart(points, today, lang) -> dict:
