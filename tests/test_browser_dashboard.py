@@ -49,13 +49,19 @@ def test_the_charts_render(site, browser, size):
     page.click("button[type=submit]")
     page.wait_for_load_state()
     page.goto(f"{site}/tablero", wait_until="networkidle")
-    charts = page.locator("svg.chart")
-    assert charts.count() == 4
+    charts = page.locator("svg.chart:visible")  # each chart is drawn twice (wide, narrow); the CSS shows one
+    assert charts.count() == 4 and page.locator("svg.chart").count() == 8
+    assert charts.first.get_attribute("class") == ("chart chart-narrow" if size == "phone" else "chart chart-wide")
     for n in range(4):
         box = charts.nth(n).bounding_box()
         assert box and box["width"] > 200 and box["height"] > 50, box
         assert charts.nth(n).locator("polyline, rect").count() > 0  # something drawn in each (lines, bars, cells)
         assert box["x"] + box["width"] <= SIZES[size]["width"]  # nothing runs off the screen
+    # the text as drawn: its font size in the SVG's units times the SVG's scale (rotated labels too)
+    sizes = page.evaluate("""[...document.querySelectorAll('svg.chart text')].filter((t) => t.getClientRects().length)
+        .map((t) => { const m = t.getScreenCTM(); return parseFloat(getComputedStyle(t).fontSize) * Math.hypot(m.a, m.b); })""")
+    assert len(sizes) > 20 and min(sizes) >= 12, min(sizes)  # 7.4 px on a phone before the narrow drawing
+    assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
     inject_axe(page, AXE_JS)
     violations = page.evaluate("""async () => (await axe.run(document)).violations
         .filter((v) => ['serious', 'critical'].includes(v.impact)).map((v) => v.id + ': ' + v.help)""")

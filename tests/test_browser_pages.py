@@ -23,6 +23,7 @@ pytestmark = [
 sync_api = pytest.importorskip("playwright.sync_api", reason="Python Playwright is not installed")
 axe_package = pytest.importorskip("axe_playwright_python", reason="axe-playwright-python is not installed")
 AXE_JS = Path(axe_package.__file__).parent / "axe.min.js"
+from tests.test_tablet_pages import small_targets  # noqa: E402 (after the skips: it imports Playwright)
 
 TABLET = {"width": 800, "height": 1280}
 PHONE = {"width": 412, "height": 915}
@@ -241,3 +242,48 @@ def test_the_phone_layout_fits(site, browser):
     out = page.locator("header .top-right button", has_text="Salir").bounding_box()
     assert out["x"] - (name["x"] + name["width"]) >= 8
     context.close()
+
+
+SMALL_PHONE = {"width": 390, "height": 844}
+SCROLLS_SIDEWAYS = """[...document.querySelectorAll('header, header *, .tabs')]
+    .filter((el) => el.scrollWidth > el.clientWidth + 1).map((el) => el.tagName + '.' + el.className)"""
+
+
+@pytest.mark.parametrize("lang", ["es", "en"])
+def test_the_admin_header_and_tabs_fit_a_390_px_phone(site, browser, lang):
+    """Eleven sections fold under "Menú": neither the page nor the header nor the tabs scroll sideways."""
+    context = browser.new_context(viewport=SMALL_PHONE, locale="es-PY")
+    page = context.new_page()
+    sign_in(page, site["origin"], "admin")
+    menu = page.locator("header details.menu")
+    for path in ("/flota", "/buques", "/tablero", f"/buques/{site['vessel']}/listas/seguridad"):
+        page.goto(f"{site['origin']}{path}?lang={lang}", wait_until="networkidle")
+        assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth"), path
+        assert page.evaluate(SCROLLS_SIDEWAYS) == [], path  # before: the nav (986 px) and the tabs (813 px)
+        assert page.locator("header.top").bounding_box()["height"] < 100, path  # two lines, closed
+        assert not menu.locator("nav a").first.is_visible()
+    tabs = page.locator("nav.tabs a")
+    assert tabs.count() >= 3 and all(tabs.nth(n).bounding_box()["height"] >= 44 for n in range(tabs.count()))
+    menu.locator("summary").click()
+    links = menu.locator("nav a")
+    assert links.count() == 10 and all(links.nth(n).is_visible() for n in range(10))
+    assert small_targets(page) == [] and page.evaluate(SCROLLS_SIDEWAYS) == []
+    page.screenshot(path=str(SHOTS / f"baliza_phone390_menu_{lang}.png"))
+    links.nth(1).click()  # Solicitudes
+    page.wait_for_load_state()
+    assert page.url.startswith(f"{site['origin']}/solicitudes")
+    context.close()
+
+
+def test_the_sections_stay_in_the_header_at_tablet_and_desktop_width(site, browser):
+    """From 601 px the menu is always open and its button hidden: the links as they were, one click away."""
+    for viewport in (TABLET, {"width": 1024, "height": 768}):
+        context = browser.new_context(viewport=viewport, locale="es-PY")
+        page = context.new_page()
+        sign_in(page, site["origin"], "admin")
+        page.goto(f"{site['origin']}/buques", wait_until="networkidle")
+        assert not page.locator("header details.menu summary").is_visible()
+        page.locator("header nav a", has_text="Certificados").click()
+        page.wait_for_load_state()
+        assert page.url == f"{site['origin']}/certificados"
+        context.close()

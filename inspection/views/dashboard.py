@@ -3,7 +3,7 @@ from babel.dates import format_date
 from flask import Blueprint, abort, render_template, url_for
 
 from ..auth import require_page
-from ..charts import bar_chart, heat_chart, line_chart
+from ..charts import NARROW, WIDTH, bar_chart, heat_chart, line_chart
 from ..clock import office_today, office_zone
 from ..dashboard import HORIZONS, due_counts, failed_articles, fleet_validity, inspections_per_inspector, month_starts
 from ..exports import csv_response
@@ -65,13 +65,19 @@ TABLES = {"vigencia": _validity_table, "vencimientos": _due_table, "articulos": 
 
 
 # --- charts --------------------------------------------------------------------------------------
+# Each chart is drawn twice: "geometry" for tablets and desktops, "narrow" for phones (the CSS shows one).
+NARROW_LABELS = 180  # a bar's label room on a phone: "Navegabilidad · Vencidos" still whole
+
 
 def _validity_chart(points, today, lang) -> dict:
     starts = month_starts(today)
     labels = [_month(day, lang) for day in starts]
     series = [(term("kind", kind), [p.share for p in points if p.kind == kind]) for kind in ("navegabilidad", "seguridad")]
-    geometry = line_chart(labels, series, y_max=1, y_format=lambda v: _percent(v, lang))
-    return {"id": "vigencia", "type": "line", "geometry": geometry,
+
+    def geometry(width):
+        return line_chart(labels, series, y_max=1, y_format=lambda v: _percent(v, lang), width=width)
+
+    return {"id": "vigencia", "type": "line", "geometry": geometry(WIDTH), "narrow": geometry(NARROW),
             "title": gettext("Flota con certificado vigente"),
             "desc": gettext("Proporción de los buques que necesitan cada certificado que lo tenían vigente al fin de "
                             "cada mes de los últimos doce (el último punto es hoy)."),
@@ -85,6 +91,7 @@ def _due_chart(counts, today, lang) -> dict:
     bars = [(f"{term('kind', c.kind)} · {_horizon(c.days)}", c.count) for c in counts]
     tones = [0 if c.days is not None else 3 for c in counts]
     return {"id": "vencimientos", "type": "bar", "geometry": bar_chart(bars, tones),
+            "narrow": bar_chart(bars, tones, label_width=NARROW_LABELS, width=NARROW),
             "title": gettext("Vencimientos próximos y vencidos"),
             "desc": gettext("Certificados vigentes que vencen en los próximos 30, 60 y 90 días, y los ya vencidos "
                             "sin renovar, por tipo."),
@@ -96,6 +103,7 @@ def _due_chart(counts, today, lang) -> dict:
 def _articles_chart(articles, today, lang) -> dict:
     bars = [(f"{a.source} art. {a.article}", a.count) for a in articles]
     return {"id": "articulos", "type": "bar", "geometry": bar_chart(bars, [1] * len(bars)),
+            "narrow": bar_chart(bars, [1] * len(bars), label_width=NARROW_LABELS, width=NARROW),
             "title": gettext("Los diez artículos más incumplidos"),
             "desc": gettext("Respuestas no conformes en inspecciones cerradas de los últimos doce meses, por "
                             "fuente y artículo."),
@@ -109,8 +117,9 @@ def _inspectors_chart(months, today, lang) -> dict:
     names = sorted({m.inspector for m in months})
     row_of, column_of = {name: n for n, name in enumerate(names)}, {start: n for n, start in enumerate(starts)}
     values = {(row_of[m.inspector], column_of[m.month]): m.count for m in months}
-    return {"id": "inspectores", "type": "heat",
-            "geometry": heat_chart(names, [format_date(day, "MMM", locale=_locale(lang)).rstrip(".")[:3] for day in starts], values),
+    columns = [format_date(day, "MMM", locale=_locale(lang)).rstrip(".")[:3] for day in starts]
+    return {"id": "inspectores", "type": "heat", "geometry": heat_chart(names, columns, values),
+            "narrow": heat_chart(names, columns, values, label_width=100, width=NARROW),
             "title": gettext("Inspecciones por inspector y mes"),
             "desc": gettext("Inspecciones cerradas por cada inspector en cada uno de los últimos doce meses."),
             "x_label": gettext("Mes"), "y_label": gettext("Inspector"),
