@@ -8,15 +8,11 @@ from pathlib import Path
 import pytest
 
 from bench import scale
-from tests.live_site import ARGS, CHROMIUM, inject_axe, live_app
+from tests.browser_kit import BROWSER_MARKS, axe_script, axe_violations, browser  # noqa: F401 (browser: the fixture)
+from tests.live_site import live_app
 
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.skipif(not CHROMIUM.exists(), reason="Debian Chromium is not installed at /usr/bin/chromium"),
-]
-sync_api = pytest.importorskip("playwright.sync_api", reason="Python Playwright is not installed")
-axe_package = pytest.importorskip("axe_playwright_python", reason="axe-playwright-python is not installed")
-AXE_JS = Path(axe_package.__file__).parent / "axe.min.js"
+pytestmark = BROWSER_MARKS
+axe_script()  # skips the module without axe-playwright-python
 SHOTS = Path("/tmp/baliza-screenshots")
 SIZES = {"phone": {"width": 390, "height": 844}, "desktop": {"width": 1280, "height": 900}}
 
@@ -29,14 +25,6 @@ def site(tmp_path_factory):
                     "KEYS_DIR": str(base / "keys"), "MEDIA_DIR": str(base / "media")},
                    vessels=40, inspections=400, answered=40)
         yield origin
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with sync_api.sync_playwright() as pw:
-        launched = pw.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
-        yield launched
-        launched.close()
 
 
 @pytest.mark.parametrize("size", SIZES)
@@ -62,10 +50,8 @@ def test_the_charts_render(site, browser, size):
         .map((t) => { const m = t.getScreenCTM(); return parseFloat(getComputedStyle(t).fontSize) * Math.hypot(m.a, m.b); })""")
     assert len(sizes) > 20 and min(sizes) >= 12, min(sizes)  # 7.4 px on a phone before the narrow drawing
     assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
-    inject_axe(page, AXE_JS)
-    violations = page.evaluate("""async () => (await axe.run(document)).violations
-        .filter((v) => ['serious', 'critical'].includes(v.impact)).map((v) => v.id + ': ' + v.help)""")
-    assert not violations
+    violations = axe_violations(page)
+    assert not violations, "\n".join(violations)
     SHOTS.mkdir(exist_ok=True)
     page.screenshot(path=str(SHOTS / f"dashboard_{size}.png"), full_page=True)
     context.close()

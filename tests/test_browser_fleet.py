@@ -12,17 +12,12 @@ import pytest
 from inspection import clock
 from inspection.extensions import db
 from tests.fleets import NOW, PARTICULARS, submit_inspection
-from tests.live_site import CHROMIUM, PASSWORD, live_app
+from tests.browser_kit import BROWSER_MARKS, axe_script, axe_violations, browser, small_targets  # noqa: F401 (browser: the fixture)
+from tests.live_site import PASSWORD, live_app
 from tests.tablet_steps import SHOTS
 
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.skipif(not CHROMIUM.exists(), reason="Debian Chromium is not installed at /usr/bin/chromium"),
-]
-sync_api = pytest.importorskip("playwright.sync_api", reason="Python Playwright is not installed")
-pytest.importorskip("axe_playwright_python", reason="axe-playwright-python is not installed")
-from tests.test_browser_pages import browser  # noqa: E402,F401 (the fixture, after the skips)
-from tests.test_tablet_pages import axe_violations, small_targets  # noqa: E402 (after the skips)
+pytestmark = BROWSER_MARKS
+axe_script()  # skips the module without axe-playwright-python
 
 SIZES = {"phone": {"width": 390, "height": 844}, "desktop": {"width": 1280, "height": 900}}
 LATE = datetime(2027, 5, 10, 15, 0, tzinfo=timezone.utc)  # 10 May 2027 in Asunción

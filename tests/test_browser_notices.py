@@ -5,15 +5,11 @@ from pathlib import Path
 import pytest
 
 from inspection.extensions import db
-from tests.live_site import CHROMIUM, PASSWORD, bearer, issue_certificate, live_app, vessel_values
+from tests.browser_kit import BROWSER_MARKS, axe_script, axe_violations, browser  # noqa: F401 (browser: the fixture)
+from tests.live_site import PASSWORD, bearer, issue_certificate, live_app, vessel_values
 
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.skipif(not CHROMIUM.exists(), reason="Debian Chromium is not installed at /usr/bin/chromium"),
-]
-pytest.importorskip("playwright.sync_api", reason="Python Playwright is not installed")
-pytest.importorskip("axe_playwright_python", reason="axe-playwright-python is not installed")
-from tests.test_browser_pages import axe_violations, browser  # noqa: E402, F401 (the shared browser fixture)
+pytestmark = BROWSER_MARKS
+axe_script()  # skips the module without axe-playwright-python
 
 SHOTS = Path("/tmp/baliza-screenshots")
 SIZES = {"phone": {"width": 390, "height": 844}, "desktop": {"width": 1280, "height": 800}}

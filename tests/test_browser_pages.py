@@ -14,21 +14,16 @@ from pathlib import Path
 import pytest
 
 from inspection.extensions import db
-from tests.live_site import ARGS, CHROMIUM, PASSWORD, bearer, inject_axe, issue_certificate, live_app, vessel_values
+from tests.browser_kit import BROWSER_MARKS, axe_script, axe_violations, small_targets
+from tests.browser_kit import browser  # noqa: F401 (the fixture)
+from tests.live_site import PASSWORD, bearer, issue_certificate, live_app, vessel_values
 
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.skipif(not CHROMIUM.exists(), reason="Debian Chromium is not installed at /usr/bin/chromium"),
-]
-sync_api = pytest.importorskip("playwright.sync_api", reason="Python Playwright is not installed")
-axe_package = pytest.importorskip("axe_playwright_python", reason="axe-playwright-python is not installed")
-AXE_JS = Path(axe_package.__file__).parent / "axe.min.js"
-from tests.test_tablet_pages import small_targets  # noqa: E402 (after the skips: it imports Playwright)
+pytestmark = BROWSER_MARKS
+axe_script()  # skips the module without axe-playwright-python
 
 TABLET = {"width": 800, "height": 1280}
 PHONE = {"width": 412, "height": 915}
 SHOTS = Path("/tmp")
-BLOCKING = ("serious", "critical")
 USERS = {"jefa": "admin", "inspectora": "inspector", "armador": "owner", "policia": "police"}
 
 
@@ -81,14 +76,6 @@ def site(tmp_path_factory):
         yield {"origin": origin, "hits": hits, **_build_state(app)}
 
 
-@pytest.fixture(scope="module")
-def browser():
-    with sync_api.sync_playwright() as pw:
-        launched = pw.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
-        yield launched
-        launched.close()
-
-
 def pages_for(role: str, s: dict) -> list[str]:
     """Every GET page the role may open, with real ids."""
     token, number = s["issued"]["token"], s["issued"]["number"]
@@ -118,14 +105,6 @@ def sign_in(page, origin: str, role: str) -> None:
     page.fill("input[name=password]", PASSWORD)
     page.click("button[type=submit]")
     page.wait_for_load_state()
-
-
-def axe_violations(page) -> list[str]:
-    """axe-core's serious and critical violations on the page, one line each."""
-    inject_axe(page, AXE_JS)
-    found = page.evaluate("""async () => (await axe.run(document, {resultTypes: ['violations']})).violations
-        .map((v) => ({id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map((n) => n.target.join(' '))}))""")
-    return [f"{v['id']} ({v['impact']}): {v['help']} at {v['nodes'][:3]}" for v in found if v["impact"] in BLOCKING]
 
 
 @pytest.mark.parametrize("role", ["anonymous", "police", "owner", "inspector", "admin"])

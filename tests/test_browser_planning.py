@@ -10,13 +10,10 @@ from inspection.applications import apply_for_inspection
 from inspection.clock import office_today, office_zone
 from inspection.extensions import db
 from inspection.models import User
-from tests.live_site import CHROMIUM, PASSWORD, bearer, issue_certificate, live_app, vessel_values
-from tests.test_browser_pages import browser  # noqa: F401 (fixture)
+from tests.browser_kit import BROWSER_MARKS, browser  # noqa: F401 (browser: the fixture)
+from tests.live_site import PASSWORD, bearer, issue_certificate, live_app, vessel_values
 
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.skipif(not CHROMIUM.exists(), reason="Debian Chromium is not installed at /usr/bin/chromium"),
-]
+pytestmark = BROWSER_MARKS
 
 PHONE = {"width": 390, "height": 844}
 DESKTOP = {"width": 1280, "height": 900}

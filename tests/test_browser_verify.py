@@ -15,17 +15,14 @@ import pytest
 
 from inspection.clock import system_now
 from inspection.extensions import db
-from tests.live_site import ARGS, CHROMIUM, PASSWORD, bearer, issue_certificate, live_app, vessel_values
+from tests.browser_kit import BROWSER_MARKS, chromium
+from tests.live_site import PASSWORD, bearer, issue_certificate, live_app, vessel_values
 
 PHONE = {"width": 390, "height": 844}
 SHOTS = Path("/tmp")
 B32 = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"
 
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.skipif(not CHROMIUM.exists(), reason="Debian Chromium is not installed at /usr/bin/chromium"),
-]
-sync_api = pytest.importorskip("playwright.sync_api", reason="Python Playwright is not installed")
+pytestmark = BROWSER_MARKS
 
 
 @dataclass
@@ -90,10 +87,9 @@ def site(tmp_path_factory):
 
 @pytest.fixture
 def browser():
-    with sync_api.sync_playwright() as pw:
-        launched = pw.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+    """A Chromium for each test of this module (browser_kit's `browser` is one per module)."""
+    with chromium() as launched:
         yield launched
-        launched.close()
 
 
 def visit_online(page, url: str) -> None:
@@ -241,10 +237,8 @@ def test_english_page_and_camera_scan(site, tmp_path):
     png = make_qr(site.origin, valid["token"]).png
     video = tmp_path / "qr.y4m"
     _write_y4m(png, video)
-    with sync_api.sync_playwright() as pw:
-        cam = pw.chromium.launch(executable_path=str(CHROMIUM), args=ARGS + [
-            "--use-fake-ui-for-media-stream", "--use-fake-device-for-media-stream",
-            f"--use-file-for-fake-video-capture={video}"])
+    with chromium("--use-fake-ui-for-media-stream", "--use-fake-device-for-media-stream",
+                  f"--use-file-for-fake-video-capture={video}") as cam:
         context = cam.new_context(viewport=PHONE, locale="en-GB", permissions=["camera"])
         page = context.new_page()
         page.goto(f"{site.origin}/verificar?lang=en")
@@ -257,7 +251,6 @@ def test_english_page_and_camera_scan(site, tmp_path):
         assert page.is_hidden("#camera")  # the camera is released once a code is read
         assert page.input_value("#token-input") == valid["verify_url"]
         page.screenshot(path=str(SHOTS / "baliza_verificar_camera_en.png"))
-        cam.close()
 
 
 def _write_y4m(png: bytes, path: Path, size=(640, 480)) -> None:

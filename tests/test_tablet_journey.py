@@ -13,9 +13,9 @@ import threading
 import time
 
 import pytest
-from playwright import sync_api
 
 from inspection.extensions import db
+from tests.browser_kit import BROWSER_MARKS, sync_api
 from tests.tablet_rig import tablet_rig, wait_until
 from tests.tablet_steps import (
     PASSWORD,
@@ -34,7 +34,7 @@ from tests.tablet_steps import (
     sign_in_and_take_aboard,
 )
 
-pytestmark = pytest.mark.browser
+pytestmark = BROWSER_MARKS
 
 @pytest.fixture(scope="module")
 def rig(tmp_path_factory):

@@ -5,46 +5,21 @@ then started and partly answered, with a failed item showing its action); every 
 44 × 44 px; at phone and tablet widths the pages scroll only vertically. Screenshots are written to
 the screenshots folder for a person to look at.
 """
-from pathlib import Path
-
 import pytest
-from playwright import sync_api
 
-from tests.live_site import ARGS, CHROMIUM, inject_axe
+from tests.browser_kit import BROWSER_MARKS, axe_script, axe_violations, chromium, small_targets, sync_api
 from tests.tablet_rig import tablet_rig
 from tests.tablet_steps import SHOTS, open_profile, seed, sign_in_and_take_aboard
 
-pytestmark = pytest.mark.browser
-
-axe_package = pytest.importorskip("axe_playwright_python", reason="axe-playwright-python is not installed")
-AXE_JS = Path(axe_package.__file__).parent / "axe.min.js"
-BLOCKING = {"serious", "critical"}
+pytestmark = BROWSER_MARKS
+axe_script()  # skips the module without axe-playwright-python
 SIZES = {"tablet": {"width": 800, "height": 1280}, "phone": {"width": 412, "height": 915}}
-TARGETS = ("button, a[href], select, textarea, summary, label.choice, label.photo-button, canvas, "
-           "input:not([type=radio]):not([type=file]):not([type=checkbox]):not([type=hidden])")
 
 
 @pytest.fixture(scope="module")
 def rig(tmp_path_factory):
     with tablet_rig(tmp_path_factory.mktemp("tablet-pages")) as started:
         yield started
-
-
-def axe_violations(page) -> list[str]:
-    inject_axe(page, AXE_JS)
-    found = page.evaluate("""async () => (await axe.run(document, {resultTypes: ['violations']})).violations
-        .map((v) => ({id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map((n) => n.target.join(' '))}))""")
-    return [f"{v['id']} ({v['impact']}): {v['help']} at {v['nodes'][:3]}" for v in found if v["impact"] in BLOCKING]
-
-
-def small_targets(page) -> list[str]:
-    """Visible targets smaller than 44 × 44 CSS px, as 'selector-ish text: w×h'."""
-    return page.evaluate("""(selector) => [...document.querySelectorAll(selector)]
-        .filter((el) => el.offsetParent !== null && getComputedStyle(el).visibility !== 'hidden')
-        .map((el) => ({el, box: el.getBoundingClientRect()}))
-        .filter(({box}) => box.width < 43.5 || box.height < 43.5)
-        .map(({el, box}) => `${el.tagName.toLowerCase()}.${el.className} "${(el.textContent || el.name || '').trim().slice(0, 30)}": ${Math.round(box.width)}×${Math.round(box.height)}`)""",
-                         TARGETS)
 
 
 def check(page, name: str, size: str) -> list[str]:
@@ -61,8 +36,7 @@ def check(page, name: str, size: str) -> list[str]:
 @pytest.mark.parametrize("size", ["tablet", "phone"])
 def test_agenda_and_inspection_screen(rig, tmp_path, size):
     seeded = seed(rig, f"vista{size}")
-    with sync_api.sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+    with chromium() as browser:
         page = browser.new_context(viewport=SIZES[size], locale="es-PY").new_page()
         sign_in_and_take_aboard(rig, page, seeded)
         problems = check(page, "agenda", size)
@@ -80,7 +54,6 @@ def test_agenda_and_inspection_screen(rig, tmp_path, size):
         page.wait_for_selector("#inspection[data-ready] article.item")
         assert page.locator(f"article[data-item='{first['id']}'] label.choice-pass").inner_text().strip() == "Pass"
         problems += check(page, "inspection_en", size)
-        browser.close()
     assert not problems, "\n".join(problems)
 
 
@@ -88,8 +61,7 @@ def test_a_foreign_practice_item_says_so_on_the_item_screen(rig):
     """Colombian decree art. 36 on a hot-climate motor vessel with kerosene: adopted practice, never a detention."""
     seeded = seed(rig, "practica", hot_climate=True, flammable_cargo_kg=2_000)
     meta = "article[data-item='seg.fire.flammables_hold'] .line-meta"
-    with sync_api.sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+    with chromium() as browser:
         page = browser.new_context(viewport=SIZES["tablet"], locale="es-PY").new_page()
         sign_in_and_take_aboard(rig, page, seeded)
         page.goto(f"{rig.origin}/inspecciones/{seeded['inspection_id']}")
@@ -100,7 +72,6 @@ def test_a_foreign_practice_item_says_so_on_the_item_screen(rig):
         page.wait_for_selector("#inspection[data-ready] article.item")
         english = page.locator(meta).inner_text()
         lifebuoys = page.locator("article[data-item='seg.lifebuoys.total'] .line-meta").inner_text()  # Ley 928
-        browser.close()
     assert "Práctica adoptada (instrumento extranjero): su incumplimiento es una observación" in spanish
     assert "Causa detención" not in spanish
     assert "Practice adopted from a foreign instrument: a failure is an observation, not a detention" in english

@@ -1,0 +1,63 @@
+"""What every browser test shares: its marks and skips, Chromium, and the axe-core and touch-target checks.
+
+Only browser test modules import this: importing it skips the module when Python Playwright is missing
+(tests/live_site.py, which other tests import, needs no Playwright). A module takes `pytestmark = BROWSER_MARKS`,
+imports the `browser` fixture (module scope: one Chromium per test module), and calls `axe_script()` at import
+when it runs axe-core, so it skips, rather than fails, without axe-playwright-python.
+"""
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+
+from tests.live_site import ARGS, CHROMIUM, inject_axe
+
+sync_api = pytest.importorskip("playwright.sync_api", reason="Python Playwright is not installed")
+
+BROWSER_MARKS = [
+    pytest.mark.browser,
+    pytest.mark.skipif(not CHROMIUM.exists(), reason="Debian Chromium is not installed at /usr/bin/chromium"),
+]
+BLOCKING = ("serious", "critical")
+TARGETS = ("button, a[href], select, textarea, summary, label.choice, label.photo-button, canvas, "
+           "input:not([type=radio]):not([type=file]):not([type=checkbox]):not([type=hidden])")
+
+
+def axe_script() -> Path:
+    """The axe.min.js that axe-playwright-python ships; skips the caller (at import: its module) without the package."""
+    axe_package = pytest.importorskip("axe_playwright_python", reason="axe-playwright-python is not installed")
+    return Path(axe_package.__file__).parent / "axe.min.js"
+
+
+@contextmanager
+def chromium(*args: str):
+    """Debian's Chromium, launched by Playwright with the test arguments and any `args` more; closed after."""
+    with sync_api.sync_playwright() as pw:
+        launched = pw.chromium.launch(executable_path=str(CHROMIUM), args=ARGS + list(args))
+        yield launched
+        launched.close()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """One Chromium for the test module."""
+    with chromium() as launched:
+        yield launched
+
+
+def axe_violations(page) -> list[str]:
+    """axe-core's serious and critical violations on the page, one line each."""
+    inject_axe(page, axe_script())
+    found = page.evaluate("""async () => (await axe.run(document, {resultTypes: ['violations']})).violations
+        .map((v) => ({id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map((n) => n.target.join(' '))}))""")
+    return [f"{v['id']} ({v['impact']}): {v['help']} at {v['nodes'][:3]}" for v in found if v["impact"] in BLOCKING]
+
+
+def small_targets(page) -> list[str]:
+    """Visible targets smaller than 44 × 44 CSS px, as 'selector-ish text: w×h'."""
+    return page.evaluate("""(selector) => [...document.querySelectorAll(selector)]
+        .filter((el) => el.offsetParent !== null && getComputedStyle(el).visibility !== 'hidden')
+        .map((el) => ({el, box: el.getBoundingClientRect()}))
+        .filter(({box}) => box.width < 43.5 || box.height < 43.5)
+        .map(({el, box}) => `${el.tagName.toLowerCase()}.${el.className} "${(el.textContent || el.name || '').trim().slice(0, 30)}": ${Math.round(box.width)}×${Math.round(box.height)}`)""",
+                         TARGETS)
