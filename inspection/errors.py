@@ -1,11 +1,16 @@
 """The one mapping of refusals to responses: problem+json for the API, a page otherwise."""
-from flask import Flask, jsonify, render_template, request
+from contextlib import suppress
+
+from flask import Flask, current_app, jsonify, render_template, request
+from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError
 from werkzeug.exceptions import HTTPException
 
 from .exceptions import DomainError, Unavailable
+from .extensions import db
 from .i18n import current_language, localize
 from .messages import Localized, Msg
 from .request_log import current_request_id
+from .storage import StorageUnavailable
 
 PROBLEM_BASE = "https://baliza.example/problems/"
 
@@ -89,12 +94,6 @@ DATABASE_RETRY_AFTER = 10  # seconds: a PostgreSQL restart or failover is over i
 
 def _unavailable(what: str, error: Exception, detail: Msg, retry_after: int):
     """A backing service is down: roll back what the request did, log it, answer 503 with Retry-After."""
-    from contextlib import suppress
-
-    from flask import current_app
-
-    from .extensions import db
-
     with suppress(Exception):  # the session's connection may be the one that died
         db.session.rollback()
     current_app.logger.warning("%s unavailable: %s: %s", what, type(error).__name__, error)
@@ -109,8 +108,6 @@ def handle_storage_unavailable(error):
 
 def is_connection_failure(error: Exception) -> bool:
     """Whether a database error means the server cannot be reached (restart, failover), not a refused statement."""
-    from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError
-
     return isinstance(error, (OperationalError, InterfaceError)) or (
         isinstance(error, DBAPIError) and error.connection_invalidated)
 
@@ -150,11 +147,7 @@ def handle_http_error(error: HTTPException):
 
 def handle_unexpected(error: Exception):
     """Anything unforeseen: log it, answer 500 without leaking internals."""
-    from flask import current_app
-
     current_app.logger.exception("unhandled error")
-    from .extensions import db
-
     db.session.rollback()
     if wants_json():
         return problem(500, "internal", _HTTP_TITLES[500])
@@ -177,10 +170,6 @@ def _page(status, title, detail, errors):
 
 def register_error_handlers(app: Flask) -> None:
     """One place where every refusal becomes a response."""
-    from sqlalchemy.exc import DBAPIError
-
-    from .storage import StorageUnavailable
-
     app.register_error_handler(DomainError, handle_domain_error)
     app.register_error_handler(StorageUnavailable, handle_storage_unavailable)
     app.register_error_handler(DBAPIError, handle_database_error)

@@ -1,19 +1,16 @@
 """The load balancer's health check: the database, the photo storage and the signing key set, each named.
 
 Cheap by design (a load balancer asks every few seconds per server): one `SELECT 1`, a look at the
-storage root or bucket, the key table's one-row version query and the current key's file.
+storage root or bucket, the key table's one-row version query and the current key as signing loads it.
 """
 import logging
-from pathlib import Path
 
 from flask import current_app
 from sqlalchemy import text
 
 from .extensions import db
-from .keys import key_set
+from .keys import current_key_record, current_signing_key, key_set
 from .media import media_storage
-from .models import SigningKey
-from .signing import load_private_key_pem
 
 log = logging.getLogger("baliza.health")
 
@@ -29,14 +26,11 @@ def check_storage() -> None:
 
 
 def check_signing_keys() -> None:
-    """The published keys load, and the office's current private key (if it has one) is readable in KEYS_DIR."""
+    """The published keys load, and the office's current key (if it has one) can sign here, as issuing would load it."""
     key_set()  # re-parsed only when the table changed
-    kid = db.session.scalar(db.select(SigningKey.kid)
-                            .filter_by(office_code=current_app.config["OFFICE_CODE"], retired_at=None)
-                            .order_by(SigningKey.created_at.desc()).limit(1))
-    if kid is not None:
-        path = Path(current_app.config["KEYS_DIR"]) / f"{kid}.pem"
-        load_private_key_pem(path.read_bytes())  # missing, unreadable or damaged: the office cannot sign
+    office_code = current_app.config["OFFICE_CODE"]
+    if current_signing_key(office_code) is None and current_key_record(office_code) is not None:
+        raise LookupError("the office's current private key is not in KEYS_DIR")  # the office cannot sign
 
 
 CHECKS = {"database": check_database, "storage": check_storage, "signing_keys": check_signing_keys}

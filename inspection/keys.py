@@ -92,10 +92,15 @@ def create_first_signing_key(office_code: str, now: datetime) -> SigningKey | No
     return create_signing_key(office_code, now)
 
 
+def current_key_record(office_code: str) -> SigningKey | None:
+    """The office's current (newest unretired) published key, whether or not its private half is here."""
+    return db.session.scalar(db.select(SigningKey).filter_by(office_code=office_code, retired_at=None)
+                             .order_by(SigningKey.created_at.desc()).limit(1))
+
+
 def current_signing_key(office_code: str):
     """(kid, private key) of the office's current key, or None when it has none usable here."""
-    record = db.session.scalar(db.select(SigningKey).filter_by(office_code=office_code, retired_at=None)
-                               .order_by(SigningKey.created_at.desc()))
+    record = current_key_record(office_code)
     if record is None:
         return None
     private = _private_key(record.kid)
