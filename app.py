@@ -10,11 +10,13 @@ from flask import Flask
 
 def create_app(test_config=None) -> Flask:
     """Build the app from defaults, the instance file, BALIZA_* variables, or `test_config`."""
-    from inspection.config import load_config
+    from inspection.core.config import load_config
+    from inspection.media.configured import check_media_config
 
     app = Flask(__name__, instance_relative_config=True)
     app.json.sort_keys = False  # keep the schema's field order, and skip a sort on every response
     load_config(app, test_config)
+    check_media_config(app.config)
     register_logging(app)
     register_extensions(app)
     register_blueprints(app)
@@ -26,17 +28,17 @@ def create_app(test_config=None) -> Flask:
 
 def register_logging(app: Flask) -> None:
     """Request ids and one structured log line per request (first, so even refused requests are logged)."""
-    from inspection.request_log import register_request_log
+    from inspection.web.request_log import register_request_log
 
     register_request_log(app)
 
 
 def register_extensions(app: Flask) -> None:
     """Bind every extension object to this app."""
-    from inspection import models  # noqa: F401  (the tables must be known to Alembic)
-    from inspection.auth import authorize_request
-    from inspection.extensions import compress, configure_sqlite, csrf, db, login_manager, migrate
-    from inspection.sessions import LazyCookieSessionInterface
+    from inspection.accounts.auth import authorize_request
+    from inspection.accounts.sessions import LazyCookieSessionInterface
+    from inspection.core import models  # noqa: F401  (the tables must be known to Alembic)
+    from inspection.core.extensions import compress, configure_sqlite, csrf, db, login_manager, migrate
 
     app.session_interface = LazyCookieSessionInterface()
     db.init_app(app)
@@ -64,15 +66,15 @@ def register_blueprints(app: Flask) -> None:
     """The JSON API and the pages (ids in paths are bounded, so a huge number is a 404, not an overflow)."""
     from werkzeug.routing import IntegerConverter
 
-    from inspection.api import register_api
+    from inspection.blueprints import register_api
 
     class BoundedInt(IntegerConverter):
         def __init__(self, map, fixed_digits=0, min=None, max=2**31 - 1, signed=False):
             super().__init__(map, fixed_digits=fixed_digits, min=min, max=max, signed=signed)
 
     app.url_map.converters["int"] = BoundedInt
-    from inspection.extensions import csrf
-    from inspection.views import register_views
+    from inspection.blueprints import register_views
+    from inspection.core.extensions import csrf
 
     register_api(app)
     for name, blueprint in app.blueprints.items():
@@ -84,10 +86,10 @@ def register_blueprints(app: Flask) -> None:
 def register_security_headers(app: Flask) -> None:
     """Headers every response carries (CSP, HSTS over HTTPS, no sniffing, no framing, no token in Referer),
     secure cookies and trusted proxies, per-client rate limits and per-route body limits."""
-    from inspection import security
-    from inspection.body_limits import init_body_limits
-    from inspection.extensions import csrf
-    from inspection.rate_limits import init_rate_limits
+    from inspection.core.extensions import csrf
+    from inspection.web import security
+    from inspection.web.body_limits import init_body_limits
+    from inspection.web.rate_limits import init_rate_limits
 
     security.configure_transport(app)
     app.register_blueprint(security.bp)
@@ -100,17 +102,17 @@ def register_security_headers(app: Flask) -> None:
 
 def register_errorhandlers(app: Flask) -> None:
     """Every refusal becomes problem+json or an error page, in the user's language."""
-    from inspection.errors import register_error_handlers
+    from inspection.web.errors import register_error_handlers
 
     register_error_handlers(app)
 
 
 def register_commands(app: Flask) -> None:
     """The `flask --app app ...` commands."""
-    from inspection.cli import register_commands as register
-    from inspection.cli_backup import backup_command, restore_command
-    from inspection.cli_keys import keys_cli
-    from inspection.cli_media import media_cli
+    from inspection.ops.cli import register_commands as register
+    from inspection.ops.cli_backup import backup_command, restore_command
+    from inspection.ops.cli_keys import keys_cli
+    from inspection.ops.cli_media import media_cli
 
     register(app)
     app.cli.add_command(keys_cli)
@@ -128,7 +130,7 @@ def main(argv=None) -> None:
     os.environ.setdefault("BALIZA_AUTO_SIGNING_KEY", "true")  # the demo makes its own key; production runs `keys new`
     os.environ.setdefault("BALIZA_LOG_FORMAT", "text")  # a person reads the demo's terminal; servers log JSON
     app = create_app()
-    from inspection.demo import prepare_database
+    from inspection.ops.demo import prepare_database
 
     with app.app_context():
         seeded = prepare_database()

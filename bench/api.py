@@ -24,9 +24,9 @@ PROPULSIONS = [("motor", "cargo"), ("motor", "tug"), ("sail", "cargo"), ("towed"
 def seed(config: dict) -> None:
     """Create the schema, the demo data and EXTRA_VESSELS more vessels spread over OWNERS owners."""
     from app import create_app
-    from inspection.demo import seed_demo
-    from inspection.extensions import db
-    from inspection.vessels import create_owner, create_vessel
+    from inspection.core.extensions import db
+    from inspection.ops.demo import seed_demo
+    from inspection.registry.vessels import create_owner, create_vessel
 
     app = create_app(config)
     with app.app_context():

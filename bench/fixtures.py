@@ -56,11 +56,11 @@ def seed(config: dict, vessel: dict | None = None) -> dict:
     is disposed so a server may open the same SQLite file.
     """
     from app import create_app
-    from inspection.extensions import db
-    from inspection.keys import create_signing_key
-    from inspection.models import utcnow
-    from inspection.users import create_user
-    from inspection.vessels import create_owner, create_vessel
+    from inspection.accounts.users import create_user
+    from inspection.certificates.keys import create_signing_key
+    from inspection.core.extensions import db
+    from inspection.core.models import utcnow
+    from inspection.registry.vessels import create_owner, create_vessel
 
     app = create_app(config)
     with app.app_context():
@@ -160,7 +160,7 @@ def token(call: Caller, username: str, password: str) -> dict:
 
 def office_today() -> date:
     """The server's "today": the date in the office's zone (the bench apps keep the default OFFICE_TZ)."""
-    from inspection.clock import DEFAULT_ZONE, zone_named
+    from inspection.core.clock import DEFAULT_ZONE, zone_named
 
     return datetime.now(zone_named(DEFAULT_ZONE)).date()
 

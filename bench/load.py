@@ -59,10 +59,10 @@ from bench.fixtures import (  # noqa: E402
     BIG_VESSEL,
     INSPECTOR,
     Reply,
-    json_or_none,
     bench_config,
     expect,
     http_caller,
+    json_or_none,
     office_today,
     phone_photos,
     seed,
@@ -340,9 +340,9 @@ def check_records(config: dict, ledger: Ledger, bucket=None) -> dict:
     from sqlalchemy import func, select
 
     from app import create_app
-    from inspection.extensions import db
-    from inspection.media import media_storage
-    from inspection.models import Answer, Inspection, Photo
+    from inspection.core.extensions import db
+    from inspection.core.models import Answer, Inspection, Photo
+    from inspection.media.configured import media_storage
 
     found = {"inspections": len(ledger.answers), "completed": len(ledger.submitted), "answers_acked": 0,
              "photos_acked": 0, "lost": 0, "duplicated": 0, "unacknowledged": 0, "files_missing": 0,
@@ -381,9 +381,9 @@ def check_records(config: dict, ledger: Ledger, bucket=None) -> dict:
 def seed_load(config: dict, tablets: int) -> dict:
     """bench.fixtures.seed with LOAD_VESSEL, one more vessel per tablet (so no two close one vessel at once), an owner account."""
     from app import create_app
-    from inspection.extensions import db
-    from inspection.users import create_user
-    from inspection.vessels import create_vessel
+    from inspection.accounts.users import create_user
+    from inspection.core.extensions import db
+    from inspection.registry.vessels import create_vessel
 
     ids = seed(config, LOAD_VESSEL)
     app = create_app(config)
@@ -424,8 +424,8 @@ def limit_probe(target: str, verify_token: str) -> dict:
 
     A fixed window may roll over during the probe, so up to two windows' worth are sent.
     """
-    from inspection.config import DEFAULTS
-    from inspection.rate_limits import parse_limit
+    from inspection.core.config import DEFAULTS
+    from inspection.web.rate_limits import parse_limit
 
     limit = parse_limit(DEFAULTS["RATE_LIMIT_VERIFY"])
     call, address, passed = http_caller(target), client_address(), 0

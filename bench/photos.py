@@ -4,7 +4,7 @@ python bench/photos.py [--runs N] [--workers W]
 
 Each run, interleaved (so drift hits every row alike):
   * direct        - bench.photos_pipeline.direct_pipeline() in this process (the bare baseline);
-  * process_photo - inspection.photos.process_photo() in this process (our checks, no HTTP);
+  * process_photo - inspection.media.photos.process_photo() in this process (our checks, no HTTP);
   * endpoint      - POST /api/v1/inspections/{id}/photos to the real app under gunicorn (SQLite and
                     media in a temp dir; the files are written and fsync'd as in production);
   * upload only   - the same multipart body POSTed to bench.echo (HTTP + Flask reading the body).
@@ -75,7 +75,7 @@ def memory_child(path: str, which: str) -> dict:
     import tracemalloc
 
     from bench.photos_pipeline import direct_pipeline
-    from inspection.photos import PhotoLimits, process_photo
+    from inspection.media.photos import PhotoLimits, process_photo
 
     data = Path(path).read_bytes()
     limits = PhotoLimits()
@@ -216,7 +216,7 @@ def hostile_round(target: str, echo_url: str, path: str, auth: dict, item_id: st
 def build_hostile_row(name: str, size: int, status: int, times: list[float], echo_times: list[float],
                       rss_before: dict, rss_peak: dict) -> dict:
     """Per-upload seconds, median ratio to echo, and the worker's RSS peak against the decode budget."""
-    from inspection.photos import PhotoLimits
+    from inspection.media.photos import PhotoLimits
 
     budget_mb = PhotoLimits().max_decode_bytes / 2**20
     growth = {pid: round(rss_peak[pid] - rss_before[pid], 1) for pid in rss_before}
@@ -262,7 +262,7 @@ def main(argv=None) -> None:
         parser.error("--runs must be between 1 and 500")
 
     from bench.photos_pipeline import direct_pipeline
-    from inspection.photos import PhotoLimits, process_photo
+    from inspection.media.photos import PhotoLimits, process_photo
 
     limits = PhotoLimits()
     samples = {"direct": [], "process_photo": [], "endpoint": [], "upload only (echo)": []}

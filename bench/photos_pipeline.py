@@ -75,7 +75,7 @@ def time_median(fn, data: bytes, runs: int = 7) -> float:
 
 def compare(runs: int = 7) -> dict:
     """process_photo against direct_pipeline on the 4000x3000 sample, alternating to share noise."""
-    from inspection.photos import PhotoLimits, process_photo
+    from inspection.media.photos import PhotoLimits, process_photo
 
     data = make_sample_jpeg()
     limits = PhotoLimits()

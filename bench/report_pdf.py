@@ -43,15 +43,15 @@ def build(tmp: str, photos: int) -> dict:
     from app import create_app
     from bench.fixtures import bench_config, seed
     from bench.photos_pipeline import make_sample_jpeg
-    from inspection.clock import office_zone
-    from inspection.closing import close_inspection
-    from inspection.extensions import db
-    from inspection.inspections import add_photo, record_answer, schedule_inspection, start_inspection
-    from inspection.keys import signer
-    from inspection.media import media_storage, photo_limits
-    from inspection.models import User, Vessel
-    from inspection.office import current_office
-    from inspection.photos import process_photo
+    from inspection.certificates.keys import signer
+    from inspection.core.clock import office_zone
+    from inspection.core.extensions import db
+    from inspection.core.models import User, Vessel
+    from inspection.core.office import current_office
+    from inspection.inspections.closing import close_inspection
+    from inspection.inspections.operations import add_photo, record_answer, schedule_inspection, start_inspection
+    from inspection.media.configured import media_storage, photo_limits
+    from inspection.media.photos import process_photo
     from tests.media_samples import signature_images
 
     config = bench_config(tmp)
@@ -94,13 +94,13 @@ def child(tmp: str, which: str, inspection_id: int) -> dict:
 
     from app import create_app
     from bench.fixtures import bench_config
-    from inspection.clock import office_zone
-    from inspection.extensions import db
-    from inspection.media import media_storage
-    from inspection.models import Inspection, Photo
-    from inspection.office import current_office
-    from inspection.photos import print_copy
-    from inspection.reports import PRINT_PHOTO_PX, report_pdf
+    from inspection.core.clock import office_zone
+    from inspection.core.extensions import db
+    from inspection.core.models import Inspection, Photo
+    from inspection.core.office import current_office
+    from inspection.inspections.reports import PRINT_PHOTO_PX, report_pdf
+    from inspection.media.configured import media_storage
+    from inspection.media.photos import print_copy
 
     app = create_app(bench_config(tmp))
     with app.app_context(), app.test_request_context():

@@ -20,11 +20,12 @@ import sys
 import tempfile
 import time
 import uuid
-from types import SimpleNamespace
-from urllib.parse import urlsplit
-from datetime import date, datetime, time as day_time, timedelta, timezone
+from datetime import date, datetime, timedelta, timezone
+from datetime import time as day_time
 from decimal import Decimal
 from pathlib import Path
+from types import SimpleNamespace
+from urllib.parse import urlsplit
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -75,7 +76,7 @@ def _chunks(rows: list, size: int = BATCH):
 
 def bulk(model, rows: list[dict]) -> None:
     """executemany INSERTs in batches (SQLAlchemy's insertmanyvalues on PostgreSQL)."""
-    from inspection.extensions import db
+    from inspection.core.extensions import db
     for chunk in _chunks(rows):
         db.session.execute(db.insert(model), chunk)
 
@@ -83,14 +84,25 @@ def bulk(model, rows: list[dict]) -> None:
 def seed(config: dict, vessels: int, inspections: int, answered: int, seed_: int = 11) -> dict:
     """Make the schema and the fleet; returns counts of what was written and the seconds it took."""
     from app import create_app
-    from inspection.auth import hash_password
-    from inspection.extensions import db
-    from inspection.models import (Answer, Application, Certificate, Deficiency, FineAssessment, Inspection, Notice,
-                                   Owner, SigningKey, User, Vessel, utcnow)
-    from inspection.needs import decided_needs
-    from inspection.tonnage import gross_tonnage
-    from inspection.vessels import particulars_of
-    from inspection.vessels import registration_key
+    from inspection.accounts.auth import hash_password
+    from inspection.core.extensions import db
+    from inspection.core.models import (
+        Answer,
+        Application,
+        Certificate,
+        Deficiency,
+        FineAssessment,
+        Inspection,
+        Notice,
+        Owner,
+        SigningKey,
+        User,
+        Vessel,
+        utcnow,
+    )
+    from inspection.law.tonnage import gross_tonnage
+    from inspection.registry.needs import decided_needs
+    from inspection.registry.vessels import particulars_of, registration_key
 
     started = time.perf_counter()
     rng = random.Random(seed_)
@@ -249,7 +261,7 @@ def measure(config: dict, requests: int, pages=PAGES) -> list[dict]:
 
     from app import create_app
     from bench.hello import app as hello
-    from inspection.extensions import db
+    from inspection.core.extensions import db
 
     app = create_app({**config, "WTF_CSRF_ENABLED": False})
     hello_client = hello.test_client()

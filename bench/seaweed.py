@@ -107,7 +107,7 @@ class SeaweedServer:
 
     def storage_client(self):
         """A client as the app makes it (storage_s3.make_client), made once, for S3Storage in tests."""
-        from inspection.storage_s3 import make_client
+        from inspection.media.storage_s3 import make_client
 
         if self._storage_client is None:
             self._storage_client = make_client(self.endpoint_url)
@@ -148,7 +148,7 @@ class Bucket:
 
     def storage(self):
         """The bucket as the app's MediaStorage (S3Storage) for checking what servers stored; credentials of its own."""
-        from inspection.storage_s3 import S3Storage
+        from inspection.media.storage_s3 import S3Storage
 
         return S3Storage(self.name, self.prefix, self.server.client())
 

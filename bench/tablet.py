@@ -239,13 +239,13 @@ def echo_server():
 
 def seed_inspections(rig, count: int) -> list[dict]:
     """One inspector with `count` seguridad inspections today, each on its own vessel (as tests.tablet_steps.seed)."""
-    from inspection.clock import office_today
-    from inspection.extensions import db
-    from inspection.inspections import schedule_inspection
-    from inspection.models import User
-    from inspection.users import create_user
-    from inspection.vessel_checklists import pinned_items
-    from inspection.vessels import create_owner, create_vessel, particulars_of
+    from inspection.accounts.users import create_user
+    from inspection.core.clock import office_today
+    from inspection.core.extensions import db
+    from inspection.core.models import User
+    from inspection.inspections.operations import schedule_inspection
+    from inspection.registry.vessel_checklists import pinned_items
+    from inspection.registry.vessels import create_owner, create_vessel, particulars_of
     from tests.fleets import PARTICULARS
     from tests.tablet_steps import PASSWORD
     seeded = []
@@ -306,8 +306,15 @@ def run(args, base: Path) -> dict:
     from playwright import sync_api
 
     from tests.tablet_rig import tablet_rig, wait_until
-    from tests.tablet_steps import answer_items, close_inspection, local_record, open_profile, plan, server_state, \
-        sign_in_and_take_aboard
+    from tests.tablet_steps import (
+        answer_items,
+        close_inspection,
+        local_record,
+        open_profile,
+        plan,
+        server_state,
+        sign_in_and_take_aboard,
+    )
 
     print(f"making {args.photos} {args.camera} 4000x3000 camera JPEGs ...", flush=True)
     (base / "camera").mkdir()

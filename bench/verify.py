@@ -18,13 +18,13 @@ from bench.harness import compare, interleaved, load, report, serve  # noqa: E40
 def issue_demo_certificate(config: dict) -> dict:
     """Issue a real certificate for a seeded vessel through the issuing operation; return its facts."""
     from app import create_app
-    from inspection.certificates import issue_certificate
-    from inspection.extensions import db
-    from inspection.clock import office_date, office_now
-    from inspection.keys import signer
-    from inspection.models import Inspection, User, Vessel
-    from inspection.office import current_office
-    from inspection.qrcodes import make_qr
+    from inspection.certificates.keys import signer
+    from inspection.certificates.operations import issue_certificate
+    from inspection.certificates.qrcodes import make_qr
+    from inspection.core.clock import office_date, office_now
+    from inspection.core.extensions import db
+    from inspection.core.models import Inspection, User, Vessel
+    from inspection.core.office import current_office
 
     app = create_app(config)
     with app.app_context():

@@ -12,10 +12,10 @@ from itertools import count
 import pytest
 from flask import g
 from flask.testing import FlaskClient
+from s3_server import s3_bucket, s3_media, seaweed  # noqa: F401  (a real S3 server, SeaweedFS, for the storage tests)
 
 from app import create_app
-from inspection.extensions import db as _db
-from s3_server import s3_bucket, s3_media, seaweed  # noqa: F401  (a real S3 server, SeaweedFS, for the storage tests)
+from inspection.core.extensions import db as _db
 
 TEST_DATABASE_URL = os.environ.get("BALIZA_TEST_DATABASE_URL")
 
@@ -93,10 +93,10 @@ def app(_app):
 
 @pytest.fixture
 def set_clock(monkeypatch):
-    """set_clock(moment): from now on in this test the app's one clock (inspection.clock) reads `moment`."""
+    """set_clock(moment): from now on in this test the app's one clock (inspection.core.clock) reads `moment`."""
     from datetime import timezone
 
-    from inspection import clock
+    from inspection.core import clock
 
     def set_(moment):
         monkeypatch.setattr(clock, "system_now", lambda: moment.astimezone(timezone.utc))
@@ -125,7 +125,7 @@ _seq = count(1)
 @pytest.fixture
 def make_owner(app):
     """Build an owner; overrides win."""
-    from inspection.vessels import create_owner
+    from inspection.registry.vessels import create_owner
 
     def make(**overrides):
         n = next(_seq)
@@ -150,7 +150,7 @@ VESSEL_DEFAULTS = {
 @pytest.fixture
 def make_vessel(app, make_owner):
     """Build a vessel (and an owner if none is given); overrides win."""
-    from inspection.vessels import create_vessel
+    from inspection.registry.vessels import create_vessel
 
     def make(**overrides):
         n = next(_seq)
@@ -170,7 +170,7 @@ PASSWORD = "correct-horse-battery"
 @pytest.fixture
 def make_user(app, make_owner):
     """Build a user of a role (an owner user gets its own armador unless one is given)."""
-    from inspection.users import create_user
+    from inspection.accounts.users import create_user
 
     def make(role="admin", username=None, owner_id=None, **kw):
         n = next(_seq)
@@ -209,7 +209,7 @@ def as_role(make_user, token_for):
 @pytest.fixture(scope="module")
 def signer():
     """An issuing-office key for the module: (private key, kid)."""
-    from inspection.signing import generate_key, key_id
+    from inspection.certificates.signing import generate_key, key_id
 
     key = generate_key()
     return key, key_id(key)
@@ -262,7 +262,7 @@ def records(app, make_user):
     import uuid
     from datetime import datetime, timezone
 
-    from inspection.models import Answer, Certificate, Inspection, SigningKey
+    from inspection.core.models import Answer, Certificate, Inspection, SigningKey
 
     recorded_at = datetime(2026, 11, 20, 12, 0, tzinfo=timezone.utc)
     _db.session.add(SigningKey(kid="k-test", office_code="PGP", public_jwk={}))
@@ -324,9 +324,9 @@ def pass_every_item(inspection, inspector, at):
     operations; ready to close (flushed, not committed)."""
     import uuid
 
-    from inspection.inspections import add_photo, record_answer, start_inspection
-    from inspection.media import media_storage, photo_limits
-    from inspection.photos import process_photo
+    from inspection.inspections.operations import add_photo, record_answer, start_inspection
+    from inspection.media.configured import media_storage, photo_limits
+    from inspection.media.photos import process_photo
     from tests.media_samples import encode, noisy_image
 
     start_inspection(inspector, inspection, at)
@@ -344,11 +344,11 @@ def pass_and_close(inspection, inspector, at, on):
     """pass_every_item, then close it on `on` with both signatures; returns close_inspection's result (its certificate)."""
     import uuid
 
-    from inspection.clock import office_zone
-    from inspection.closing import close_inspection
-    from inspection.keys import signer
-    from inspection.media import media_storage
-    from inspection.office import current_office
+    from inspection.certificates.keys import signer
+    from inspection.core.clock import office_zone
+    from inspection.core.office import current_office
+    from inspection.inspections.closing import close_inspection
+    from inspection.media.configured import media_storage
     from tests.media_samples import signature_images
 
     pass_every_item(inspection, inspector, at)
@@ -362,7 +362,7 @@ def pass_and_close(inspection, inspector, at, on):
 @pytest.fixture
 def certify(staff):
     """certify(vessel, kind): a passed inspection closed on 30 Nov 2026 and its certificate (the operations)."""
-    from inspection.inspections import schedule_inspection
+    from inspection.inspections.operations import schedule_inspection
 
     def run(vessel, kind="seguridad"):
         admin, inspector = staff["admin"], staff["inspector"]
@@ -395,7 +395,7 @@ def smtp():
     """A real SMTP server on a free loopback port; yields (settings, inbox)."""
     from aiosmtpd.controller import Controller
 
-    from inspection.mail import MailSettings
+    from inspection.notices.mail import MailSettings
 
     inbox, port = Inbox(), free_port()
     controller = Controller(inbox, hostname="127.0.0.1", port=port)

@@ -8,24 +8,24 @@ import uuid
 from datetime import date, datetime, timezone
 from decimal import Decimal
 
-from inspection.applications import apply_for_inspection
-from inspection.clock import office_zone
-from inspection.closing import close_inspection
-from inspection.extensions import db
-from inspection.inspections import (
+from inspection.accounts.users import create_user
+from inspection.certificates.keys import signer
+from inspection.core.clock import office_zone
+from inspection.core.extensions import db
+from inspection.core.models import Deficiency, Photo
+from inspection.core.office import current_office
+from inspection.cycle.applications import apply_for_inspection
+from inspection.inspections.closing import close_inspection
+from inspection.inspections.operations import (
     add_photo,
     detain_vessel,
     record_answer,
     schedule_inspection,
     start_inspection,
 )
-from inspection.keys import signer
-from inspection.media import media_storage, photo_limits
-from inspection.models import Deficiency, Photo
-from inspection.office import current_office
-from inspection.photos import process_photo
-from inspection.users import create_user
-from inspection.vessels import create_owner, create_vessel
+from inspection.media.configured import media_storage, photo_limits
+from inspection.media.photos import process_photo
+from inspection.registry.vessels import create_owner, create_vessel
 from tests.media_samples import encode, noisy_image, signature_images
 
 PASSWORD = "correct-horse-battery"

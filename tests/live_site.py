@@ -9,8 +9,8 @@ from pathlib import Path
 from werkzeug.serving import make_server
 
 from app import create_app
-from inspection.clock import office_today
-from inspection.extensions import db
+from inspection.core.clock import office_today
+from inspection.core.extensions import db
 from tests.media_samples import SIGNATURES, encode, noisy_image
 
 CHROMIUM = Path("/usr/bin/chromium")

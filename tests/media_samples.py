@@ -10,7 +10,7 @@ import zlib
 
 from PIL import Image
 
-from inspection.demo import demo_signature
+from inspection.ops.demo import demo_signature
 
 GPS_IFD, EXIF_IFD = 0x8825, 0x8769
 

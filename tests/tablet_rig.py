@@ -179,8 +179,8 @@ def busy_response(retry_after: str) -> bytes:
 def tablet_rig(base: Path, rig_class: type[Rig] = Rig):
     """A started rig (database created, an admin as `rig.admin_id`, app up behind the proxy); stopped afterwards."""
     from app import create_app
-    from inspection.extensions import db
-    from inspection.users import create_user
+    from inspection.accounts.users import create_user
+    from inspection.core.extensions import db
     from tests.tablet_steps import PASSWORD
     app = create_app(app_config(base))
     with app.app_context():

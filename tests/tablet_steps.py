@@ -9,13 +9,13 @@ from pathlib import Path
 
 from PIL import Image, ImageDraw
 
-from inspection.clock import office_today
-from inspection.extensions import db
-from inspection.inspections import schedule_inspection
-from inspection.models import Answer, Certificate, Inspection, Photo
-from inspection.users import create_user
-from inspection.vessel_checklists import pinned_items
-from inspection.vessels import create_owner, create_vessel, particulars_of
+from inspection.accounts.users import create_user
+from inspection.core.clock import office_today
+from inspection.core.extensions import db
+from inspection.core.models import Answer, Certificate, Inspection, Photo
+from inspection.inspections.operations import schedule_inspection
+from inspection.registry.vessel_checklists import pinned_items
+from inspection.registry.vessels import create_owner, create_vessel, particulars_of
 from tests.fleets import PARTICULARS
 from tests.live_site import ARGS, CHROMIUM
 

@@ -5,10 +5,10 @@ from datetime import date, datetime, timedelta, timezone
 
 import pytest
 
-from inspection.extensions import db as _db
-from inspection.inspections import interrupt_inspection, schedule_inspection, start_inspection
-from inspection.models import AuditEvent, Deficiency, Inspection
-from inspection.pins import checklist_pin
+from inspection.core.extensions import db as _db
+from inspection.core.models import AuditEvent, Deficiency, Inspection
+from inspection.inspections.operations import interrupt_inspection, schedule_inspection, start_inspection
+from inspection.inspections.pins import checklist_pin
 from tests.conftest import PASSWORD
 from tests.media_samples import encode, noisy_image
 

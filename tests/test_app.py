@@ -8,11 +8,11 @@ from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 
 from app import create_app
-from inspection.extensions import db
+from inspection.core.extensions import db
 
 
 def test_import_has_no_side_effects(tmp_path):
-    code = "import app, inspection.models, inspection.api, inspection.views, checklists; print('ok')"
+    code = "import app, inspection.core.models, inspection.blueprints, checklists; print('ok')"
     result = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True,
                             env={"PYTHONPATH": str(__import__('pathlib').Path(__file__).parent.parent)})
     assert result.stdout.strip() == "ok", result.stderr
@@ -74,8 +74,8 @@ def test_migrations_match_the_models(migration_database, tmp_path):
 
 
 def test_demo_seeds_only_an_empty_database(tmp_path):
-    from inspection.demo import prepare_database
-    from inspection.models import Answer, Inspection, Owner, User, Vessel
+    from inspection.core.models import Answer, Inspection, Owner, User, Vessel
+    from inspection.ops.demo import prepare_database
 
     app = create_app({"DATABASE_URL": f"sqlite:///{tmp_path}/d.sqlite", "SECRET_KEY": "x",
                       "PASSWORD_METHOD": "pbkdf2:sha256:1000", "KEYS_DIR": str(tmp_path / "keys"),
@@ -89,8 +89,8 @@ def test_demo_seeds_only_an_empty_database(tmp_path):
         assert {u.username for u in db.session.scalars(db.select(User))} == {"admin", "inspector", "owner", "police"}
         inspections = db.session.scalars(db.select(Inspection)).all()
         assert sorted(i.status for i in inspections) == ["interrupted", "scheduled", "scheduled"] + ["submitted"] * 9
-        from inspection.applications import fleet_of
-        from inspection.clock import office_today
+        from inspection.core.clock import office_today
+        from inspection.fleet.overview import fleet_of
         owner = db.session.scalar(db.select(User).filter_by(username="owner"))
         states = {entry["registration"]: entry["state"] for entry in fleet_of(owner, office_today())}
         assert states == {"PY-1001": "missing", "PY-1002": "ok", "PY-1003": "due_soon", "PY-1004": "overdue"}

@@ -6,16 +6,12 @@ from decimal import Decimal
 
 import pytest
 
-from inspection.applications import (
-    apply_for_inspection,
-    fleet_of,
-    preview_application,
-    waive_fine,
-)
-from inspection.exceptions import Conflict, Forbidden, Invalid, NotFound
-from inspection.extensions import db
-from inspection.inspections import schedule_inspection
-from inspection.models import Application, AuditEvent, FineAssessment
+from inspection.core.exceptions import Conflict, Forbidden, Invalid, NotFound
+from inspection.core.extensions import db
+from inspection.core.models import Application, AuditEvent, FineAssessment
+from inspection.cycle.applications import apply_for_inspection, preview_application, waive_fine
+from inspection.fleet.overview import fleet_of
+from inspection.inspections.operations import schedule_inspection
 
 ISSUED_ON = date(2026, 11, 30)
 # A seguridad certificate inspected on 30 Nov 2026 runs to 30 May 2027 (art. 211): apply by 30 Apr (art. 222).
@@ -60,9 +56,9 @@ def test_a_late_hull_application_doubles_the_fee_and_adds_the_configured_fine(ap
     in_time = preview_application(owner_user, vessel, "navegabilidad", "Asunción", NAV_UNTIL, NAV_UNTIL)
     assert (in_time.late, in_time.fines) == (False, [])  # expiry day: still "a su debido tiempo" (art. 204)
     late_day = date(2027, 12, 1)
-    from inspection.billing import fee_statement
-    from inspection.fees import inspection_fees
-    from inspection.vessels import particulars_of
+    from inspection.cycle.billing import fee_statement
+    from inspection.law.fees import inspection_fees
+    from inspection.registry.vessels import particulars_of
     fee = fee_statement(inspection_fees("navegabilidad", particulars_of(vessel)))["total"]
     app.config["HULL_LATE_FINE"] = 250
     try:
@@ -193,7 +189,7 @@ def test_owners_see_their_own_fleet_and_staff_filter_by_owner(make_vessel, make_
 def fleet_of_size(make_owner, staff, certify):
     """fleet_of_size(n): an owner with n vessels, each with a scheduled inspection and a pending application,
     the first two certified (one with an open deficiency)."""
-    from inspection.vessels import create_vessel
+    from inspection.registry.vessels import create_vessel
     from tests.conftest import VESSEL_DEFAULTS
 
     def build(n):

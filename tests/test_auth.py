@@ -6,7 +6,7 @@ from datetime import timedelta
 import pytest
 from werkzeug.security import check_password_hash
 
-from inspection.models import ApiToken, User, utcnow
+from inspection.core.models import ApiToken, User, utcnow
 
 
 def test_token_round_trip_and_revocation(client, make_user, token_for):
@@ -68,7 +68,7 @@ def test_admin_creates_owner_user_linked_to_owner(client, as_role, make_owner):
 
 
 def test_passwords_are_slow_hashed_in_production(app):
-    from inspection.auth import hash_password
+    from inspection.accounts.auth import hash_password
 
     app.config["PASSWORD_METHOD"] = "scrypt"
     try:
@@ -126,7 +126,7 @@ POSTGRES = (os.environ.get("BALIZA_TEST_DATABASE_URL") or "").startswith("postgr
                                          "at a time, so parallel sign-ins cannot race there")
 def test_parallel_guesses_check_at_most_max_failures_passwords(app, make_user, db, monkeypatch):
     """40 wrong guesses at once: exactly MAX_FAILURES passwords are checked, the rest are refused (429)."""
-    import inspection.auth as auth
+    import inspection.accounts.auth as auth
 
     username = make_user("admin").username
     checks, results, barrier = [], [], threading.Barrier(40)

@@ -4,7 +4,7 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from inspection.models import ApiToken, AuditEvent
+from inspection.core.models import ApiToken, AuditEvent
 from tests.conftest import PASSWORD
 
 T0 = datetime(2026, 12, 1, 12, 0, tzinfo=timezone.utc)
@@ -74,7 +74,7 @@ def test_device_days_come_from_the_setting(client, make_user, clock, app):
 def test_the_setting_is_read_from_the_environment(monkeypatch, tmp_path):
     from flask import Flask
 
-    from inspection.config import load_config
+    from inspection.core.config import load_config
 
     monkeypatch.setenv("BALIZA_DEVICE_TOKEN_DAYS", "45")
     app = Flask(__name__, instance_path=str(tmp_path))

@@ -11,11 +11,11 @@ import pytest
 from sqlalchemy.engine import make_url
 
 from app import create_app
-from inspection.backup import is_postgresql, table_counts
-from inspection.extensions import db as _db
-from inspection.models import Inspection, Photo
-from inspection.storage import LocalStorage
 from bench.seaweed import new_bucket
+from inspection.core.extensions import db as _db
+from inspection.core.models import Inspection, Photo
+from inspection.media.storage import LocalStorage
+from inspection.ops.backup import is_postgresql, table_counts
 
 
 def _admin_dsn(url: str) -> str:

@@ -9,8 +9,8 @@ is applied once.
 import pytest
 
 from bench import faults
-from tests.conftest import TEST_DATABASE_URL
 from bench.seaweed import new_bucket
+from tests.conftest import TEST_DATABASE_URL
 
 pytestmark = [
     pytest.mark.db,

@@ -15,8 +15,8 @@ def test_the_seed_writes_the_fleet_in_bulk(tiny):
     config, counts = tiny
     assert counts["vessels"] == 16 and counts["inspections"] == 160 and counts["answers"] >= 16 * len(scale.ITEMS)
     from app import create_app
-    from inspection.extensions import db
-    from inspection.models import Certificate
+    from inspection.core.extensions import db
+    from inspection.core.models import Certificate
     with create_app(config).app_context():
         current = db.session.scalars(db.select(Certificate).filter_by(superseded_by_id=None)).all()
         # one certificate of each kind per vessel is the current one; every other names its successor

@@ -33,7 +33,7 @@ def bench_app(tmp_path):
     ids = seed(config)
     app = create_app({**config, "TESTING": True})
     yield flask_caller(app.test_client()), ids, app
-    from inspection.extensions import db
+    from inspection.core.extensions import db
     with app.app_context():
         db.session.remove()
         db.engine.dispose()
@@ -70,8 +70,8 @@ def test_sync_entries_are_distinct_valid_revisions(bench_app):
     photo_item = next(i["id"] for i in items if i["evidence_required"])
     entries = sync_entries(items, 200, photos={photo_item: [sha]})
     assert len(entries) == 200 and len({e["client_id"] for e in entries}) == 200
-    from inspection.inspections import check_answer
-    from inspection.schemas import SyncEntrySchema
+    from inspection.inspections.operations import check_answer
+    from inspection.inspections.schemas import SyncEntrySchema
     by_id = {i["id"]: i for i in items}
     with app.app_context():
         for entry in entries:

@@ -4,8 +4,8 @@ from decimal import Decimal
 
 import pytest
 
-from inspection.billing import fee_statement_of
-from inspection.inspections import schedule_inspection, start_inspection
+from inspection.cycle.billing import fee_statement_of
+from inspection.inspections.operations import schedule_inspection, start_inspection
 
 DAY = date(2026, 11, 30)
 NOW = datetime(2026, 11, 30, 14, 0, tzinfo=timezone.utc)

@@ -4,8 +4,8 @@ import uuid
 
 import pytest
 
-from inspection.body_limits import MULTIPART_OVERHEAD_BYTES, body_limit
-from inspection.models import Owner, Photo
+from inspection.core.models import Owner, Photo
+from inspection.web.body_limits import MULTIPART_OVERHEAD_BYTES, body_limit
 
 
 @pytest.mark.parametrize("endpoint, key, extra", [
@@ -42,8 +42,8 @@ def started(staff, make_vessel, token_for):
     """(inspection id, the inspector's bearer header) of a started inspection."""
     from datetime import date, datetime, timezone
 
-    from inspection.extensions import db
-    from inspection.inspections import schedule_inspection, start_inspection
+    from inspection.core.extensions import db
+    from inspection.inspections.operations import schedule_inspection, start_inspection
 
     inspection = schedule_inspection(staff["admin"], make_vessel(), "seguridad", staff["inspector"], date(2026, 12, 2),
                                      "Asunción", date(2026, 12, 1))

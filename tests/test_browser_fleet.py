@@ -9,10 +9,16 @@ from datetime import datetime, timezone
 
 import pytest
 
-from inspection import clock
-from inspection.extensions import db
+from inspection.core import clock
+from inspection.core.extensions import db
+from tests.browser_kit import (  # noqa: F401 (browser: the fixture)
+    BROWSER_MARKS,
+    axe_script,
+    axe_violations,
+    browser,
+    small_targets,
+)
 from tests.fleets import NOW, PARTICULARS, submit_inspection
-from tests.browser_kit import BROWSER_MARKS, axe_script, axe_violations, browser, small_targets  # noqa: F401 (browser: the fixture)
 from tests.live_site import PASSWORD, live_app
 from tests.tablet_steps import SHOTS
 
@@ -26,9 +32,9 @@ STEAMER = {**PARTICULARS, "propulsion": "steam", "boilers": 2}
 
 def _build_state(app) -> dict:
     """An owner with three vessels: safety due soon (navegabilidad valid), one suspended, one never certified."""
-    from inspection.certificates import suspend_certificate
-    from inspection.users import create_user
-    from inspection.vessels import create_owner, create_vessel
+    from inspection.accounts.users import create_user
+    from inspection.certificates.operations import suspend_certificate
+    from inspection.registry.vessels import create_owner, create_vessel
 
     with app.app_context():
         owner = create_owner({"name": "Naviera del Sur S.A.", "tax_id": "80012345-6", "email": None, "phone": None,

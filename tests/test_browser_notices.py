@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from inspection.extensions import db
+from inspection.core.extensions import db
 from tests.browser_kit import BROWSER_MARKS, axe_script, axe_violations, browser  # noqa: F401 (browser: the fixture)
 from tests.live_site import PASSWORD, bearer, issue_certificate, live_app, vessel_values
 
@@ -18,10 +18,10 @@ SIZES = {"phone": {"width": 390, "height": 844}, "desktop": {"width": 1280, "hei
 @pytest.fixture(scope="module")
 def site(tmp_path_factory):
     """A live app where the owner has reminders: 30 days before apply_by, then expiry and the art. 225 fine."""
-    from inspection.clock import office_zone
-    from inspection.reminders import run_reminders
-    from inspection.users import create_user
-    from inspection.vessels import create_owner, create_vessel
+    from inspection.accounts.users import create_user
+    from inspection.core.clock import office_zone
+    from inspection.notices.reminders import run_reminders
+    from inspection.registry.vessels import create_owner, create_vessel
 
     with live_app(tmp_path_factory.mktemp("notices"), "browser-notices", "baliza-notices") as (app, origin, _hits):
         with app.app_context():
@@ -36,8 +36,8 @@ def site(tmp_path_factory):
         client = app.test_client()
         issued = issue_certificate(client, bearer(client, "jefa"), bearer(client, "inspectora"), inspector_id, vessel_id)
         with app.app_context():
-            from inspection.cycle import apply_by
-            from inspection.models import Certificate
+            from inspection.core.models import Certificate
+            from inspection.law.cycle import apply_by
 
             certificate = db.session.scalar(db.select(Certificate).filter_by(number=issued["number"]))
             for day in (apply_by(certificate.valid_until) - timedelta(days=30), certificate.valid_until + timedelta(1)):

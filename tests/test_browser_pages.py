@@ -13,9 +13,14 @@ from pathlib import Path
 
 import pytest
 
-from inspection.extensions import db
-from tests.browser_kit import BROWSER_MARKS, axe_script, axe_violations, small_targets
-from tests.browser_kit import browser  # noqa: F401 (the fixture)
+from inspection.core.extensions import db
+from tests.browser_kit import (
+    BROWSER_MARKS,
+    axe_script,
+    axe_violations,
+    browser,  # noqa: F401 (the fixture)
+    small_targets,
+)
 from tests.live_site import PASSWORD, bearer, issue_certificate, live_app, vessel_values
 
 pytestmark = BROWSER_MARKS
@@ -29,8 +34,8 @@ USERS = {"jefa": "admin", "inspectora": "inspector", "armador": "owner", "polici
 
 def _build_state(app) -> dict:
     """Owner, users of every role, three vessels; a certificate, a suspended one, a started inspection."""
-    from inspection.users import create_user
-    from inspection.vessels import create_owner, create_vessel
+    from inspection.accounts.users import create_user
+    from inspection.registry.vessels import create_owner, create_vessel
 
     with app.app_context():
         owner = create_owner({"name": "Naviera del Sur S.A.", "tax_id": "80012345-6", "email": "sur@example.com",

@@ -5,11 +5,11 @@ from pathlib import Path
 
 import pytest
 
-from inspection import clock
-from inspection.applications import apply_for_inspection
-from inspection.clock import office_today, office_zone
-from inspection.extensions import db
-from inspection.models import User
+from inspection.core import clock
+from inspection.core.clock import office_today, office_zone
+from inspection.core.extensions import db
+from inspection.core.models import User
+from inspection.cycle.applications import apply_for_inspection
 from tests.browser_kit import BROWSER_MARKS, browser  # noqa: F401 (browser: the fixture)
 from tests.live_site import PASSWORD, bearer, issue_certificate, live_app, vessel_values
 
@@ -24,8 +24,8 @@ LATER = 165  # days after the certificates are issued: 17 days before they expir
 @pytest.fixture(scope="module")
 def site(tmp_path_factory):
     """Two certified vessels whose certificates expire soon, one applied for late (a fine), one never inspected."""
-    from inspection.users import create_user
-    from inspection.vessels import create_owner, create_vessel
+    from inspection.accounts.users import create_user
+    from inspection.registry.vessels import create_owner, create_vessel
 
     monkeypatch = pytest.MonkeyPatch()
     with live_app(tmp_path_factory.mktemp("planning"), "browser-planning", "baliza-planning") as (app, origin, _):

@@ -13,8 +13,8 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from inspection.clock import system_now
-from inspection.extensions import db
+from inspection.core.clock import system_now
+from inspection.core.extensions import db
 from tests.browser_kit import BROWSER_MARKS, chromium
 from tests.live_site import PASSWORD, bearer, issue_certificate, live_app, vessel_values
 
@@ -36,8 +36,8 @@ class Site:
 
 def _issue_certificates(app) -> dict:
     """A valid certificate and a revoked one, on two vessels, through the real operations and API."""
-    from inspection.users import create_user
-    from inspection.vessels import create_owner, create_vessel
+    from inspection.accounts.users import create_user
+    from inspection.registry.vessels import create_owner, create_vessel
 
     with app.app_context():
         owner = create_owner({"name": "Naviera del Sur S.A.", "tax_id": "80012345-6", "email": "sur@example.com",
@@ -231,7 +231,7 @@ def test_a_suspension_seen_online_on_the_qr_page_holds_offline(site, browser):
 
 def test_english_page_and_camera_scan(site, tmp_path):
     """The camera path: a fake camera shows the certificate QR; jsQR (no BarcodeDetector here) reads it."""
-    from inspection.qrcodes import make_qr
+    from inspection.certificates.qrcodes import make_qr
 
     valid = site.certificates["valid"]
     png = make_qr(site.origin, valid["token"]).png
@@ -271,8 +271,8 @@ def _write_y4m(png: bytes, path: Path, size=(640, 480)) -> None:
 
 def test_english_offline_reads_as_the_english_pages(site, browser):
     """Offline in English on a Spanish phone: the catalog's words and Babel's dates, as /v/ online."""
-    from inspection.formats import format_day
-    from inspection.i18n import translate
+    from inspection.i18n.formats import format_day
+    from inspection.i18n.language import translate
     from tests.test_verifier_js import DAY_CASES
 
     valid = site.certificates["valid"]

@@ -4,10 +4,10 @@ from datetime import date, timedelta
 import pytest
 from icalendar import Calendar
 
-from inspection.calendars import feed_secret, feed_url, renew_feed
-from inspection.extensions import db
-from inspection.inspections import schedule_inspection
-from inspection.models import Certificate, Deficiency, User
+from inspection.accounts.feeds import feed_secret, feed_url, renew_feed
+from inspection.core.extensions import db
+from inspection.core.models import Certificate, Deficiency, User
+from inspection.inspections.operations import schedule_inspection
 from tests.fleets import NOW, PASSWORD, TODAY, seed_fleets
 
 SECRET = "test-secret"  # conftest's SECRET_KEY
@@ -59,7 +59,7 @@ def test_an_inspector_sees_their_own_inspections_in_their_language(client, seede
     inspector, own = seeded["users"]["inspector"], seeded["fleets"]["own"]
     other_inspector = make_user("inspector", language="en")
     vessel_id = own["vessel_id"]
-    from inspection.models import Vessel
+    from inspection.core.models import Vessel
 
     mine = schedule_inspection(seeded["users"]["admin"], db.session.get(Vessel, vessel_id), "navegabilidad",
                                other_inspector, TODAY + timedelta(days=5), "Pilar", TODAY)
@@ -122,8 +122,8 @@ def test_the_calendar_api_is_for_owners_and_inspectors(client, seeded, token_for
 
 
 def _rename(seeded):
-    from inspection.models import Vessel
-    from inspection.vessels import update_vessel
+    from inspection.core.models import Vessel
+    from inspection.registry.vessels import update_vessel
     update_vessel(db.session.get(Vessel, seeded["fleets"]["own"]["vessel_id"]), {"name": "Buque renombrado"})
 
 
@@ -132,7 +132,7 @@ def _close_deficiency(seeded):
 
 
 def _schedule(seeded):
-    from inspection.models import Vessel
+    from inspection.core.models import Vessel
     schedule_inspection(seeded["users"]["admin"], db.session.get(Vessel, seeded["fleets"]["own"]["vessel_id"]),
                         "navegabilidad", seeded["users"]["inspector"], TODAY + timedelta(days=9), "Pilar", TODAY)
 
@@ -142,7 +142,7 @@ def _english(seeded):
 
 
 def _revoke(seeded):
-    from inspection.certificates import revoke_certificate
+    from inspection.certificates.operations import revoke_certificate
     certificate = db.session.scalar(db.select(Certificate).filter_by(number=seeded["fleets"]["own"]["number"]))
     revoke_certificate(seeded["users"]["admin"], certificate, "Error", NOW)
 

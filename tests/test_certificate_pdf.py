@@ -6,16 +6,10 @@ import pypdfium2 as pdfium
 import pytest
 import zxingcpp
 
-from inspection.certificate_pdf import DEFAULT_SIGNATORIES, render_certificate_pdf
-from inspection.numbering import format_number
-from inspection.qrcodes import make_qr, verify_url
-from inspection.signing import (
-    CertificateClaims,
-    generate_key,
-    key_id,
-    sign_certificate,
-    verify_token,
-)
+from inspection.certificates.numbering import format_number
+from inspection.certificates.qrcodes import make_qr, verify_url
+from inspection.certificates.signing import CertificateClaims, generate_key, key_id, sign_certificate, verify_token
+from inspection.documents.certificate_pdf import DEFAULT_SIGNATORIES, render_certificate_pdf
 
 DPI = 200
 BASE_URL = "https://verificacion.prefectura.gov.py/b"
@@ -182,8 +176,8 @@ def test_rendering_is_deterministic(make_cert):
 
 def test_drawn_signatures_are_printed_above_their_lines(make_cert):
     """The inspector's and the master's drawn signatures are two more images, inked where their slots are."""
-    from inspection.demo import demo_signature
-    from inspection.signatures import normalize_signature
+    from inspection.media.signatures import normalize_signature
+    from inspection.ops.demo import demo_signature
 
     cert, _ = make_cert("seguridad")
     plain = render_certificate_pdf(cert)

@@ -8,7 +8,7 @@ import pypdfium2
 import pytest
 import zxingcpp
 
-from inspection.certificates import (
+from inspection.certificates.operations import (
     StatusFacts,
     add_months,
     application_due_on,
@@ -16,9 +16,7 @@ from inspection.certificates import (
     validity,
     verify_certificate_token,
 )
-from inspection.legal_terms import TermPractice
-from inspection.models import AuditEvent
-from inspection.signing import (
+from inspection.certificates.signing import (
     CertificateClaims,
     decode_token,
     generate_key,
@@ -26,7 +24,9 @@ from inspection.signing import (
     public_key_from_jwk,
     sign_certificate,
 )
-from inspection.status_list import verify_status_list
+from inspection.certificates.status_list import verify_status_list
+from inspection.core.models import AuditEvent
+from inspection.law.legal_terms import TermPractice
 from tests.test_inspections_api import answer_all, crew, schedule, started, submit  # noqa: F401 (fixtures)
 
 TODAY = date(2026, 11, 30)
@@ -76,7 +76,7 @@ def test_the_default_practice_is_a_year():
     ("seguridad", date(2027, 3, 1), YEAR, "El certificado de seguridad rige seis meses (art. 211)."),
 ])
 def test_a_term_beyond_the_maximum_or_before_the_issue_is_refused(kind, chosen, practice, message):
-    from inspection.exceptions import Invalid
+    from inspection.core.exceptions import Invalid
     with pytest.raises(Invalid) as refused:
         validity(kind, TODAY, TODAY, chosen, practice)
     assert message in str(refused.value.errors["valid_until"][0])
@@ -250,7 +250,7 @@ def test_new_certificate_supersedes_the_old(client, crew, issued):
 
 
 def test_public_answers_carry_no_owner_or_inspector_data(client, crew, issued, db):
-    from inspection.models import Owner
+    from inspection.core.models import Owner
     owner = db.session.get(Owner, crew["vessel"].owner_id)
     inspector = crew["inspector"]
     public = [client.get(f"/api/v1/verify/{issued['token']}").get_data(as_text=True),
@@ -305,15 +305,15 @@ def test_keys_new_retires_but_keeps_publishing(runner, client, issued):
 def test_private_keys_stay_out_of_the_database(app, issued, db):
     import json
 
-    from inspection.models import SigningKey
+    from inspection.core.models import SigningKey
     for key in db.session.scalars(db.select(SigningKey)):
         assert "d" not in key.public_jwk and "PRIVATE" not in json.dumps(key.public_jwk)
 
 
 def test_serials_are_unique_under_concurrent_issuing(app):
     """Eight threads with their own connections take serials at once: all distinct (PostgreSQL row lock)."""
-    from inspection.certificates import _next_counter
-    from inspection.extensions import db as database
+    from inspection.certificates.operations import _next_counter
+    from inspection.core.extensions import db as database
 
     taken, errors = [], []
 
@@ -352,7 +352,7 @@ def test_certificate_pages(client, crew, issued, make_user):
 
 
 def test_a_key_of_one_office_cannot_vouch_for_another(client, issued, app):
-    from inspection.keys import current_signing_key
+    from inspection.certificates.keys import current_signing_key
     kid, private = current_signing_key(app.config["OFFICE_CODE"])
     claims = CertificateClaims(issuer="PGP-OTRA", number=issued["number"], kind="seguridad", revision=1,
                                registration="PY-1", vessel_name="Falso", issued_on=TODAY,

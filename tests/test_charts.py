@@ -1,7 +1,7 @@
 """Chart geometry (pure): round axis tops, points inside the plot, bars to scale, a cell per value."""
 import pytest
 
-from inspection.charts import bar_chart, heat_chart, line_chart, nice_max
+from inspection.dashboard.charts import bar_chart, heat_chart, line_chart, nice_max
 
 
 @pytest.mark.parametrize("value, top", [(0, 4), (3, 4), (4, 4), (5, 8), (20, 20), (23, 40), (117, 200), (0.6, 4)])

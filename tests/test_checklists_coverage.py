@@ -3,7 +3,12 @@ from pathlib import Path
 
 import pytest
 
-from checklists import ChecklistError, article_coverage, load_catalog, uncovered_articles
+from checklists import (
+    ChecklistError,
+    article_coverage,
+    load_catalog,
+    uncovered_articles,
+)
 from tests.test_pages_checklists import login, text
 
 LEY = "Ley 928/1927"

@@ -3,7 +3,6 @@
 import pytest
 
 from checklists import build_checklist, load_catalog
-
 from tests.test_checklists_items import make_vessel
 
 LADEN = {"nav.flammables.not_idle_at_quay", "nav.flammables.red_flag", "nav.flammables.no_fire"}  # arts. 133-137

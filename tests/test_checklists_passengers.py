@@ -3,7 +3,6 @@
 import pytest
 
 from checklists import build_checklist, load_catalog
-
 from tests.test_checklists_items import make_vessel
 
 WITHIN = "nav.passengers.within_maximum"  # art. 184, navegabilidad

@@ -5,8 +5,7 @@ from datetime import date
 import pytest
 
 from checklists import ChecklistError, build_checklist, load_catalog
-from inspection.outcomes import compute_outcome
-
+from inspection.inspections.outcomes import compute_outcome
 from tests.test_checklists_items import make_vessel
 from tests.test_checklists_loader import edit
 

@@ -1,5 +1,5 @@
 """Command-line tools."""
-from inspection.models import User
+from inspection.core.models import User
 
 
 def test_users_add_reads_password_from_stdin(runner, db, app):

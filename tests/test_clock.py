@@ -8,10 +8,10 @@ from datetime import date, datetime, timedelta, timezone
 import pytest
 
 from app import create_app
-from inspection.clock import UnknownZone, local_date_at, zone_city, zone_named
-from inspection.formats import format_moment
-from inspection.extensions import db
-from inspection.models import Certificate, Deficiency, Inspection
+from inspection.core.clock import UnknownZone, local_date_at, zone_city, zone_named
+from inspection.core.extensions import db
+from inspection.core.models import Certificate, Deficiency, Inspection
+from inspection.i18n.formats import format_moment
 from tests.conftest import PASSWORD
 from tests.test_inspections_api import answer_all, crew, started, submit  # noqa: F401 (fixtures)
 
@@ -22,7 +22,7 @@ LATE_ON_30_NOV = datetime(2026, 11, 30, 22, 30, tzinfo=ASUNCION)  # 2026-12-01 0
 @pytest.fixture
 def stand_at(set_clock, crew, db):
     """stand_at(moment): the app's clock reads `moment`, and the crew's bearer tokens are made then (they live 12 h)."""
-    from inspection.auth import issue_token
+    from inspection.accounts.auth import issue_token
 
     def stand(moment: datetime) -> None:
         set_clock(moment)

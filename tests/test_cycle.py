@@ -5,7 +5,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from inspection.cycle import (
+from inspection.law.cycle import (
     CertificateFacts,
     add_months,
     apply_by,
@@ -14,7 +14,7 @@ from inspection.cycle import (
     next_inspection_window,
     vessel_state,
 )
-from inspection.legal_terms import PATH, fine_term
+from inspection.law.legal_terms import PATH, fine_term
 
 LAW = "checklists/sources/ley-928-1927-arts-123-238.txt"
 UNTIL = date(2027, 5, 31)  # a safety certificate valid until 31 May 2027: apply by 30 April (art. 222)
@@ -76,7 +76,7 @@ def test_the_fines_quote_the_law_and_live_in_the_data():
         article = law[law.index(f"Art. {term.article}º"):]
         assert term.quote in article.split("\n")[0]
     assert fine_term("seguridad").unit == "pesos moneda nacional de curso legal"
-    assert "1000" not in open("inspection/cycle.py", encoding="utf-8").read()
+    assert "1000" not in open("inspection/law/cycle.py", encoding="utf-8").read()
     assert "hull_late_fine" in PATH.read_text(encoding="utf-8")
 
 

@@ -11,11 +11,11 @@ from decimal import Decimal
 
 import pytest
 
-from inspection.applications import apply_for_inspection
-from inspection.extensions import db
-from inspection.models import Application, AuditEvent, Certificate, Inspection
-from inspection.planning import assign_application
-from inspection.users import declare_conflict
+from inspection.accounts.users import declare_conflict
+from inspection.core.extensions import db
+from inspection.core.models import Application, AuditEvent, Certificate, Inspection
+from inspection.cycle.applications import apply_for_inspection
+from inspection.planning.board import assign_application
 from tests.conftest import pass_and_close
 
 STEAMER = {"propulsion": "steam", "boilers": 2}  # art. 233: two boilers, $ 350.- c/l. 100 each

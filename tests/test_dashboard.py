@@ -9,7 +9,9 @@ from datetime import date, datetime, timedelta, timezone
 
 import pytest
 
-from inspection.dashboard import (
+from inspection.core.extensions import db
+from inspection.core.models import Certificate
+from inspection.dashboard.board import (
     DueCount,
     FailedArticle,
     due_counts,
@@ -19,8 +21,6 @@ from inspection.dashboard import (
     month_ends,
     month_starts,
 )
-from inspection.extensions import db
-from inspection.models import Certificate
 from tests.test_pages import login
 
 TODAY = date(2026, 11, 20)
@@ -194,7 +194,7 @@ def _seguridad(points) -> list[tuple]:
 
 
 def test_the_share_is_read_from_the_cache_in_one_query_while_nothing_changes(app, fleet, count_queries):
-    from inspection.dashboard import share_points
+    from inspection.dashboard.board import share_points
 
     first = fleet_validity(TODAY, ZONE)
     assert count_queries(lambda: fleet_validity(TODAY, ZONE)) == 1  # the data version only
@@ -206,7 +206,7 @@ def _certificate(issued_on: date) -> Certificate:
 
 
 def _revoke_b(fleet, records, make_vessel):  # a revocation dated back to 1 Feb: January's end still held it
-    from inspection.certificates import revoke_certificate
+    from inspection.certificates.operations import revoke_certificate
     revoked = _certificate(date(2026, 1, 10))
     revoked.revoked_at = None
     db.session.flush()
@@ -214,13 +214,13 @@ def _revoke_b(fleet, records, make_vessel):  # a revocation dated back to 1 Feb:
 
 
 def _suspend_d(fleet, records, make_vessel):
-    from inspection.certificates import suspend_certificate
+    from inspection.certificates.operations import suspend_certificate
     held = _certificate(date(2026, 7, 10))
     suspend_certificate(records["admin"], held, "Casco", datetime(2026, 11, 19, 12, tzinfo=timezone.utc))
 
 
 def _reinstate(fleet, records, make_vessel):
-    from inspection.certificates import reinstate_certificate
+    from inspection.certificates.operations import reinstate_certificate
     _suspend_d(fleet, records, make_vessel)
     db.session.commit()
     fleet_validity(TODAY, ZONE)  # cached while suspended
@@ -238,7 +238,7 @@ def _new_vessel(fleet, records, make_vessel):
 
 
 def _to_sail(fleet, records, make_vessel):  # no machinery any more: needs no seguridad (art. 211)
-    from inspection.vessels import update_vessel
+    from inspection.registry.vessels import update_vessel
     vessel = _certificate(date(2026, 7, 10)).vessel
     update_vessel(vessel, {"propulsion": "sail"})
 
@@ -247,7 +247,7 @@ def _to_sail(fleet, records, make_vessel):  # no machinery any more: needs no se
                                            (_new_certificate, True), (_new_vessel, True), (_to_sail, True)])
 def test_every_write_the_share_reads_moves_its_cache(app, fleet, records, make_vessel, change, moved):
     """Cached, changed, read again: the points equal those counted afresh (a reinstatement: back to the first)."""
-    from inspection.dashboard import share_points
+    from inspection.dashboard.board import share_points
 
     before = fleet_validity(TODAY, ZONE)
     change(fleet, records, make_vessel)

@@ -3,7 +3,7 @@ import pytest
 from sqlalchemy.exc import DBAPIError, IntegrityError, InterfaceError, OperationalError
 
 from app import create_app
-from inspection.errors import DATABASE_RETRY_AFTER, is_connection_failure
+from inspection.web.errors import DATABASE_RETRY_AFTER, is_connection_failure
 
 
 @pytest.fixture
@@ -44,7 +44,7 @@ def failing(tmp_path):
     """An app with pages that fail as a stopped photo store (503), a bug (500) and a missing page (404) do."""
     from werkzeug.exceptions import NotFound
 
-    from inspection.storage import StorageUnavailable
+    from inspection.media.storage import StorageUnavailable
 
     app = create_app({"TESTING": True, "SECRET_KEY": "x", "DATABASE_URL": f"sqlite:///{tmp_path / 'x.sqlite'}",
                       "MEDIA_DIR": str(tmp_path / "media"), "KEYS_DIR": str(tmp_path / "keys")})

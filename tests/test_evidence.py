@@ -1,5 +1,5 @@
 """Which photos an inspection expects, by hash, and which have arrived (pure)."""
-from inspection.evidence import evidence_status
+from inspection.inspections.evidence import evidence_status
 
 ITEMS = [{"id": "hull", "evidence_required": True}, {"id": "books", "evidence_required": False}]
 SHA = "a" * 64

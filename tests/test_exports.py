@@ -5,9 +5,9 @@ from datetime import date, datetime, timezone
 
 import pytest
 
-from inspection import exports
-from inspection.exports import csv_chunks
-from inspection.extensions import db
+from inspection.core.extensions import db
+from inspection.documents import exports
+from inspection.documents.exports import csv_chunks
 from tests.test_pages import login
 
 

@@ -1,4 +1,4 @@
-"""Tests for the fee scales of Ley 928/1927, arts. 199, 209 and 233 (inspection.fees); pure, no app."""
+"""Tests for the fee scales of Ley 928/1927, arts. 199, 209 and 233 (inspection.law.fees); pure, no app."""
 import copy
 import dataclasses
 import tomllib
@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from inspection import fees
-from inspection.fees import (
+from inspection.law import fees
+from inspection.law.fees import (
     SCALES_PATH,
     Fee,
     ScaleError,

@@ -4,7 +4,7 @@ from decimal import Decimal
 
 import pytest
 
-from inspection.formats import format_day, format_number
+from inspection.i18n.formats import format_day, format_number
 
 
 @pytest.mark.parametrize("value, places, lang, expected", [

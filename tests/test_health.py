@@ -5,7 +5,7 @@ from datetime import datetime, timezone
 import pytest
 
 from app import create_app
-from inspection.storage import LocalStorage, StorageError
+from inspection.media.storage import LocalStorage, StorageError
 
 NOW = datetime(2026, 11, 30, 12, 0, tzinfo=timezone.utc)
 
@@ -20,8 +20,8 @@ def own_dirs(app, monkeypatch, tmp_path):
 
 
 def _signing_key(app):
-    from inspection.extensions import db
-    from inspection.keys import create_signing_key
+    from inspection.certificates.keys import create_signing_key
+    from inspection.core.extensions import db
 
     record = create_signing_key(app.config["OFFICE_CODE"], NOW)
     db.session.commit()
@@ -73,7 +73,7 @@ def test_a_damaged_private_key_file_is_503(app, client, own_dirs, tmp_path):
 
 
 def test_a_published_key_that_does_not_load_is_503(app, client, own_dirs, db):
-    from inspection.models import SigningKey
+    from inspection.core.models import SigningKey
 
     db.session.add(SigningKey(kid="k-broken", office_code="OTRA", public_jwk={"kty": "EC"}, created_at=NOW))
     db.session.commit()

@@ -6,8 +6,8 @@ from babel.messages.extract import extract_from_dir
 from babel.messages.frontend import parse_mapping_cfg
 from babel.messages.pofile import read_po
 
-from inspection.i18n import localize
-from inspection.messages import CATALOG_DIR, Msg, translate
+from inspection.i18n.language import localize
+from inspection.i18n.messages import CATALOG_DIR, Msg, translate
 
 ROOT = Path(__file__).resolve().parent.parent
 KEYWORDS = {"_": None, "gettext": None, "Msg": None, "N_": None}  # as `pybabel extract -k Msg -k N_` (JS too)
@@ -31,8 +31,8 @@ def test_every_string_has_an_english_translation():
     catalog = english_catalog()
     translated = {m.id for m in catalog if m.id and m.string and not m.fuzzy}
     missing = sorted(source_strings() - translated)
-    assert missing == [], ("run `pybabel extract -F babel.cfg -k Msg -k N_ -o inspection/translations/messages.pot .` "
-                           "and `pybabel update -i inspection/translations/messages.pot -d inspection/translations`, "
+    assert missing == [], ("run `pybabel extract -F babel.cfg -k Msg -k N_ -o inspection/i18n/translations/messages.pot .` "
+                           "and `pybabel update -i inspection/i18n/translations/messages.pot -d inspection/i18n/translations`, "
                            "then translate:\n" + "\n".join(missing))
 
 
@@ -55,7 +55,7 @@ def test_translations_keep_their_placeholders():
 
 
 def test_marked_strings_are_translated_where_shown():
-    from inspection.labels import label
+    from inspection.i18n.labels import label
 
     assert translate("Abierta", "en") == "Open"
     assert translate("Abierta", "es") == "Abierta"

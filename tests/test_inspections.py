@@ -1,10 +1,10 @@
-"""The law's checks on one answer (inspection.inspections.check_answer): pure, no app."""
+"""The law's checks on one answer (inspection.inspections.operations.check_answer): pure, no app."""
 from decimal import Decimal
 
 import pytest
 
-from inspection.exceptions import Invalid
-from inspection.inspections import check_answer
+from inspection.core.exceptions import Invalid
+from inspection.inspections.operations import check_answer
 
 BUCKETS = {"id": "seg.buckets.total", "required": 4, "unit": "baldes"}
 PASSENGERS = {"id": "nav.passengers.within_maximum", "required": None, "maximum": 40, "unit": "pasajeros"}

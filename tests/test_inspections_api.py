@@ -5,8 +5,8 @@ from datetime import timedelta
 
 import pytest
 
-from inspection.clock import office_today
-from inspection.models import (
+from inspection.core.clock import office_today
+from inspection.core.models import (
     Answer,
     AuditEvent,
     Certificate,
@@ -353,9 +353,9 @@ def test_one_picture_can_be_the_evidence_of_two_items(client, crew, started, db)
 def test_a_client_id_stored_without_a_record_is_a_replay_or_a_conflict(client, crew, started, db, app):
     """Page forms and the demo store answers and photos with no idempotency record; their client_id
     still names that write: the same write again is a replay, another under it a 409, never a 500."""
-    from inspection.inspections import add_photo, record_answer
-    from inspection.media import media_storage, photo_limits
-    from inspection.photos import process_photo
+    from inspection.inspections.operations import add_photo, record_answer
+    from inspection.media.configured import media_storage, photo_limits
+    from inspection.media.photos import process_photo
 
     inspection_id, items = started
     plain = [i for i in items if i["required"] is None]
@@ -431,7 +431,7 @@ def test_photo_limits_are_published(client):
 
 def test_crash_between_writing_and_recording_a_photo(client, crew, started, app, db, monkeypatch):
     """Files written, then the process dies before the row commits: nothing is recorded, the retry succeeds."""
-    import inspection.client_requests as common
+    import inspection.core.client_requests as common
 
     inspection_id, _ = started
     data, client_id = jpeg(11), cid()
@@ -447,7 +447,7 @@ def test_crash_between_writing_and_recording_a_photo(client, crew, started, app,
     retry = upload(client, crew, inspection_id, "seg.buckets.total", data, client_id)
     assert retry.status_code == 201
     photo = db.session.get(Photo, retry.json["id"])
-    from inspection.media import media_storage
+    from inspection.media.configured import media_storage
     for key in (photo.original_key, photo.display_key, photo.thumb_key):
         assert media_storage().exists(key)
 
@@ -661,7 +661,7 @@ def own_media(app, tmp_path, monkeypatch):
 
 
 def test_media_sweep_removes_only_unrecorded_old_files(runner, client, crew, started, app, db, own_media):
-    from inspection.media import media_storage
+    from inspection.media.configured import media_storage
     inspection_id, _ = started
     kept = upload(client, crew, inspection_id, "seg.buckets.total", jpeg(21)).json
     orphan = "originals/ab/" + "ab" * 32 + ".jpg"

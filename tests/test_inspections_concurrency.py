@@ -10,7 +10,7 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from inspection.models import Answer, Deficiency, Inspection
+from inspection.core.models import Answer, Deficiency, Inspection
 from tests.conftest import TEST_DATABASE_URL
 from tests.test_inspections_api import answer_all, crew, own_media, started, submit  # noqa: F401 (fixtures)
 
@@ -115,7 +115,7 @@ def test_simultaneous_submissions_close_once(app, db, crew, started):
 
 def test_a_tablets_offline_start_racing_its_retry_starts_once(app, db, client, crew):
     """Two starts of one inspection at once (the first try and a retry under a new client_id): one pins it."""
-    from inspection.models import AuditEvent
+    from inspection.core.models import AuditEvent
     from tests.test_inspections_api import schedule
 
     inspection_id = schedule(client, crew)
@@ -135,8 +135,8 @@ def test_a_tablets_offline_start_racing_its_retry_starts_once(app, db, client, c
 
 def test_copies_of_one_submission_at_once_all_get_its_result(app, db, crew, started, own_media):
     """One closing sent four times at once (a retrying tablet): one closing, four identical answers, two files."""
-    from inspection.media import media_storage
-    from inspection.models import AuditEvent
+    from inspection.core.models import AuditEvent
+    from inspection.media.configured import media_storage
 
     inspection_id, items = started
     answer_all(app.test_client(), crew, inspection_id, items)

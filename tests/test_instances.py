@@ -10,17 +10,17 @@ import uuid
 import pytest
 import requests
 
-from inspection.auth import issue_token
-from inspection.clock import office_now, office_today
-from inspection.inspections import schedule_inspection, start_inspection
-from inspection.keys import create_signing_key, key_set
-from inspection.numbering import CertificateNumber, parse_number
-from inspection.models import Answer, Certificate, ClientRequest, Photo
-from inspection.status_list import REVOKED, VALID, verify_status_list
+from bench.seaweed import new_bucket
+from inspection.accounts.auth import issue_token
+from inspection.certificates.keys import create_signing_key, key_set
+from inspection.certificates.numbering import CertificateNumber, parse_number
+from inspection.certificates.status_list import REVOKED, VALID, verify_status_list
+from inspection.core.clock import office_now, office_today
+from inspection.core.models import Answer, Certificate, ClientRequest, Photo
+from inspection.inspections.operations import schedule_inspection, start_inspection
 from tests.conftest import PASSWORD, TEST_DATABASE_URL, pass_and_close, pass_every_item
 from tests.instances import csrf_token, instance_config, instances
 from tests.media_samples import SIGNATURES, encode, noisy_image
-from bench.seaweed import new_bucket
 
 pytestmark = pytest.mark.skipif(
     not (TEST_DATABASE_URL or "").startswith("postgresql"),

@@ -7,9 +7,14 @@ import stat
 import pytest
 
 from app import create_app
-from inspection.keys import create_first_signing_key, create_signing_key, load_private_keys, save_private_key
-from inspection.models import SigningKey, utcnow
-from inspection.signing import decode_token, generate_key, key_id
+from inspection.certificates.keys import (
+    create_first_signing_key,
+    create_signing_key,
+    load_private_keys,
+    save_private_key,
+)
+from inspection.certificates.signing import decode_token, generate_key, key_id
+from inspection.core.models import SigningKey, utcnow
 from tests.test_inspections_api import answer_all, crew, schedule, submit  # noqa: F401 (fixtures)
 
 SHARED = ("TESTING", "SECRET_KEY", "DATABASE_URL", "MEDIA_DIR", "KEYS_DIR", "PUBLIC_URL", "PASSWORD_METHOD",

@@ -7,7 +7,7 @@ import pytest
 PACKAGE = Path(__file__).resolve().parent.parent / "inspection"
 PURE = ("tonnage", "fees", "outcomes", "evidence", "signing", "numbering", "status_list", "qrcodes",
         "certificate_pdf", "photos", "signatures", "storage", "storage_s3", "formats", "messages", "exceptions", "labels", "pins")
-NOT_IN_PURE = ("flask", "flask_", "inspection.clock", "inspection.models", "inspection.extensions")
+NOT_IN_PURE = ("flask", "flask_", "inspection.core.clock", "inspection.core.models", "inspection.core.extensions")
 
 
 def imported_modules(path: Path) -> set[str]:
@@ -26,10 +26,10 @@ def imported_modules(path: Path) -> set[str]:
 
 
 def test_imports_are_resolved_relative_to_the_package():
-    """The scanner itself: `from ..api.x import y` inside views is `inspection.api.x`."""
-    assert "inspection.access" in imported_modules(PACKAGE / "views" / "inspections.py")
-    assert "inspection.extensions" in imported_modules(PACKAGE / "views" / "registry.py")
-    assert "inspection.models" in imported_modules(PACKAGE / "access.py")
+    """The scanner itself: `from ..api.x import y` inside views is `inspection.blueprints_api.x`."""
+    assert "inspection.accounts.access" in imported_modules(PACKAGE / "views" / "inspections.py")
+    assert "inspection.core.extensions" in imported_modules(PACKAGE / "views" / "registry.py")
+    assert "inspection.core.models" in imported_modules(PACKAGE / "access.py")
 
 
 @pytest.mark.parametrize("face, other", [("views", "api"), ("api", "views")])

@@ -1,11 +1,11 @@
 """The law's terms come from data, with their articles; the navegabilidad term is the Prefectura's practice."""
 import pytest
 
-from inspection.legal_terms import (
-    application_months,
-    figures,
+from inspection.law.legal_terms import (
     TermPractice,
+    application_months,
     certificate_months,
+    figures,
     legal_terms,
     navegabilidad_practice,
     reinspection_days,
@@ -44,7 +44,7 @@ def test_a_practice_that_makes_no_sense_is_refused(months, max_months):
 
 def test_the_practice_is_labelled_as_practice_not_law():
     """legal_terms.toml says, where the figure is, that the year is the Prefectura's practice."""
-    from inspection.legal_terms import PATH
+    from inspection.law.legal_terms import PATH
     text = PATH.read_text(encoding="utf-8")
     practice = text[text.index("[practice]"):text.index("navegabilidad_months")]
     assert "práctica de la prefectura, no plazo legal" in practice.lower()
@@ -52,7 +52,7 @@ def test_the_practice_is_labelled_as_practice_not_law():
 
 def test_the_environment_sets_the_practice(monkeypatch, tmp_path):
     from app import create_app
-    from inspection.office import current_office
+    from inspection.core.office import current_office
     monkeypatch.setenv("BALIZA_DATABASE_URL", f"sqlite:///{tmp_path}/x.sqlite")
     monkeypatch.setenv("BALIZA_SECRET_KEY", "from-env")
     monkeypatch.setenv("BALIZA_NAVEGABILIDAD_MONTHS", "6")

@@ -7,10 +7,10 @@ import hashlib
 import pytest
 
 from app import create_app
-from inspection.media import media_storage
-from inspection.models import ClientRequest, Photo
-from inspection.storage import LocalStorage, StorageUnavailable, media_key
-from inspection.storage_s3 import BadMediaUrl, S3Storage, parse_media_url
+from inspection.core.models import ClientRequest, Photo
+from inspection.media.configured import media_storage
+from inspection.media.storage import LocalStorage, StorageUnavailable, media_key
+from inspection.media.storage_s3 import BadMediaUrl, S3Storage, parse_media_url
 from tests.test_inspections_api import cid, crew, jpeg, started, upload  # noqa: F401 (fixtures)
 
 

@@ -4,13 +4,12 @@ from decimal import Decimal
 
 import pytest
 
-from inspection.applications import needs_cached
-from inspection.dashboard import fleet_validity
-from inspection.extensions import db
-from inspection.models import Vessel
-from inspection.needs import needs_basis, refresh_needs, stored_needs
-from inspection.vessel_checklists import vessel_checklist
-from inspection.vessels import particulars_of, update_vessel
+from inspection.core.extensions import db
+from inspection.core.models import Vessel
+from inspection.dashboard.board import fleet_validity
+from inspection.registry.needs import needs_basis, refresh_needs, stored_needs
+from inspection.registry.vessel_checklists import vessel_checklist
+from inspection.registry.vessels import needs_cached, particulars_of, update_vessel
 
 TODAY = date(2026, 11, 20)
 ZONE = timezone(timedelta(hours=-3))

@@ -3,9 +3,9 @@ from datetime import date, datetime, timezone
 
 import pytest
 
-from inspection.extensions import db
-from inspection.models import Notice
-from inspection.notices import Draft, record_notices, render, unread_count
+from inspection.core.extensions import db
+from inspection.core.models import Notice
+from inspection.notices.notices import Draft, record_notices, render, unread_count
 from tests.conftest import PASSWORD
 
 TODAY = date(2027, 3, 31)

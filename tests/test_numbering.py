@@ -5,12 +5,7 @@ import string
 
 import pytest
 
-from inspection.numbering import (
-    CertificateNumber,
-    damm_check_digit,
-    format_number,
-    parse_number,
-)
+from inspection.certificates.numbering import CertificateNumber, damm_check_digit, format_number, parse_number
 
 ALPHABET = string.ascii_uppercase + string.digits
 

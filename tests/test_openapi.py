@@ -4,7 +4,7 @@ import re
 import pytest
 from marshmallow import Schema
 
-from inspection import schemas
+from inspection.web import schemas
 
 PROBLEM = "application/problem+json"
 
@@ -87,7 +87,7 @@ def test_an_inspection_not_started_has_null_evidence_as_documented(client, spec,
 
 
 def schema_classes():
-    """Every schema class of inspection.schemas, by its OpenAPI component name."""
+    """Every schema class of inspection.web.schemas, by its OpenAPI component name."""
     return {cls.__name__.removesuffix("Schema"): cls for cls in vars(schemas).values()
             if isinstance(cls, type) and issubclass(cls, Schema) and cls.__module__ == schemas.__name__}
 

@@ -4,9 +4,9 @@ import re
 
 import pytest
 
-from inspection.auth import issue_token
-from inspection.extensions import db
-from inspection.models import utcnow
+from inspection.accounts.auth import issue_token
+from inspection.core.extensions import db
+from inspection.core.models import utcnow
 from tests.fleets import PASSWORD, seed_fleets
 
 ROLES = ("anonymous", "admin", "inspector", "owner", "police")

@@ -8,11 +8,14 @@ import schemathesis
 from hypothesis import HealthCheck, settings
 from schemathesis.checks import not_a_server_error
 from schemathesis.config import SchemathesisConfig
-from schemathesis.specs.openapi.checks import content_type_conformance, response_schema_conformance
+from schemathesis.specs.openapi.checks import (
+    content_type_conformance,
+    response_schema_conformance,
+)
 
-from inspection.auth import issue_token
-from inspection.extensions import db
-from inspection.models import utcnow
+from inspection.accounts.auth import issue_token
+from inspection.core.extensions import db
+from inspection.core.models import utcnow
 from tests.fleets import seed_fleets
 
 # Random generation only (the coverage phase alone sends thousands of boundary cases), a fixed seed and a

@@ -3,7 +3,7 @@ from datetime import date
 
 import pytest
 
-from inspection.outcomes import compute_outcome, default_action, due_date
+from inspection.inspections.outcomes import compute_outcome, default_action, due_date
 
 TODAY = date(2026, 11, 30)
 ITEMS = [

@@ -11,12 +11,12 @@ from typing import Callable
 import pytest
 from flask import url_for
 
-from inspection.calendars import feed_secret
-from inspection.clock import office_zone
-from inspection.extensions import db
-from inspection.models import Deficiency, Notice
-from inspection.reminders import run_reminders
-from inspection.users import create_user
+from inspection.accounts.feeds import feed_secret
+from inspection.accounts.users import create_user
+from inspection.core.clock import office_zone
+from inspection.core.extensions import db
+from inspection.core.models import Deficiency, Notice
+from inspection.notices.reminders import run_reminders
 from tests.fleets import PASSWORD, seed_fleets
 
 # Blueprints issue 11 created, and those it added routes to (all their routes are listed below).
@@ -152,7 +152,7 @@ def leaks(body: str, other: dict) -> list[str]:
 
 
 def test_no_route_of_the_cycle_shows_another_owners_records(app, world):
-    from inspection.models import Owner, Vessel
+    from inspection.core.models import Owner, Vessel
 
     other = world["other"]
     vessel = db.session.get(Vessel, other["vessel_id"])

@@ -82,7 +82,7 @@ def test_vessel_search_suggests_ten_at_most(client, make_user, make_vessel):
 
 
 def test_admin_registers_vessel_through_the_form(client, make_user, make_owner, db):
-    from inspection.models import Vessel
+    from inspection.core.models import Vessel
 
     user, owner = make_user("admin"), make_owner()
     login(client, user)

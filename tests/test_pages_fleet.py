@@ -9,10 +9,10 @@ from datetime import date, datetime, timezone
 
 import pytest
 
-from inspection.applications import apply_for_inspection
-from inspection.extensions import db
-from inspection.inspections import schedule_inspection
-from inspection.models import Application, FineAssessment
+from inspection.core.extensions import db
+from inspection.core.models import Application, FineAssessment
+from inspection.cycle.applications import apply_for_inspection
+from inspection.inspections.operations import schedule_inspection
 from tests.fleets import submit_inspection
 from tests.test_pages_inspections import text
 
@@ -142,7 +142,7 @@ def test_owners_see_only_their_fleet_and_staff_any_owners(owner, make_vessel, ma
 @pytest.fixture
 def fleet_of_size(make_owner, make_user):
     """fleet_of_size(n): an owner user with n vessels, each with a pending application and a scheduled inspection."""
-    from inspection.vessels import create_vessel
+    from inspection.registry.vessels import create_vessel
     from tests.conftest import VESSEL_DEFAULTS
 
     def build(n, admin, inspector):

@@ -3,7 +3,7 @@ import html
 import re
 from datetime import date, datetime, time, timedelta, timezone
 
-from inspection.formats import format_day
+from inspection.i18n.formats import format_day
 from tests.conftest import PASSWORD
 from tests.test_certificates import issued  # noqa: F401 (fixture)
 from tests.test_inspections_api import answer_all, crew, schedule, started, submit  # noqa: F401 (fixtures)

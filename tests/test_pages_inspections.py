@@ -12,16 +12,16 @@ from datetime import timedelta
 import pytest
 from flask import render_template
 
-from inspection.clock import office_date, office_now, office_today, office_zone
-from inspection.closing import close_inspection
-from inspection.extensions import db as _db
-from inspection.formats import format_day
-from inspection.inspections import add_photo, record_answer, start_inspection
-from inspection.keys import signer
-from inspection.media import media_storage, photo_limits
-from inspection.models import Answer, Deficiency, Detention, Inspection, Photo, Vessel
-from inspection.office import current_office
-from inspection.photos import process_photo
+from inspection.certificates.keys import signer
+from inspection.core.clock import office_date, office_now, office_today, office_zone
+from inspection.core.extensions import db as _db
+from inspection.core.models import Answer, Deficiency, Detention, Inspection, Photo, Vessel
+from inspection.core.office import current_office
+from inspection.i18n.formats import format_day
+from inspection.inspections.closing import close_inspection
+from inspection.inspections.operations import add_photo, record_answer, start_inspection
+from inspection.media.configured import media_storage, photo_limits
+from inspection.media.photos import process_photo
 from tests.media_samples import encode, noisy_image, signature_images
 
 
@@ -366,7 +366,7 @@ def test_pages_in_english(crew, db):
 
 
 def test_navegabilidad_certificate_can_run_shorter(crew, db):
-    from inspection.models import Certificate
+    from inspection.core.models import Certificate
     inspection_id = schedule(crew, kind="navegabilidad")
     items = start(crew, inspection_id, db)
     answer_all(crew, inspection_id, items)

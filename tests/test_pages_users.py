@@ -1,5 +1,5 @@
 """Admin pages for accounts and conflicts of interest."""
-from inspection.models import ConflictOfInterest, User
+from inspection.core.models import ConflictOfInterest, User
 from tests.conftest import PASSWORD
 
 

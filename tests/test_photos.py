@@ -1,4 +1,4 @@
-"""Tests for inspection.photos: pure, images built in code (tests/media_samples.py)."""
+"""Tests for inspection.media.photos: pure, images built in code (tests/media_samples.py)."""
 
 import hashlib
 import io
@@ -23,8 +23,8 @@ from media_samples import (
 )
 from PIL import Image, ImageCms, ImageFile
 
-from inspection import photos
-from inspection.photos import (
+from inspection.media import photos
+from inspection.media.photos import (
     MIB,
     PhotoLimits,
     PhotoRejected,

@@ -7,13 +7,13 @@ from datetime import date, datetime, timezone
 
 import pytest
 
-from inspection.applications import apply_for_inspection
-from inspection.exceptions import Conflict, Forbidden, Invalid
-from inspection.extensions import db
-from inspection.inspections import schedule_inspection
-from inspection.models import Application, AuditEvent, ConflictOfInterest, FineAssessment, Inspection
-from inspection.planning import assign_application, assign_vessel, planning_board, week_starts
-from inspection.users import declare_conflict
+from inspection.accounts.users import declare_conflict
+from inspection.core.exceptions import Conflict, Forbidden, Invalid
+from inspection.core.extensions import db
+from inspection.core.models import Application, AuditEvent, ConflictOfInterest, FineAssessment, Inspection
+from inspection.cycle.applications import apply_for_inspection
+from inspection.inspections.operations import schedule_inspection
+from inspection.planning.board import assign_application, assign_vessel, planning_board, week_starts
 from tests.conftest import PASSWORD, VESSEL_DEFAULTS
 from tests.test_applications import owner_user  # noqa: F401 (a fixture; certify and staff are in conftest)
 
@@ -37,7 +37,7 @@ def board_of_size(make_owner, staff, certify):  # noqa: F811
     """board_of_size(n): n vessels, each with a seguridad certificate expiring 30 May 2027 (an expiry nobody
     applied for), no navegabilidad certificate (overdue: missing), a pending navegabilidad application and a
     scheduled hull inspection two weeks after TODAY."""
-    from inspection.vessels import create_vessel
+    from inspection.registry.vessels import create_vessel
 
     def build(n):
         owner = make_owner()
@@ -298,7 +298,7 @@ def _overdue_rows(listing) -> list[tuple]:
 @pytest.mark.parametrize("page, per_page", [(1, 2), (2, 2), (3, 2), (1, 50)])
 def test_the_overdue_list_paged_in_sql_matches_deciding_every_vessel(make_vessel, certify, staff, page, per_page):  # noqa: F811
     """Stored needs filter and page in SQL; the list equals the one decided in Python from the particulars."""
-    from inspection.planning import overdue_deciding, overdue_vessels
+    from inspection.planning.board import overdue_deciding, overdue_vessels
 
     expired, fine, missing = make_vessel(registration="OV-1"), make_vessel(registration="OV-2"), make_vessel(registration="OV-3")
     sailing, rowing = make_vessel(registration="OV-4", propulsion="sail"), make_vessel(
@@ -318,7 +318,7 @@ def test_the_overdue_list_paged_in_sql_matches_deciding_every_vessel(make_vessel
 
 def test_a_stale_stored_need_is_decided_again_not_trusted(make_vessel):
     """Under other exemption rules the stored columns are not read: the vessel is decided from its particulars."""
-    from inspection.planning import overdue_vessels
+    from inspection.planning.board import overdue_vessels
 
     sailing = make_vessel(registration="OV-9", propulsion="sail")
     sailing.needs_seguridad, sailing.needs_basis = True, "older-rules"  # as stored under other rules

@@ -4,8 +4,8 @@ from datetime import date, datetime, timezone
 
 import pytest
 
-from inspection.applications import apply_for_inspection
-from inspection.models import Application, Inspection
+from inspection.core.models import Application, Inspection
+from inspection.cycle.applications import apply_for_inspection
 from tests.conftest import TEST_DATABASE_URL
 from tests.test_inspections_concurrency import in_parallel
 

@@ -9,8 +9,8 @@ from pathlib import Path, PurePosixPath
 import pytest
 from PIL import Image
 
-from inspection.i18n import translate
-from inspection.views.pwa import build_id
+from inspection.i18n.language import translate
+from inspection.web.pwa import build_id
 
 ROOT = Path(__file__).resolve().parent.parent
 CACHE_NAME = re.compile(r"""const CACHE = '(baliza-v\d+-[0-9a-f]{12})';""")
@@ -141,7 +141,7 @@ def test_the_verifier_words_come_from_the_catalog(client):
 
 def test_the_worker_keeps_the_verifier_in_every_language(client):
     """The install fetches without cookies (so no Set-Cookie can sign anyone out), hence one copy per language."""
-    from inspection.messages import LANGUAGES
+    from inspection.i18n.messages import LANGUAGES
 
     source = client.get("/sw.js").get_data(as_text=True)
     listed = re.search(r"const LANGUAGES = \[([^\]]*)\];", source).group(1)
@@ -153,7 +153,7 @@ def test_the_worker_keeps_the_verifier_in_every_language(client):
 
 def test_strings_inside_template_literals_reach_the_page_too():
     """`${gettext('Sin conexión')} · …` in the tablet's badge: read as pybabel reads babel.cfg, so English pages say "Offline"."""
-    from inspection.views.pwa import script_messages
+    from inspection.web.pwa import script_messages
 
     static = Path(__file__).resolve().parent.parent / "static"
     badge = script_messages(static / "js/tablet/app.js")

@@ -9,10 +9,10 @@ import zxingcpp
 from PIL import Image
 from qrcode.util import MODE_8BIT_BYTE, MODE_ALPHA_NUM
 
-from inspection import qrcodes
-from inspection.numbering import format_number
-from inspection.qrcodes import QRTooLarge, make_qr, make_qr_svg, verify_url
-from inspection.signing import CertificateClaims, generate_key, key_id, sign_certificate
+from inspection.certificates import qrcodes
+from inspection.certificates.numbering import format_number
+from inspection.certificates.qrcodes import QRTooLarge, make_qr, make_qr_svg, verify_url
+from inspection.certificates.signing import CertificateClaims, generate_key, key_id, sign_certificate
 
 URL_40 = "https://verificacion.prefectura.gov.py/b"
 ACCENTED_40 = "Ñandutí Purahéi María Concepción Güemes Ñ"

@@ -3,8 +3,8 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from inspection.models import RateCounter
-from inspection.rate_limits import Limit, limits_in, parse_limit
+from inspection.core.models import RateCounter
+from inspection.web.rate_limits import Limit, limits_in, parse_limit
 from tests.conftest import PASSWORD
 
 T0 = datetime(2026, 12, 1, 12, 0, tzinfo=timezone.utc)

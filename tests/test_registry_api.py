@@ -1,7 +1,7 @@
 """The registry's JSON API: owners and vessels, filters, pagination, isolation, errors."""
 import pytest
 
-from inspection.models import Vessel
+from inspection.core.models import Vessel
 
 VESSEL = {
     "registration": "py 7001", "name": "Tacuary", "flag": "national", "home_port": "Asunción",
@@ -291,8 +291,8 @@ def test_the_vessel_list_rows_dump_as_the_schema_dumps_the_vessel(client, admin,
     """The list reads plain rows of VESSEL_COLUMNS, not Vessel objects; each item is still the schema's dump."""
     from decimal import Decimal
 
-    from inspection.models import Vessel
-    from inspection.schemas import VesselSchema
+    from inspection.core.models import Vessel
+    from inspection.registry.schemas import VesselSchema
     made = [make_vessel(), make_vessel(length_m=Decimal("12.35"), beam_m=Decimal("3.1"), hull_material="wood")]
     items = {item["id"]: item for item in client.get("/api/v1/vessels?per_page=50", headers=admin).json["items"]}
     for vessel in made:

@@ -8,13 +8,13 @@ from datetime import date, datetime, timedelta, timezone
 
 import pytest
 
-from inspection.applications import apply_for_inspection, waive_fine
-from inspection.clock import office_zone
-from inspection.extensions import db
-from inspection.inspections import schedule_inspection
-from inspection.mail import MailSettings
-from inspection.models import FineAssessment, Notice
-from inspection.reminders import apply_by_kind, deficiency_due, expiry_due, run_reminders, sweep_fines
+from inspection.core.clock import office_zone
+from inspection.core.extensions import db
+from inspection.core.models import FineAssessment, Notice
+from inspection.cycle.applications import apply_for_inspection, waive_fine
+from inspection.inspections.operations import schedule_inspection
+from inspection.notices.mail import MailSettings
+from inspection.notices.reminders import apply_by_kind, deficiency_due, expiry_due, run_reminders, sweep_fines
 from tests.conftest import TEST_DATABASE_URL, free_port
 
 APPLY_BY, VALID_UNTIL = date(2027, 4, 30), date(2027, 5, 30)
@@ -183,7 +183,7 @@ def test_without_smtp_the_notices_are_only_in_the_app(fleet, smtp):
 
 
 def test_the_unique_key_settles_two_runs_recording_the_same_notice(fleet):
-    from inspection.notices import Draft, _claim, record_notices
+    from inspection.notices.notices import Draft, _claim, record_notices
 
     draft = Draft(fleet["es"].id, "apply_by_30", fleet["certificate"].id, APPLY_BY, fleet["vessel"].id, {})
     assert record_notices([draft], {fleet["es"].id: "x@armador.test"}, date(2027, 3, 31), NOW) == 1

@@ -9,20 +9,20 @@ from pathlib import Path
 import pypdfium2 as pdfium
 import pytest
 
-from inspection.applications import apply_for_inspection
-from inspection.clock import office_zone
-from inspection.closing import close_inspection
-from inspection.extensions import db
-from inspection.inspections import add_photo, photos_of, record_answer, schedule_inspection, start_inspection
-from inspection.keys import signer
-from inspection.media import media_storage, photo_limits
-from inspection.models import Application
-from inspection.office import current_office
-from inspection.photos import process_photo
-from inspection.reports import report_document, report_pdf
+from inspection.certificates.keys import signer
+from inspection.core.clock import office_zone
+from inspection.core.extensions import db
+from inspection.core.models import Application
+from inspection.core.office import current_office
+from inspection.cycle.applications import apply_for_inspection
+from inspection.inspections.closing import close_inspection
+from inspection.inspections.operations import add_photo, photos_of, record_answer, schedule_inspection, start_inspection
+from inspection.inspections.reports import report_document, report_pdf
+from inspection.media.configured import media_storage, photo_limits
+from inspection.media.photos import process_photo
 from tests.media_samples import encode, noisy_image, signature_images
 
-SCALES = tomllib.loads((Path(__file__).parent.parent / "inspection" / "fee_scales.toml").read_text())["scales"]
+SCALES = tomllib.loads((Path(__file__).parent.parent / "inspection" / "law" / "fee_scales.toml").read_text())["scales"]
 DAY = date(2026, 11, 30)
 AT = datetime(2026, 11, 30, 15, 0, tzinfo=timezone.utc)  # 12:00 in Asunción
 STEAMER = {"propulsion": "steam", "boilers": 2, "hot_climate": True, "flammable_cargo_kg": 2_000}

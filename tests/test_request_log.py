@@ -6,7 +6,7 @@ import logging
 import pytest
 
 from app import create_app
-from inspection.request_log import JsonFormatter, make_handler, redact_path, request_id_from
+from inspection.web.request_log import JsonFormatter, make_handler, redact_path, request_id_from
 
 
 def _request_lines(caplog):

@@ -1,7 +1,7 @@
 """The hand-written fast dumps stay identical to their marshmallow schemas."""
 import pytest
 
-from inspection.schemas import VesselSchema, vessel_json
+from inspection.registry.schemas import VesselSchema, vessel_json
 
 
 @pytest.mark.parametrize("overrides", [
@@ -22,8 +22,8 @@ def test_exact_tonnage_keeps_the_digits_of_each_spelling_of_a_length(length):
     from decimal import Decimal
     from types import SimpleNamespace
 
-    from inspection.schemas import exact_tonnage
-    from inspection.tonnage import gross_tonnage
+    from inspection.law.tonnage import gross_tonnage
+    from inspection.registry.schemas import exact_tonnage
     vessel = SimpleNamespace(length_m=Decimal(length), beam_m=Decimal("4.5"), girth_m=Decimal("7"), hull_material="iron")
     for _ in range(2):  # computed, then remembered
         assert exact_tonnage(vessel) == str(gross_tonnage(Decimal(length), Decimal("4.5"), Decimal("7"), "iron"))

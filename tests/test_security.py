@@ -8,7 +8,7 @@ import pytest
 from flask import request
 
 from app import create_app
-from inspection import security
+from inspection.web import security
 from tests.conftest import PASSWORD
 
 TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
@@ -68,8 +68,8 @@ def page_paths(app, ids: dict) -> list[str]:
 
 
 def test_every_page_carries_the_policy_and_runs_no_inline_code(app, client, make_vessel, staff, certify, login_as):
-    from inspection.inspections import schedule_inspection, start_inspection
-    from inspection.extensions import db
+    from inspection.core.extensions import db
+    from inspection.inspections.operations import schedule_inspection, start_inspection
 
     vessel = make_vessel()
     certificate = certify(vessel)

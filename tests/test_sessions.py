@@ -3,9 +3,8 @@ from datetime import timedelta
 
 import pytest
 
-import inspection.auth
-from inspection.models import UserSession, utcnow
-from inspection.sessions import standing_session, start_session, touch_session
+from inspection.accounts.sessions import standing_session, start_session, touch_session
+from inspection.core.models import UserSession, utcnow
 from tests.conftest import PASSWORD
 
 IDLE, LIFETIME = timedelta(hours=8), timedelta(days=7)

@@ -11,12 +11,19 @@ import pypdfium2.raw as pdfium_c
 import pytest
 from PIL import Image, ImageDraw, PngImagePlugin
 
-from inspection.clock import office_date
-from inspection.media import media_storage
-from inspection.models import AuditEvent, Inspection
-from inspection.signatures import SIGNATURE_LIMITS, SignatureRejected, normalize_signature
+from inspection.core.clock import office_date
+from inspection.core.models import AuditEvent, Inspection
+from inspection.media.configured import media_storage
+from inspection.media.signatures import SIGNATURE_LIMITS, SignatureRejected, normalize_signature
 from tests.conftest import PASSWORD
-from tests.media_samples import SIGNATURES, data_url, encode, noisy_image, signature_images, signatures
+from tests.media_samples import (
+    SIGNATURES,
+    data_url,
+    encode,
+    noisy_image,
+    signature_images,
+    signatures,
+)
 from tests.test_inspections_api import answer_all, cid, crew, own_media, started, submit  # noqa: F401 (fixtures)
 
 

@@ -9,8 +9,8 @@ import cbor2
 import pytest
 from cryptography.hazmat.primitives import serialization
 
-from inspection import signing
-from inspection.signing import (
+from inspection.certificates import signing
+from inspection.certificates.signing import (
     CertificateClaims,
     MalformedToken,
     decode_token,

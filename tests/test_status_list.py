@@ -7,8 +7,8 @@ import zlib
 
 import pytest
 
-from inspection.signing import b64url_encode, sign_es256
-from inspection.status_list import (
+from inspection.certificates.signing import b64url_encode, sign_es256
+from inspection.certificates.status_list import (
     REVOKED,
     SUPERSEDED,
     SUSPENDED,

@@ -4,9 +4,9 @@ from decimal import Decimal
 import pytest
 
 from checklists import build_checklist, load_catalog
-from inspection.labels import label
-from inspection.models import Vessel
-from inspection.tonnage import gross_tonnage, tonnage_formula
+from inspection.core.models import Vessel
+from inspection.i18n.labels import label
+from inspection.law.tonnage import gross_tonnage, tonnage_formula
 from tests.test_pages import login
 from tests.test_registry_api import VESSEL
 

@@ -1,4 +1,4 @@
-"""Tests for inspection.storage: atomic write-once puts, key safety and the orphan sweep.
+"""Tests for inspection.media.storage: atomic write-once puts, key safety and the orphan sweep.
 
 The contract tests (fixture `store`) run on both stores: a local directory and a real S3 bucket
 (SeaweedFS, tests/s3_server.py); the tests of files, fsync and temp files use `local` only.
@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from inspection import storage as storage_module
-from inspection.storage import (
+from inspection.media import storage as storage_module
+from inspection.media.storage import (
     InvalidKey,
     KeyConflict,
     LocalStorage,
@@ -27,7 +27,7 @@ from inspection.storage import (
     sha256_of_stream,
     sweep_orphans,
 )
-from inspection.storage_s3 import S3Storage
+from inspection.media.storage_s3 import S3Storage
 
 SHA = "ab" + "0" * 62
 KEY = f"originals/ab/{SHA}.jpg"

@@ -1,11 +1,11 @@
-"""Tests for inspection.storage_s3 beyond the shared contract (test_storage.py): hashes, races, outages."""
+"""Tests for inspection.media.storage_s3 beyond the shared contract (test_storage.py): hashes, races, outages."""
 import hashlib
 
 import pytest
 from botocore.stub import Stubber
 
-from inspection.storage import KeyConflict, StorageError, StorageUnavailable, media_key
-from inspection.storage_s3 import S3Storage, make_client
+from inspection.media.storage import KeyConflict, StorageError, StorageUnavailable, media_key
+from inspection.media.storage_s3 import S3Storage, make_client
 
 KEY = media_key("originals", "ef" * 32)
 

@@ -14,7 +14,7 @@ import time
 
 import pytest
 
-from inspection.extensions import db
+from inspection.core.extensions import db
 from tests.browser_kit import BROWSER_MARKS, sync_api
 from tests.tablet_rig import tablet_rig, wait_until
 from tests.tablet_steps import (
@@ -169,9 +169,9 @@ def test_a_photo_upload_cut_halfway_resumes(rig, tmp_path, camera_files):
 def test_a_revoked_tablet_keeps_its_work_until_the_inspector_signs_in_again(rig, tmp_path):
     """The admin ends the tablet's device session while it is offline: the outbox waits, says why, loses
     nothing; signing out with unsent work warns and keeps it; after a new sign-in it all goes through."""
-    from inspection.clock import office_now
-    from inspection.devices import revoke_devices
-    from inspection.models import User
+    from inspection.accounts.devices import revoke_devices
+    from inspection.core.clock import office_now
+    from inspection.core.models import User
 
     seeded = seed(rig, "revocada")
     inspection_id, first, second = seeded["inspection_id"], seeded["items"][0], seeded["items"][1]
@@ -258,8 +258,8 @@ def test_a_start_refused_because_the_vessel_changed_is_shown_and_put_right(rig, 
     """The office corrects the crew while the tablet is out: the offline start no longer matches (409
     checklist-changed). The tablet shows why and what to do, holds the answers, and after "Descargar de
     nuevo" starts against the new checklist, keeping the answers whose items still exist."""
-    from inspection.models import Vessel
-    from inspection.vessels import update_vessel
+    from inspection.core.models import Vessel
+    from inspection.registry.vessels import update_vessel
 
     seeded = seed(rig, "corregida")
     inspection_id = seeded["inspection_id"]
@@ -306,9 +306,9 @@ def test_a_start_refused_because_the_vessel_changed_is_shown_and_put_right(rig, 
 def test_work_refused_by_the_server_is_shown_never_dropped(rig, tmp_path, camera_files):
     """An admin interrupts the inspection while the tablet is out: its answers and its photo are refused
     when the signal returns; each refusal stays on the device, on its item and in the list, in Spanish."""
-    from inspection.clock import office_now
-    from inspection.inspections import interrupt_inspection
-    from inspection.models import Inspection, User
+    from inspection.core.clock import office_now
+    from inspection.core.models import Inspection, User
+    from inspection.inspections.operations import interrupt_inspection
 
     seeded = seed(rig, "interrumpida")
     inspection_id = seeded["inspection_id"]

@@ -1,6 +1,6 @@
 """The tablet's pure modules (static/js/tablet/rules.js, backoff.js, photos.js) under node 20.
 
-The answer checks must agree with the server's (inspection.inspections.check_answer): the tablet
+The answer checks must agree with the server's (inspection.inspections.operations.check_answer): the tablet
 refuses at once what the server would refuse at sync, and never holds back what it would accept.
 """
 import json
@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from inspection.exceptions import Invalid
-from inspection.inspections import check_answer
+from inspection.core.exceptions import Invalid
+from inspection.inspections.operations import check_answer
 
 ROOT = Path(__file__).resolve().parent.parent
 CLI = ROOT / "tests" / "js" / "tablet_cli.mjs"

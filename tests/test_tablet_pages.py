@@ -7,7 +7,14 @@ the screenshots folder for a person to look at.
 """
 import pytest
 
-from tests.browser_kit import BROWSER_MARKS, axe_script, axe_violations, chromium, small_targets, sync_api
+from tests.browser_kit import (
+    BROWSER_MARKS,
+    axe_script,
+    axe_violations,
+    chromium,
+    small_targets,
+    sync_api,
+)
 from tests.tablet_rig import tablet_rig
 from tests.tablet_steps import SHOTS, open_profile, seed, sign_in_and_take_aboard
 
@@ -97,7 +104,7 @@ def test_a_sideways_camera_photo_is_sent_upright_and_smaller(rig, tmp_path):
     2560 px on its long side, hashed as sent, and the server stores those exact bytes."""
     import hashlib
 
-    from inspection.models import Photo
+    from inspection.core.models import Photo
     from tests.media_samples import make_exif, make_jpeg
 
     seeded = seed(rig, "girada")
@@ -114,8 +121,8 @@ def test_a_sideways_camera_photo_is_sent_upright_and_smaller(rig, tmp_path):
         page.locator(f"article[data-item='{item['id']}'] li.thumb-sent").wait_for(timeout=30_000)
         context.close()
     with rig.app.app_context():
-        from inspection.extensions import db
-        from inspection.media import media_storage
+        from inspection.core.extensions import db
+        from inspection.media.configured import media_storage
         photo = db.session.scalar(db.select(Photo).filter_by(inspection_id=seeded["inspection_id"]))
         original = media_storage().get(photo.original_key)
         db.session.remove()
@@ -128,8 +135,8 @@ def test_the_workers_install_never_signs_anyone_out(tmp_path):
     after the sign-in, must not bring back the signed-out session cookie (it sends and keeps none)."""
     import time as clock
 
-    from inspection.extensions import db
-    from inspection.users import create_user
+    from inspection.accounts.users import create_user
+    from inspection.core.extensions import db
     from tests.live_site import PASSWORD as LIVE_PASSWORD
     from tests.live_site import live_app
 

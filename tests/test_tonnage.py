@@ -1,9 +1,9 @@
-"""Tests for the art. 195 tonnage formula (inspection.tonnage); pure, no app."""
+"""Tests for the art. 195 tonnage formula (inspection.law.tonnage); pure, no app."""
 from decimal import Decimal
 
 import pytest
 
-from inspection.tonnage import gross_tonnage, round_tonnage, tonnage_formula
+from inspection.law.tonnage import gross_tonnage, round_tonnage, tonnage_formula
 
 
 @pytest.mark.parametrize(

@@ -8,7 +8,7 @@ from datetime import timedelta
 
 import pytest
 
-from inspection.models import Photo, PhotoUpload, PhotoUploadPart
+from inspection.core.models import Photo, PhotoUpload, PhotoUploadPart
 from tests.conftest import TEST_DATABASE_URL
 from tests.media_samples import encode, noisy_image
 from tests.test_inspections_api import crew, jpeg, own_media, schedule, started, upload  # noqa: F401 (fixtures)
@@ -274,7 +274,7 @@ def test_only_the_assigned_inspector_uploads_to_an_inspection_in_progress(client
 
 
 def test_an_upload_finished_after_the_inspection_closed_is_refused_and_kept(client, crew, started, photo, db):
-    from inspection.models import Inspection
+    from inspection.core.models import Inspection
     inspection_id, _ = started
     client_id = cid()
     declare(client, crew, inspection_id, photo, client_id)
@@ -327,7 +327,7 @@ def test_a_connection_cut_mid_body_keeps_the_bytes_that_arrived(client, crew, st
 # --- the sweep -------------------------------------------------------------------------------------
 
 def test_a_patch_marks_its_upload_as_touched(client, crew, started, photo, db, set_clock):
-    from inspection.clock import office_now
+    from inspection.core.clock import office_now
     inspection_id, _ = started
     client_id, later = cid(), office_now() + timedelta(hours=2)
     declare(client, crew, inspection_id, photo, client_id)
@@ -338,7 +338,7 @@ def test_a_patch_marks_its_upload_as_touched(client, crew, started, photo, db, s
 
 def test_the_media_sweep_drops_uploads_left_unfinished_for_a_week(runner, client, crew, started, photo, db,
                                                                   own_media):
-    from inspection.clock import office_now
+    from inspection.core.clock import office_now
     inspection_id, _ = started
     stale, recent, done = cid(), cid(), cid()
     for client_id in (stale, recent):

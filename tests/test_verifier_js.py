@@ -11,10 +11,9 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
-from inspection.formats import format_day
-from inspection.numbering import format_number
-from inspection.qrcodes import make_qr, verify_url
-from inspection.signing import (
+from inspection.certificates.numbering import format_number
+from inspection.certificates.qrcodes import make_qr, verify_url
+from inspection.certificates.signing import (
     CertificateClaims,
     generate_key,
     key_id,
@@ -22,7 +21,8 @@ from inspection.signing import (
     sign_certificate,
     verify_token,
 )
-from inspection.status_list import sign_status_list
+from inspection.certificates.status_list import sign_status_list
+from inspection.i18n.formats import format_day
 
 ROOT = Path(__file__).resolve().parent.parent
 CLI = ROOT / "tests" / "js" / "verify_cli.mjs"

@@ -3,7 +3,7 @@ from decimal import Decimal
 
 import pytest
 
-from inspection.vessels import clean_registration, particular_errors, registration_key
+from inspection.registry.vessels import clean_registration, particular_errors, registration_key
 
 BASE = {"propulsion": "motor", "service": "cargo", "flag": "national", "crew": 3, "boilers": 0,
         "max_passengers": 0, "cabins": 0, "steam_launch": False, "length_m": Decimal(20), "beam_m": Decimal(5)}

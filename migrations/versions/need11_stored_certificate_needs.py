@@ -29,8 +29,8 @@ def upgrade():
         batch.add_column(sa.Column('needs_basis', sa.String(length=16), nullable=True))
     # Backfill with the app's own decision (flask db upgrade runs in the app); a row left NULL would only be
     # decided again on every read until `flask vessels refresh-needs`, never read wrong.
-    from inspection.needs import decided_needs
-    from inspection.vessels import particulars_of
+    from inspection.registry.needs import decided_needs
+    from inspection.registry.vessels import particulars_of
 
     bind = op.get_bind()
     vessels = sa.Table('vessels', sa.MetaData(), autoload_with=bind)

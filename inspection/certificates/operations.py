@@ -1,0 +1,366 @@
+"""Certificates: issue after a passed inspection, derive status from records, decide, verify.
+
+Terms run from the inspection's office date, not the issue date (art. 207 ties the next inspection
+to the one performed). Navegabilidad: the law sets no term (arts. 201, 203), so the Prefectura's
+practice (a year, legal_terms.toml [practice]) unless the inspector fixes a shorter one, or a longer
+one up to the office's maximum (art. 203); seguridad six months (arts. 211, 225). The owner applies for the next inspection a month before
+expiry (art. 222). Status precedence, for the police verdict: revoked > superseded > expired >
+suspended > valid (a certificate replaced or past its date says so even while a detention stands).
+"""
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import date, datetime, tzinfo
+from decimal import Decimal
+from functools import cache
+
+from sqlalchemy import and_, bindparam, exists, select, update
+from sqlalchemy.dialects import postgresql, sqlite
+
+from inspection.certificates.numbering import format_number
+from inspection.certificates.qrcodes import make_qr, verify_url
+from inspection.certificates.signing import CertificateClaims, sign_certificate
+from inspection.core.audit import record_event
+from inspection.core.exceptions import Conflict, Forbidden, Invalid
+from inspection.core.extensions import db
+from inspection.core.models import Certificate, CertificateSerial, Deficiency, Detention, Inspection, User
+from inspection.core.office import Office
+from inspection.documents.certificate_pdf import DEFAULT_ARTICLES
+from inspection.i18n.messages import Msg
+from inspection.law.cycle import add_months, apply_by
+from inspection.law.legal_terms import TermPractice, certificate_months, navegabilidad_practice
+from inspection.law.tonnage import round_tonnage
+from inspection.media.signatures import ROLES as SIGNATURE_ROLES
+
+STATUS_CODES = {"valid": 0, "expired": 0, "revoked": 1, "suspended": 2, "superseded": 3}
+STATUS_INDEX_COUNTER = ("status-index", 0)
+
+
+# --- pure ------------------------------------------------------------------------------------------
+
+def validity(kind: str, inspected_on: date, issued_on: date, chosen_until: date | None = None,
+             practice: TermPractice | None = None) -> date:
+    """Valid-until date from the inspection (art. 207): the legal or practised term, or the inspector's (art. 203)."""
+    if kind != "navegabilidad":
+        if chosen_until is not None:
+            raise Invalid(errors={"valid_until": [Msg("El certificado de seguridad rige seis meses (art. 211).")]})
+        return add_months(inspected_on, certificate_months(kind))
+    practice = practice or navegabilidad_practice()
+    if chosen_until is None:
+        return add_months(inspected_on, practice.months)
+    longest = add_months(inspected_on, practice.max_months)
+    if chosen_until > longest:
+        raise Invalid(errors={"valid_until": [Msg(
+            "El término supera el máximo que admite la Prefectura: {months} meses desde la inspección, hasta el {until}.",
+            months=practice.max_months, until=longest.isoformat())]})
+    if chosen_until <= issued_on:
+        raise Invalid(errors={"valid_until": [Msg("El término debe terminar después de la fecha de expedición, {on}.",
+                                                  on=issued_on.isoformat())]})
+    return chosen_until
+
+
+def application_due_on(valid_until: date, kind: str = "seguridad") -> date:
+    """When the owner must apply for the next inspection: a month before expiry (art. 222; cycle.apply_by)."""
+    return apply_by(valid_until, kind)
+
+
+@dataclass(frozen=True)
+class StatusFacts:
+    """The records a certificate's status is derived from."""
+
+    valid_until: date
+    revoked: bool
+    superseded: bool
+    suspended: bool  # manual suspension, a standing detention or an open detainable deficiency
+
+
+def derive_status(facts: StatusFacts, today: date) -> str:
+    """valid, expired, suspended, revoked or superseded, by the precedence in the module docstring."""
+    if facts.revoked:
+        return "revoked"
+    if facts.superseded:
+        return "superseded"
+    if facts.valid_until < today:
+        return "expired"
+    if facts.suspended:
+        return "suspended"
+    return "valid"
+
+
+# --- records ---------------------------------------------------------------------------------------
+
+def _vessel_suspended(vessel_id_column):
+    """SQL: a detention stands or an open detainable deficiency exists for the vessel."""
+    detained = exists().where(and_(Detention.vessel_id == vessel_id_column, Detention.lifted_at.is_(None)))
+    deficient = exists().where(and_(Deficiency.vessel_id == vessel_id_column, Deficiency.detainable.is_(True),
+                                    Deficiency.status != "closed"))
+    return detained | deficient
+
+
+def status_facts_query():
+    """One row per certificate with everything derive_status needs (one query, no ORM objects)."""
+    return select(Certificate.id, Certificate.number, Certificate.status_index, Certificate.valid_until,
+                  Certificate.revoked_at.is_not(None).label("revoked"),
+                  Certificate.superseded_by_id.is_not(None).label("superseded"),
+                  (Certificate.suspended_at.is_not(None) | _vessel_suspended(Certificate.vessel_id)).label("suspended"))
+
+
+@cache
+def _facts_by_number_sql(dialect) -> tuple[str, tuple | None, dict]:
+    """status_facts_query for one number, compiled once per dialect (building it costs more than running it)."""
+    compiled = status_facts_query().where(Certificate.number == bindparam("number")).compile(dialect=dialect)
+    return str(compiled), compiled.positiontup, compiled.construct_params({"number": ""})
+
+
+def facts_by_number(number: str) -> tuple | None:
+    """The status facts of one certificate by number, on a raw pooled connection.
+
+    The police endpoint runs this on every scan; going below the ORM keeps it near a bare request
+    (bench/verify.py). Returns (status_index, StatusFacts) or None.
+    """
+    sql, positions, defaults = _facts_by_number_sql(db.engine.dialect)
+    params = {**defaults, "number": number}
+    args = [params[name] for name in positions] if positions else params
+    connection = db.engine.raw_connection()
+    try:
+        cursor = connection.cursor()
+        cursor.execute(sql, args)
+        row = cursor.fetchone()
+        cursor.close()
+    finally:
+        connection.close()
+    if row is None:
+        return None
+    valid_until = row[3] if isinstance(row[3], date) else date.fromisoformat(row[3])
+    return row[2], StatusFacts(valid_until, bool(row[4]), bool(row[5]), bool(row[6]))
+
+
+def facts_of(row) -> StatusFacts:
+    """StatusFacts from a status_facts_query row."""
+    return StatusFacts(row.valid_until, bool(row.revoked), bool(row.superseded), bool(row.suspended))
+
+
+def statuses_of(certificates, today: date) -> dict[int, str]:
+    """Certificate id -> status now, for a whole page of certificates in one query."""
+    ids = [c.id for c in certificates]
+    if not ids:
+        return {}
+    rows = db.session.execute(status_facts_query().where(Certificate.id.in_(ids))).all()
+    return {row.id: derive_status(facts_of(row), today) for row in rows}
+
+
+def all_statuses(today: date) -> list[int]:
+    """Status-list codes indexed by status_index (expired is not stored: verifiers read the date)."""
+    rows = db.session.execute(status_facts_query()).all()
+    size = max((r.status_index for r in rows), default=-1) + 1
+    codes = [0] * size
+    for row in rows:
+        codes[row.status_index] = STATUS_CODES[derive_status(facts_of(row), today)]
+    return codes
+
+
+def _next_counter(kind: str, year: int) -> int:
+    """Atomically take the next number of a counter; concurrent issuers on PostgreSQL queue on the row."""
+    dialect = db.engine.dialect.name
+    insert = postgresql.insert if dialect == "postgresql" else sqlite.insert
+    db.session.execute(insert(CertificateSerial).values(kind=kind, year=year, last_serial=0)
+                       .on_conflict_do_nothing(index_elements=["kind", "year"]))
+    return db.session.execute(
+        update(CertificateSerial).where(CertificateSerial.kind == kind, CertificateSerial.year == year)
+        .values(last_serial=CertificateSerial.last_serial + 1).returning(CertificateSerial.last_serial)
+    ).scalar_one()
+
+
+def condition_line(deficiency: Deficiency) -> str:
+    """One open deficiency as the certificate prints it; a practice item says it is only an observation."""
+    if deficiency.practice:
+        cited = (f"{deficiency.source}, art. {deficiency.article}: práctica adoptada (instrumento extranjero), "
+                 "observación que no causa detención")
+    else:
+        cited = f"art. {deficiency.article}"
+    return f"{deficiency.description} — {cited} — plazo {deficiency.due_on.isoformat()}"
+
+
+def issue_certificate(actor: User, inspection: Inspection, office: Office, signer: Callable[[], tuple],
+                      today: date, now: datetime, inspected_on: date, chosen_until: date | None = None) -> Certificate:
+    """Issue the certificate of a passed inspection; it supersedes the vessel's previous one of its kind.
+
+    `signer()` gives the office's (kid, private key): the boundary's (keys.signer), asked only here.
+    `inspected_on` is the inspection's office date, which the term runs from (art. 207); `today` dates the issue.
+    """
+    if inspection.status != "submitted" or inspection.outcome not in ("passed", "passed_with_observations"):
+        raise Conflict(Msg("Solo una inspección aprobada emite certificado."))
+    kind, vessel = inspection.kind, inspection.vessel
+    valid_until = validity(kind, inspected_on, today, chosen_until, office.navegabilidad)
+    open_deficiencies = db.session.scalars(db.select(Deficiency).filter_by(inspection_id=inspection.id, status="open")
+                                           .order_by(Deficiency.due_on)).all()
+    conditions = [condition_line(d) for d in open_deficiencies]
+    previous = db.session.scalar(db.select(Certificate).filter_by(vessel_id=vessel.id, kind=kind, superseded_by_id=None)
+                                 .order_by(Certificate.id.desc()))
+    revision = (db.session.scalar(db.select(db.func.max(Certificate.revision))
+                                  .filter_by(vessel_id=vessel.id, kind=kind)) or 0) + 1
+    serial = _next_counter(kind, today.year)
+    number = format_number(kind, today.year, serial)
+    status_index = _next_counter(*STATUS_INDEX_COUNTER) - 1
+    kid, private = signer()
+    claims = CertificateClaims(issuer=office.code, number=number, kind=kind, revision=revision,
+                               registration=vessel.registration, vessel_name=vessel.name, issued_on=today,
+                               valid_until=valid_until, status_index=status_index)
+    token = sign_certificate(claims, private, kid)
+    qr = make_qr(office.public_url, token)
+    certificate = Certificate(number=number, kind=kind, vessel_id=vessel.id, inspection_id=inspection.id,
+                              revision=revision, issued_on=today, inspected_on=inspected_on, valid_until=valid_until,
+                              next_inspection_on=valid_until, status_index=status_index,
+                              office_code=claims.issuer, kid=kid, token=token, qr_png=qr.png,
+                              qr_version=qr.version, conditions=conditions, created_at=now)
+    db.session.add(certificate)
+    db.session.flush()
+    if previous is not None:
+        previous.superseded_by_id = certificate.id
+    record_event(actor, "certificate.issued", "certificate", number, inspection_id=inspection.id,
+                 details={"kind": kind, "inspected_on": inspected_on.isoformat(), "valid_until": valid_until.isoformat(),
+                          "revision": revision,
+                          "supersedes": previous.number if previous else None}, at=now)
+    return certificate
+
+
+# --- read models: what the API returns and the pages show -------------------------------------
+
+def certificates_json(certificates, today: date, public_url: str) -> list[dict]:
+    """certificate_json for a page of certificates: statuses in one query, not one per row."""
+    statuses = statuses_of(certificates, today)
+    return [certificate_json(c, statuses[c.id], public_url) for c in certificates]
+
+
+def certificate_json(certificate: Certificate, status: str, public_url: str) -> dict:
+    """The api.md certificate fields plus dates the owner needs (`status` as statuses_of derives it)."""
+    base = f"/api/v1/certificates/{certificate.number}"
+    return {
+        "number": certificate.number, "kind": certificate.kind, "vessel_id": certificate.vessel_id,
+        "vessel": {"registration": certificate.vessel.registration, "name": certificate.vessel.name},
+        "revision": certificate.revision, "issued_on": certificate.issued_on.isoformat(),
+        "inspected_on": certificate.inspected_on.isoformat(),
+        "valid_until": certificate.valid_until.isoformat(),
+        "next_inspection_on": certificate.next_inspection_on.isoformat() if certificate.next_inspection_on else None,
+        "apply_by": application_due_on(certificate.valid_until, certificate.kind).isoformat(),
+        "status": status, "token": certificate.token,
+        "verify_url": verify_url(public_url, certificate.token),
+        "qr_url": f"{base}/qr.png", "pdf_url": f"{base}/pdf", "qr_version": certificate.qr_version,
+        "conditions": certificate.conditions, "inspection_id": certificate.inspection_id,
+    }
+
+
+def certificate_document(certificate: Certificate, office: Office, zone: tzinfo, storage=None) -> dict:
+    """The printable certificate's data (certificate_pdf's `cert` shape), for the PDF and the page.
+
+    With `storage` (the PDF), the drawn signatures of the inspection are read and printed; the page names them.
+    """
+    vessel = dict(certificate.inspection.particulars or {}) if certificate.inspection else {}
+    if "gross_tonnage" in vessel:  # the snapshot keeps a float; the certificate prints art. 195's 2 decimals
+        vessel["gross_tonnage"] = round_tonnage(Decimal(str(vessel["gross_tonnage"])))
+    v = certificate.vessel
+    drawn = _drawn_signatures(certificate.inspection, storage)
+    return {
+        "number": certificate.number, "kind": certificate.kind, "revision": certificate.revision,
+        "issued_on": certificate.issued_on, "inspected_on": certificate.inspected_on,
+        "valid_until": certificate.valid_until, "practice_months": office.navegabilidad.months,
+        "next_inspection_on": certificate.next_inspection_on, "office_name": office.name,
+        "office_zone": zone,
+        "vessel": {"registration": v.registration, "name": v.name, "flag": v.flag, "home_port": v.home_port,
+                   **{k: vessel.get(k, getattr(v, k)) for k in (
+                       "propulsion", "service", "hull_material", "length_m", "beam_m", "girth_m", "gross_tonnage",
+                       "crew", "max_passengers", "boilers")}},
+        "articles": DEFAULT_ARTICLES[certificate.kind],
+        "conditions": certificate.conditions or [],
+        "signatories": _signatories(certificate, office.prefect_name, drawn.get("inspector")),
+        "master": ({"name": certificate.inspection.master_name or "", "image": drawn["master"]}
+                   if drawn.get("master") else None),
+        "verify_url": verify_url(office.public_url, certificate.token),
+        "qr_png": certificate.qr_png,
+    }
+
+
+def _drawn_signatures(inspection: Inspection | None, storage) -> dict[str, bytes]:
+    """The inspection's drawn signatures (role -> PNG bytes) that were taken; none before issue 9's tablets."""
+    if inspection is None or storage is None:
+        return {}
+    keys = {role: getattr(inspection, f"{role}_signature_key") for role in SIGNATURE_ROLES}
+    return {role: storage.get(key) for role, key in keys.items() if key}
+
+
+def _signatories(certificate: Certificate, prefect_name: str, inspector_image: bytes | None) -> list[dict]:
+    """Art. 221: the Prefecto General de Puertos with the inspector (de Máquinas for seguridad), who signed on the tablet."""
+    inspector = certificate.inspection.inspector if certificate.inspection else None
+    name = (inspector.full_name or inspector.username) if inspector else ""
+    role = "Inspector de Máquinas" if certificate.kind == "seguridad" else "Inspector de Cascos"
+    return [{"role": role, "name": name, "image": inspector_image},
+            {"role": "Prefecto General de Puertos", "name": prefect_name}]
+
+
+# --- decisions -------------------------------------------------------------------------------------
+
+def _require_admin(actor: User) -> None:
+    if actor.role != "admin":
+        raise Forbidden(Msg("Solo la Prefectura puede revocar, suspender o rehabilitar certificados."))
+
+
+def revoke_certificate(actor: User, certificate: Certificate, reason: str, now: datetime) -> Certificate:
+    """Revoke for good, with the reason (admins only; audited)."""
+    _require_admin(actor)
+    if certificate.revoked_at is not None:
+        raise Conflict(Msg("El certificado ya está revocado."))
+    certificate.revoked_at, certificate.revoked_reason = now, reason
+    record_event(actor, "certificate.revoked", "certificate", certificate.number, details={"reason": reason}, at=now)
+    return certificate
+
+
+def suspend_certificate(actor: User, certificate: Certificate, reason: str, now: datetime) -> Certificate:
+    """Suspend by decision (e.g. prohibición de zarpe), with the reason."""
+    _require_admin(actor)
+    if certificate.revoked_at is not None:
+        raise Conflict(Msg("Un certificado revocado no se suspende."))
+    if certificate.suspended_at is not None:
+        raise Conflict(Msg("El certificado ya está suspendido."))
+    certificate.suspended_at, certificate.suspended_reason = now, reason
+    record_event(actor, "certificate.suspended", "certificate", certificate.number, details={"reason": reason}, at=now)
+    return certificate
+
+
+def reinstate_certificate(actor: User, certificate: Certificate, reason: str, now: datetime) -> Certificate:
+    """Lift a suspension by decision (a standing detention still suspends by itself)."""
+    _require_admin(actor)
+    if certificate.suspended_at is None:
+        raise Conflict(Msg("El certificado no está suspendido por decisión."))
+    certificate.suspended_at, certificate.suspended_reason = None, None
+    record_event(actor, "certificate.reinstated", "certificate", certificate.number, details={"reason": reason}, at=now)
+    return certificate
+
+
+# --- verification ----------------------------------------------------------------------------------
+
+VERDICTS = ("valid", "expired", "suspended", "revoked", "superseded", "invalid_signature", "unknown_issuer")
+
+
+def public_view(claims, today: date, office_name: str) -> dict:
+    """What the police may see: the signed claims and days left; nothing about owner or inspector."""
+    return {"number": claims.number, "kind": claims.kind, "revision": claims.revision,
+            "registration": claims.registration, "vessel_name": claims.vessel_name,
+            "issued_on": claims.issued_on.isoformat(), "valid_until": claims.valid_until.isoformat(),
+            "days_left": (claims.valid_until - today).days, "office_code": claims.issuer,
+            "office_name": office_name}
+
+
+def verify_certificate_token(token: str, today: date, office_name: str) -> tuple[str, dict | None]:
+    """(verdict, public view) of a QR token; raises MalformedToken for garbage (a clear 400)."""
+    from inspection.certificates.keys import verify_cached
+    from inspection.certificates.signing import MalformedToken
+
+    result = verify_cached(token)
+    if result.outcome == "malformed":
+        raise MalformedToken(result.detail or "malformed token")
+    view = public_view(result.claims, today, office_name) if result.claims else None
+    if result.outcome != "ok":
+        return result.outcome, view
+    found = facts_by_number(result.claims.number)
+    if found is None:  # signed by us but not on record: treat as forged rather than vouch for it
+        return "invalid_signature", view
+    return derive_status(found[1], today), view

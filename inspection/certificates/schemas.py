@@ -1,0 +1,90 @@
+"""TODO docstring: moved out of inspection.web.schemas."""
+from marshmallow import (
+    fields,
+    validate,
+)
+
+from inspection.certificates.operations import VERDICTS
+from inspection.core.models import KINDS
+from inspection.web.schemas import BaseSchema, Integer, PageArgs, _id
+
+
+class CertificateQuery(PageArgs):
+    """Filters for the certificate list."""
+
+    vessel_id = _id()
+    kind = fields.String(validate=validate.OneOf(KINDS))
+
+
+class CertificateSchema(BaseSchema):
+    """A certificate (field names fixed by api.md), for the OpenAPI document."""
+
+    number = fields.String()
+    kind = fields.String()
+    vessel_id = Integer()
+    vessel = fields.Dict()
+    revision = Integer()
+    issued_on = fields.Date()
+    inspected_on = fields.Date(metadata={"description": "Fecha de la inspección, desde la que corre el término (art. 207)"})
+    valid_until = fields.Date()
+    next_inspection_on = fields.Date(allow_none=True)
+    apply_by = fields.Date(metadata={"description": "Solicitar la próxima inspección antes de esta fecha (art. 222)"})
+    status = fields.String(validate=validate.OneOf(("valid", "expired", "suspended", "revoked", "superseded")))
+    token = fields.String()
+    verify_url = fields.String()
+    qr_url = fields.String()
+    pdf_url = fields.String()
+    qr_version = Integer()
+    conditions = fields.List(fields.String())
+    inspection_id = Integer()
+
+
+class JwkSchema(BaseSchema):
+    """One public signing key as a JWK (RFC 7517), with its office and whether it still signs."""
+
+    kty = fields.String(validate=validate.Equal("EC"))
+    crv = fields.String(validate=validate.Equal("P-256"))
+    x = fields.String(metadata={"description": "Coordenada x, base64url"})
+    y = fields.String(metadata={"description": "Coordenada y, base64url"})
+    kid = fields.String()
+    alg = fields.String(validate=validate.Equal("ES256"))
+    use = fields.String(validate=validate.Equal("sig"))
+    office = fields.String(metadata={"description": "Oficina emisora"})
+    status = fields.String(validate=validate.OneOf(("current", "retired")))
+
+
+class KeySetSchema(BaseSchema):
+    """Every public key, current and retired (a JWK Set)."""
+
+    keys = fields.List(fields.Nested(JwkSchema))
+
+
+class StatusListSchema(BaseSchema):
+    """The signed 2-bit status list of every certificate, for offline verification."""
+
+    jws = fields.String(metadata={"description": "JWS compacto (ES256) con la lista de estados"})
+    issued_at = fields.AwareDateTime()
+    ttl = Integer(metadata={"description": "Segundos hasta la próxima actualización en línea"})
+    count = Integer()
+
+
+class PublicCertificateSchema(BaseSchema):
+    """What the police may see of a certificate: the signed claims and days left, nothing personal."""
+
+    number = fields.String()
+    kind = fields.String()
+    revision = Integer()
+    registration = fields.String()
+    vessel_name = fields.String()
+    issued_on = fields.Date()
+    valid_until = fields.Date()
+    days_left = Integer()
+    office_code = fields.String()
+    office_name = fields.String()
+
+
+class VerificationSchema(BaseSchema):
+    """The verdict on a QR token, with the particulars it carries (none when they cannot be read)."""
+
+    verdict = fields.String(validate=validate.OneOf(VERDICTS))
+    certificate = fields.Nested(PublicCertificateSchema, allow_none=True)

@@ -1,0 +1,101 @@
+"""Certificate pages: the public police verdict behind the QR, and the certificate for its holders."""
+from flask import Blueprint, redirect, render_template, request, url_for
+from flask_login import current_user
+from sqlalchemy.orm import joinedload
+
+from inspection.accounts.access import certificates_scope, get_certificate_for, vessel_scope
+from inspection.accounts.auth import require_page
+from inspection.certificates.operations import (
+    certificate_document,
+    certificates_json,
+    derive_status,
+    facts_of,
+    reinstate_certificate,
+    revoke_certificate,
+    status_facts_query,
+    suspend_certificate,
+    verify_certificate_token,
+)
+from inspection.certificates.signing import MalformedToken
+from inspection.core.clock import office_now, office_today, office_zone
+from inspection.core.exceptions import Invalid
+from inspection.core.extensions import db
+from inspection.core.models import Certificate, Vessel
+from inspection.core.office import current_office
+from inspection.documents.exports import csv_response, streamed
+from inspection.i18n.language import gettext
+from inspection.i18n.messages import Msg
+
+bp = Blueprint("certificates", __name__)
+
+VERDICT_LABELS = {
+    "valid": (Msg("VÁLIDO"), "ok"), "expired": (Msg("VENCIDO"), "bad"), "suspended": (Msg("SUSPENDIDO"), "bad"),
+    "revoked": (Msg("REVOCADO"), "bad"), "superseded": (Msg("REEMPLAZADO"), "bad"),
+    "invalid_signature": (Msg("FIRMA INVÁLIDA"), "bad"), "unknown_issuer": (Msg("EMISOR DESCONOCIDO"), "bad"),
+    "malformed": (Msg("CÓDIGO ILEGIBLE"), "bad"),
+}
+DECISIONS = {"revocar": revoke_certificate, "suspender": suspend_certificate, "rehabilitar": reinstate_certificate}
+
+
+@bp.route("/v/<token>")
+def verify_page(token):
+    """The police page inside the QR: a big verdict and what to compare with the hull (art. 66)."""
+    try:
+        verdict, view = verify_certificate_token(token, office_today(), current_office().name)
+        status = 200
+    except MalformedToken:
+        verdict, view, status = "malformed", None, 400
+    label, tone = VERDICT_LABELS[verdict]
+    html = render_template("verify/public.html", verdict=verdict, label=label, tone=tone, cert=view)
+    return html, status, {"Cache-Control": "no-store", "X-Robots-Tag": "noindex"}
+
+
+@bp.route("/certificados")
+@require_page("admin", "inspector", "owner")
+def certificate_list():
+    """Certificates of the fleet (owners: their own) with the status police see."""
+    query = certificates_scope(db.select(Certificate), current_user).options(joinedload(Certificate.vessel))
+    page = db.paginate(query.order_by(Certificate.id.desc()), page=request.args.get("page", 1, type=int), per_page=50,
+                       error_out=False)
+    return render_template("certificates/list.html", page=page, rows=certificates_json(page.items, office_today(), current_office().public_url))
+
+
+@bp.route("/certificados.csv")
+@require_page("admin", "inspector", "owner")
+def certificate_csv():
+    """The certificate list as CSV, streamed from the cursor with each status derived as on the page."""
+    today = office_today()
+    query = vessel_scope(status_facts_query().add_columns(
+        Certificate.kind, Certificate.issued_on, Certificate.inspected_on, Vessel.registration, Vessel.name)
+        .join(Vessel, Vessel.id == Certificate.vessel_id), current_user)
+    header = [gettext("Número"), gettext("Matrícula"), gettext("Buque"), gettext("Tipo"), gettext("Inspeccionado"),
+              gettext("Expedido"), gettext("Válido hasta"), gettext("Estado")]
+    rows = ((row.number, row.registration, row.name, row.kind, row.inspected_on.isoformat(), row.issued_on.isoformat(),
+             row.valid_until.isoformat(), derive_status(facts_of(row), today))
+            for row in streamed(query.order_by(Certificate.id.desc()), db.session))
+    return csv_response(f"certificados-{today.isoformat()}.csv", header, rows)
+
+
+@bp.route("/certificados/<number>")
+@require_page("admin", "inspector", "owner")
+def certificate_page(number):
+    """The certificate as a page (same content as the PDF) with its live status."""
+    certificate, office = get_certificate_for(current_user, number), current_office()
+    return render_template("certificates/detail.html",
+                           cert=certificates_json([certificate], office_today(), office.public_url)[0],
+                           doc=certificate_document(certificate, office, office_zone()), record=certificate)
+
+
+@bp.route("/certificados/<number>/<decision>", methods=["POST"])
+@require_page("admin")
+def certificate_decision(number, decision):
+    """Revoke, suspend or reinstate from the page, with the reason (audited)."""
+    if decision not in DECISIONS:
+        return redirect(url_for("certificates.certificate_page", number=number))
+    certificate = get_certificate_for(current_user, number)
+    reason = request.form.get("reason", "").strip()
+    if len(reason) < 3:
+        raise Invalid(errors={"reason": [Msg("Indique el motivo de la decisión.")]})
+    DECISIONS[decision](current_user, certificate, reason, office_now())
+    db.session.commit()
+    return redirect(url_for("certificates.certificate_page", number=certificate.number))

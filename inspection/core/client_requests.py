@@ -1,0 +1,72 @@
+"""Once-only writes keyed by client_id: the first result is kept, and a retry is answered with it.
+
+Shared by the API (tablet retries) and the pages (a form submitted twice); the caller commits nothing
+itself: first_result commits the write with the record of its result.
+"""
+import hashlib
+import json
+
+from sqlalchemy.exc import IntegrityError
+
+from inspection.core.exceptions import Conflict
+from inspection.core.extensions import db
+from inspection.core.models import ClientRequest
+from inspection.i18n.messages import Msg
+
+
+def body_hash(payload) -> str:
+    """A stable digest of a request body, to tell a retry from a different request under one client_id."""
+    canonical = json.dumps(payload, sort_keys=True, separators=(",", ":"), default=str)
+    return hashlib.sha256(canonical.encode()).hexdigest()
+
+
+def prior_result(client_id: str, user, scope: str, digest: str) -> ClientRequest | None:
+    """The stored first result of this client_id, or None; a different body or scope is a 409."""
+    prior = db.session.get(ClientRequest, client_id)
+    if prior is None:
+        return None
+    if prior.scope != scope or prior.body_hash != digest or prior.user_id != user.id:
+        raise Conflict(Msg("Este client_id ya se usó con otro contenido; genere uno nuevo."),
+                       extra={"client_id": client_id})
+    return prior
+
+
+def remember_result(client_id: str, user, scope: str, digest: str, status: int, response: dict) -> None:
+    """Keep the first result of a client_id (flushed with the write it describes)."""
+    db.session.add(ClientRequest(client_id=client_id, user_id=user.id, scope=scope, body_hash=digest,
+                                 status_code=status, response=response))
+    db.session.flush()
+
+
+def first_result(user, scope: str, client_id: str, payload, action, status: int = 200) -> tuple[dict, int, bool]:
+    """run_once's (body, status, replayed), for a view that wraps the result in a larger answer."""
+    digest = body_hash(payload)
+    for attempt in range(2):
+        prior = prior_result(client_id, user, scope, digest)
+        if prior is not None:
+            return prior.response, prior.status_code, True
+        try:
+            body = action()
+            remember_result(client_id, user, scope, digest, status, body)
+            db.session.commit()
+            return body, status, False
+        except IntegrityError:
+            db.session.rollback()
+            if attempt:
+                raise
+        except Conflict:
+            db.session.rollback()
+            prior = prior_result(client_id, user, scope, digest)
+            if prior is None:
+                raise
+            return prior.response, prior.status_code, True
+    raise AssertionError("unreachable")
+
+
+def once(user, scope: str, client_id, payload, action, status: int = 200) -> tuple[dict, int, bool]:
+    """first_result when the caller sent a client_id; without one, run `action` and commit (nothing to replay)."""
+    if client_id is None:
+        body = action()
+        db.session.commit()
+        return body, status, False
+    return first_result(user, scope, str(client_id), payload, action, status)

@@ -1,0 +1,94 @@
+"""TODO docstring: moved out of inspection.web.schemas."""
+from marshmallow import (
+    fields,
+    validate,
+)
+
+from inspection.core.models import APPLICATION_STATUSES, KINDS
+from inspection.web.schemas import BaseSchema, Integer, PageArgs, _id, _money
+
+
+class FeeLineSchema(BaseSchema):
+    """One row of the law's fee scale charged for an inspection, with both printed figures."""
+
+    source = fields.String(metadata={"description": "Instrumento, p. ej. «Ley 928/1927»"})
+    article = fields.String(metadata={"description": "Artículo de la escala (209, 233)"})
+    description = fields.String(metadata={"description": "La fila de la escala, textual"})
+    quantity = Integer()
+    amount = _money("Importe cobrado (la cifra que fija `charged`)")
+    amount_first = _money("Primera cifra impresa («$ 150.-»)")
+    amount_cl = _money("Cifra «c/l.» (curso legal)")
+
+
+class FeeStatementSchema(BaseSchema):
+    """The fees of one inspection: the lines of arts. 209 and 233, their total, and the linked application's fines."""
+
+    lines = fields.List(fields.Nested(FeeLineSchema))
+    total = _money()
+    charged = fields.String(metadata={"description": "Qué cifra se cobra: amount_cl (curso legal) o amount"})
+    fines = fields.List(fields.Nested(lambda: FineSchema()), metadata={
+        "description": "Multas y recargos de la solicitud que esta inspección atendió (arts. 204, 225)"})
+    fines_total = _money("Multas no condonadas")
+    owed = _money("Aranceles más multas no condonadas")
+
+
+class ApplicationInSchema(BaseSchema):
+    """A solicitud de inspección: vessel, kind, port and preferred date (art. 222)."""
+
+    vessel_id = _id(required=True)
+    kind = fields.String(required=True, validate=validate.OneOf(KINDS))
+    port = fields.String(required=True, validate=validate.Length(min=2, max=120))
+    preferred_on = fields.Date(required=True)
+    client_id = fields.UUID(load_default=None, metadata={"description": "Reintento sin duplicar (opcional)"})
+
+
+class ApplicationQuery(PageArgs):
+    """Filters for the application list."""
+
+    vessel_id = _id()
+    kind = fields.String(validate=validate.OneOf(KINDS))
+    status = fields.String(validate=validate.OneOf(APPLICATION_STATUSES))
+
+
+class FineSchema(BaseSchema):
+    """A fine or surcharge for a late application, with its article and reason."""
+
+    id = Integer(allow_none=True, metadata={"description": "null en la vista previa"})
+    code = fields.String(metadata={"description": "late_application (art. 225), double_fee o late_hull (art. 204)"})
+    source = fields.String()
+    article = fields.String()
+    amount = _money("Importe (art. 225: pesos moneda nacional de curso legal)")
+    reason = fields.String()
+    waived_at = fields.AwareDateTime(allow_none=True)
+    waived_by_id = Integer(allow_none=True, metadata={"description": "Quién la condonó (usuario)"})
+    waived_reason = fields.String(allow_none=True)
+
+
+class ApplicationSchema(BaseSchema):
+    """An application for inspection (or its preview: no id or status), with its lateness and fines."""
+
+    id = Integer(allow_none=True)
+    vessel_id = Integer()
+    registration = fields.String()
+    kind = fields.String()
+    port = fields.String()
+    preferred_on = fields.Date()
+    applied_on = fields.Date(metadata={"description": "Fecha de presentación (fecha de la oficina)"})
+    apply_by = fields.Date(allow_none=True, metadata={
+        "description": "Último día para solicitar a tiempo (art. 222); null sin certificado anterior"})
+    late = fields.Boolean()
+    status = fields.String(allow_none=True, validate=validate.OneOf(APPLICATION_STATUSES))
+    inspection_id = Integer(allow_none=True)
+    fines = fields.List(fields.Nested(FineSchema))
+
+
+class WaiveInSchema(BaseSchema):
+    """Waive a fine: the reason, kept and audited."""
+
+    reason = fields.String(required=True, validate=validate.Length(min=3, max=2000))
+
+
+class FleetQuery(PageArgs):
+    """?owner_id= for staff; owners always see their own fleet."""
+
+    owner_id = _id()

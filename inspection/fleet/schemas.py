@@ -1,0 +1,99 @@
+"""TODO docstring: moved out of inspection.web.schemas."""
+from marshmallow import (
+    fields,
+    validate,
+)
+
+from inspection.cycle.schemas import FineSchema
+from inspection.inspections.schemas import DeficiencySchema
+from inspection.web.schemas import BaseSchema, Integer, _money
+
+
+class FleetCertificateSchema(BaseSchema):
+    """A vessel's current certificate of one kind."""
+
+    number = fields.String()
+    status = fields.String(validate=validate.OneOf(("valid", "expired", "suspended", "revoked", "superseded")))
+    valid_until = fields.Date()
+    apply_by = fields.Date(metadata={"description": "Solicitar la próxima inspección hasta esta fecha (art. 222)"})
+    days_left = Integer()
+
+
+class FleetCertificatesSchema(BaseSchema):
+    """The vessel's current certificate per kind, null where it has none."""
+
+    navegabilidad = fields.Nested(FleetCertificateSchema, allow_none=True)
+    seguridad = fields.Nested(FleetCertificateSchema, allow_none=True)
+
+
+class NextInspectionSchema(BaseSchema):
+    """The next inspection: scheduled, or the window a certificate opens (apply_by..due_on)."""
+
+    kind = fields.String()
+    apply_by = fields.Date(allow_none=True)
+    due_on = fields.Date(allow_none=True)
+    inspection_id = Integer(allow_none=True)
+    scheduled_on = fields.Date(allow_none=True)
+    port = fields.String(allow_none=True)
+    status = fields.String(allow_none=True)
+
+
+class FleetDeficiencySchema(DeficiencySchema):
+    """An open deficiency on the fleet page: the deficiency's fields it carries, and days left to its due date."""
+
+    days_left = Integer(allow_none=True)
+
+
+class PendingApplicationSchema(BaseSchema):
+    """A pending application's id and kind."""
+
+    id = Integer()
+    kind = fields.String()
+
+
+class PlannedInspectionSchema(BaseSchema):
+    """An inspection already on the calendar (scheduled or in progress): nothing to apply for."""
+
+    id = Integer()
+    kind = fields.String()
+    scheduled_on = fields.Date()
+
+
+class FleetFeeSchema(BaseSchema):
+    """The fee total (arts. 209, 233) of an inspection scheduled, or applied for and not yet scheduled."""
+
+    kind = fields.String()
+    inspection_id = Integer(allow_none=True)
+    application_id = Integer(allow_none=True)
+    total = _money()
+
+
+class FleetReportSchema(BaseSchema):
+    """The newest closed inspection of a kind: its report."""
+
+    inspection_id = Integer()
+    kind = fields.String()
+    submitted_at = fields.AwareDateTime(allow_none=True)
+    outcome = fields.String(allow_none=True)
+
+
+class FleetVesselSchema(BaseSchema):
+    """One vessel of the fleet at a glance (field names fixed by api.md)."""
+
+    vessel_id = Integer()
+    registration = fields.String()
+    name = fields.String()
+    state = fields.String(validate=validate.OneOf(("ok", "due_soon", "overdue", "suspended", "missing")))
+    needs = fields.List(fields.String(), metadata={"description": "Certificados que el buque necesita (arts. 210, 211)"})
+    certificates = fields.Nested(FleetCertificatesSchema)
+    next_inspection = fields.Nested(NextInspectionSchema, allow_none=True)
+    open_deficiencies = fields.List(fields.Nested(FleetDeficiencySchema))
+    pending_applications = fields.List(fields.Nested(PendingApplicationSchema))
+    planned_inspections = fields.List(fields.Nested(PlannedInspectionSchema))
+    earliest_due_on = fields.Date(allow_none=True, metadata={
+        "description": "Próxima fecha en que el armador debe actuar: solicitud (art. 222) o deficiencia"})
+    fees = fields.List(fields.Nested(FleetFeeSchema))
+    fees_total = _money("Aranceles de las inspecciones programadas o solicitadas")
+    fines = fields.List(fields.Nested(FineSchema), metadata={"description": "Multas no condonadas (arts. 204, 225)"})
+    fines_total = _money()
+    reports = fields.List(fields.Nested(FleetReportSchema))

@@ -1,0 +1,100 @@
+"""The request's language: `?lang=`, then the session, then the user's preference, then
+`Accept-Language`; Spanish by default. Messages themselves (`Msg`, `N_`, the catalogs) are in
+`messages.py`, which needs no request; `formats.py` writes numbers and dates for a language (Babel).
+"""
+import re
+
+from flask import has_request_context, request, session
+
+from inspection.i18n.messages import LANGUAGES, N_, Localized, Msg, translate
+
+
+def current_language() -> str:
+    """The language of the current request (Spanish outside a request)."""
+    if not has_request_context():
+        return "es"
+    cache = request.environ  # per request; `g` lives as long as the app context
+    if "baliza.lang" not in cache:
+        cache["baliza.lang"] = _pick_language()
+    return cache["baliza.lang"]
+
+
+def _pick_language() -> str:
+    """Pages: ?lang=, the session, the user's preference, else Spanish (a phone set to English still
+    gets Spanish first). The API: ?lang=, then Accept-Language, else Spanish."""
+    asked = request.args.get("lang")
+    api = request.path.startswith("/api/")
+    if asked in LANGUAGES:
+        if not api:
+            session["lang"] = asked
+        return asked
+    if api:
+        return request.accept_languages.best_match(LANGUAGES, default="es") or "es"
+    if session.get("lang") in LANGUAGES:
+        return session["lang"]
+    from flask_login import current_user
+
+    if current_user and current_user.is_authenticated and current_user.language in LANGUAGES:
+        return current_user.language
+    return "es"
+
+
+def gettext(text: str, **params) -> str:
+    """Translate a Spanish source string for the current request and fill its parameters."""
+    out = translate(text, current_language())
+    return out.format(**params) if params else out
+
+
+def localize(message, lang: str | None = None):
+    """Translate a message, or every message inside a list or dict (marshmallow's error shape)."""
+    lang = lang or current_language()
+    if isinstance(message, (Msg, Localized)):
+        return message.in_language(lang)
+    if isinstance(message, str):
+        return _marshmallow_message(message).in_language(lang)
+    if isinstance(message, dict):
+        return {key: localize(value, lang) for key, value in message.items()}
+    if isinstance(message, (list, tuple)):
+        return [localize(value, lang) for value in message]
+    return message
+
+
+# marshmallow's built-in English messages, mapped to Spanish sources (translated back if asked).
+_MARSHMALLOW = {
+    "Missing data for required field.": N_("Este campo es obligatorio."),
+    "Field may not be null.": N_("Este campo no puede quedar vacío."),
+    "Unknown field.": N_("Campo desconocido."),
+    "Invalid value.": N_("Valor no válido."),
+    "Not a valid integer.": N_("Debe ser un número entero."),
+    "Not a valid number.": N_("Debe ser un número."),
+    "Not a valid string.": N_("Debe ser un texto."),
+    "Not a valid boolean.": N_("Debe ser verdadero o falso."),
+    "Not a valid date.": N_("Debe ser una fecha (AAAA-MM-DD)."),
+    "Not a valid datetime.": N_("Debe ser una fecha y hora ISO 8601."),
+    "Not a valid email address.": N_("No es un correo electrónico válido."),
+    "Not a valid UUID.": N_("Debe ser un UUID."),
+    "Not a valid list.": N_("Debe ser una lista."),
+    "Not a valid mapping type.": N_("Debe ser un objeto."),
+    "Invalid input type.": N_("Tipo de dato no válido."),
+    "Invalid JSON body.": N_("El cuerpo de la solicitud no es JSON válido."),
+    "Special numeric values (nan or infinity) are not permitted.": N_("No se admiten NaN ni infinito."),
+    "Shorter than minimum length {min}.": N_("Más corto que el mínimo de {min}."),
+}
+
+
+def _marshmallow_message(text: str) -> Msg:
+    """Map one of marshmallow's English messages to its Spanish source; unknown text stays as is."""
+    if text in _MARSHMALLOW:
+        return Msg(_MARSHMALLOW[text])
+    if text.startswith("Must be one of: "):
+        return Msg("Debe ser uno de: {choices}", choices=text[len("Must be one of: "):].rstrip("."))
+    if text.startswith("Must be greater than or equal to "):
+        return Msg("Debe ser mayor o igual que {min}.", min=text.rsplit(" ", 1)[-1].rstrip("."))
+    if text.startswith("Must be less than or equal to "):
+        return Msg("Debe ser menor o igual que {max}.", max=text.rsplit(" ", 1)[-1].rstrip("."))
+    if text.startswith("Longer than maximum length "):
+        return Msg("Supera el largo máximo de {max}.", max=text.rsplit(" ", 1)[-1].rstrip("."))
+    match = re.fullmatch(r"Length must be between (\d+) and (\d+)\.", text)
+    if match:
+        return Msg("Debe tener entre {min} y {max} caracteres.", min=match[1], max=match[2])
+    return Msg(text)

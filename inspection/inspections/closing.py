@@ -1,0 +1,28 @@
+"""Closing an inspection: submit it and, when it passed, issue its certificate, in one unit of work."""
+from collections.abc import Callable
+from datetime import date, datetime, tzinfo
+
+from inspection.certificates.operations import issue_certificate
+from inspection.core.clock import local_date_at
+from inspection.core.models import Inspection, User
+from inspection.core.office import Office
+from inspection.cycle.applications import complete_applications
+from inspection.inspections.operations import submit_inspection
+from inspection.media.storage import MediaStorage
+
+
+def close_inspection(actor: User, inspection: Inspection, data: dict, office: Office, signer: Callable[[], tuple],
+                     today: date, now: datetime, storage: MediaStorage, zone: tzinfo) -> dict:
+    """Submit (outcome, deficiencies, signatures, re-inspection) and issue the certificate of a passed inspection.
+
+    The certificate is issued on the office's `today` at the server; its term runs from the office date
+    (`zone`) of the tablet's closing time, the inspection performed (art. 207; INTERPRETATIONS.md).
+    """
+    result = submit_inspection(actor, inspection, data, today, now, storage)
+    certificate = None
+    if result["outcome"] in ("passed", "passed_with_observations"):
+        inspected_on = local_date_at(inspection.submitted_at, zone)
+        certificate = issue_certificate(actor, inspection, office, signer, today, now, inspected_on,
+                                        data.get("valid_until"))
+        complete_applications(inspection)  # the next inspection is now the new certificate's window
+    return {**result, "certificate": certificate}

@@ -1,0 +1,41 @@
+"""TODO docstring: moved out of inspection.inspections.api."""
+import hashlib
+
+from inspection.core.clock import office_now
+from inspection.inspections.operations import add_photo
+from inspection.inspections.schemas import PhotoSchema
+from inspection.media.configured import media_storage, photo_limits, process_upload
+from inspection.web.api_common import body_hash, first_result, prior_result
+
+
+def item_photo_request(inspection, meta: dict, sha256: str) -> tuple[str, str, dict]:
+    """An item photo's idempotency scope, client_id and payload, whichever way its bytes came (POST or resumable)."""
+    extra = {"item_id": meta["item_id"], "taken_at": meta.get("taken_at"), "latitude": meta.get("latitude"),
+             "longitude": meta.get("longitude")}
+    return f"photo:{inspection.id}", str(meta["client_id"]), {**extra, "sha256": sha256}
+
+
+def item_photo_once(actor, inspection, meta: dict, data: bytes, on_stored=None) -> tuple[dict, int, bool]:
+    """File an item's photo once per client_id: the one path of a multipart POST and of a finished resumable upload.
+
+    `meta` holds the form's (or the declaration's) fields; `on_stored(photo)` flushes with the new photo.
+    """
+    scope, client_id, payload = item_photo_request(inspection, meta, hashlib.sha256(data).hexdigest())
+
+    def store(processed):
+        photo = add_photo(actor, inspection, meta["item_id"], client_id, processed, media_storage(),
+                          meta.get("taken_at"), meta.get("latitude"), meta.get("longitude"), office_now())
+        if on_stored is not None:
+            on_stored(photo)
+        return photo
+
+    return photo_once(actor, scope, client_id, data, payload, store)
+
+
+def photo_once(actor, scope: str, client_id: str, data: bytes, payload: dict, store) -> tuple[dict, int, bool]:
+    """Replay the first result of a photo's client_id, else process the bytes within the limits and store them once."""
+    prior = prior_result(client_id, actor, scope, body_hash(payload))
+    if prior is not None:
+        return prior.response, prior.status_code, True
+    processed = process_upload(data, photo_limits())
+    return first_result(actor, scope, client_id, payload, lambda: PhotoSchema().dump(store(processed)), status=201)

@@ -1,0 +1,56 @@
+"""TODO docstring: moved out of inspection.inspections.api."""
+from marshmallow import ValidationError
+from sqlalchemy.exc import IntegrityError
+
+from inspection.core.clock import office_now
+from inspection.core.exceptions import Conflict, DomainError
+from inspection.core.extensions import db
+from inspection.i18n.language import localize
+from inspection.i18n.messages import Msg
+from inspection.inspections.operations import record_answer, recorded_answer
+from inspection.inspections.schemas import AnswerSchema, SyncEntrySchema
+from inspection.web.api_common import body_hash, prior_result, remember_result
+
+
+def _answer_scope(inspection_id: int, item_id: str) -> str:
+    return f"answer:{inspection_id}:{item_id}"
+
+
+def _sync_one(actor, inspection, raw: dict) -> dict:
+    """One entry in its own savepoint: applied, duplicate, conflict or rejected, never an error for the batch."""
+    client_id, item_id = raw.get("client_id"), raw.get("item_id")
+    outcome = {"client_id": client_id, "item_id": item_id, "reason": None, "answer": None}
+    try:
+        entry = SyncEntrySchema().load(raw)
+    except ValidationError as error:
+        return {**outcome, "status": "rejected", "reason": localize(error.messages)}
+    body = {k: v for k, v in raw.items() if k != "item_id"}
+    digest, scope = body_hash(body), _answer_scope(inspection.id, entry["item_id"])
+    for attempt in range(2):
+        try:
+            return {**outcome, **_apply_entry(actor, inspection, entry, scope, digest)}
+        except IntegrityError:
+            # Another request (a photo, a submission) took this client_id meanwhile: look again,
+            # now that it has committed; a second clash is that other write's, not ours.
+            if attempt:
+                return {**outcome, "status": "conflict",
+                        "reason": localize(Msg("Este client_id ya se usó con otro contenido; genere uno nuevo."))}
+        except Conflict as error:
+            return {**outcome, "status": "conflict", "reason": localize(error.detail or error.title)}
+        except DomainError as error:
+            reason = localize(error.errors) if error.errors else localize(error.detail or error.title)
+            return {**outcome, "status": "rejected", "reason": reason}
+    raise AssertionError("unreachable")
+
+
+def _apply_entry(actor, inspection, entry: dict, scope: str, digest: str) -> dict:
+    """Apply one sync entry inside a savepoint (rolled back alone on failure); its status and answer."""
+    client_id = str(entry["client_id"])
+    with db.session.begin_nested():
+        prior = prior_result(client_id, actor, scope, digest)
+        if prior is not None:
+            return {"status": "duplicate", "answer": prior.response}
+        stored = recorded_answer(actor, inspection, entry["item_id"], entry)  # a page form or the demo sent it
+        answer = AnswerSchema().dump(stored or record_answer(actor, inspection, entry["item_id"], entry, office_now()))
+        remember_result(client_id, actor, scope, digest, 200, answer)
+    return {"status": "duplicate" if stored else "applied", "answer": answer}

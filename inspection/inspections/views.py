@@ -1,0 +1,339 @@
+"""Inspection pages for the office: list and schedule, a read-only view while it runs, the report and its follow-up.
+
+The assigned inspector works on the tablet screen (views/tablet.py, static/js/tablet), which writes
+through the API. Each POST here validates with the API's schema, calls one operation, commits once
+and redirects; a domain refusal comes back into the same page, in the user's language, with its own
+status code.
+"""
+import uuid
+from datetime import datetime
+
+from flask import Blueprint, Response, redirect, render_template, request, url_for
+from flask_login import current_user
+from marshmallow import ValidationError
+from sqlalchemy.orm import joinedload
+
+from inspection.accounts.access import get_deficiency_for, get_vessel_for, vessel_scope
+from inspection.accounts.auth import require_page
+from inspection.core.clock import office_now, office_today, office_zone, zone_city
+from inspection.core.exceptions import DomainError, Invalid
+from inspection.core.extensions import db
+from inspection.core.models import (
+    ACTIONS,
+    INSPECTION_STATUSES,
+    KINDS,
+    RESULTS,
+    Certificate,
+    Detention,
+    Inspection,
+    User,
+    Vessel,
+)
+from inspection.core.office import current_office
+from inspection.cycle.billing import charges_of
+from inspection.documents.exports import csv_response, streamed
+from inspection.i18n.formats import format_moment
+from inspection.i18n.language import current_language, gettext, localize
+from inspection.i18n.messages import Msg
+from inspection.inspections.operations import (
+    add_repair_evidence,
+    close_deficiency,
+    detain_vessel,
+    filter_inspections,
+    get_inspection_for,
+    inspection_scope,
+    interrupt_inspection,
+    report_fixed,
+    schedule_inspection,
+)
+from inspection.inspections.reports import fee_statement_pdf, inspection_detail, pdf_headers, report_pdf
+from inspection.inspections.schemas import DetentionInSchema, InspectionCreateSchema, InspectionQuery
+from inspection.media.configured import media_storage, photo_limits, process_upload
+from inspection.registry.forms import typed_vessel, with_vessel
+from inspection.registry.vessel_checklists import group_by_topic
+from inspection.registry.vessels import vessel_label
+from inspection.web.forms import domain_errors, load_form
+from inspection.web.pwa import tablet_page
+from inspection.web.schemas import NoteSchema
+from inspection.web.terms import term
+
+bp = Blueprint("inspections", __name__)
+READERS = ("admin", "inspector", "owner")  # police see no inspections, as in the API
+STAFF = ("admin", "inspector")
+
+CHOICES = {"kind": KINDS, "status": INSPECTION_STATUSES, "result": RESULTS, "action": ACTIONS}
+
+
+bp.app_template_global("term")(term)
+
+
+@bp.app_template_filter()
+def local_time(value) -> str:
+    """A UTC timestamp (datetime or ISO text) on the office's clock: '30 nov. 2026, 22:30 (hora de Asunción)'."""
+    if not value:
+        return ""
+    moment = datetime.fromisoformat(value) if isinstance(value, str) else value
+    zone = office_zone()
+    place = gettext("hora de {city}", city=zone_city(zone))
+    return f"{format_moment(moment, zone, current_language())} ({place})"
+
+
+def _attempt(operation):
+    """Run one operation and commit; a domain refusal rolls back and is returned instead of raised."""
+    try:
+        result = operation()
+        db.session.commit()
+        return result, None
+    except DomainError as error:
+        db.session.rollback()
+        return None, error
+
+
+def _placed(error: DomainError, key: str, field: str | None = None) -> dict:
+    """Where a refusal shows: bad input (413/415/422) at its own form, a refused action atop the page."""
+    if error.status in (413, 415, 422):
+        return {key: {field: [localize(error.detail or error.title)]} if field else domain_errors(error)}
+    return {"_page": domain_errors(error)}
+
+
+# --- list and schedule ----------------------------------------------------------------------------
+
+def _query_args() -> tuple[dict, dict]:
+    """The list filters; a malformed filter is dropped (and reported) rather than refusing the page."""
+    raw = {k: v for k, v in request.args.items() if v != "" and k not in ("lang", "programar", "vessel")}
+    typed, vessel_errors = request.args.get("vessel", "").strip(), {}
+    if typed and "vessel_id" not in raw:  # the filter's search box: a registration or name, resolved here
+        vessel, messages = typed_vessel(typed, current_user)
+        if vessel is None:
+            vessel_errors = {"vessel": messages}
+        else:
+            raw["vessel_id"] = str(vessel.id)
+    try:
+        return InspectionQuery().load(raw), vessel_errors
+    except ValidationError as error:
+        kept = {k: v for k, v in raw.items() if k not in error.messages}
+        return InspectionQuery().load(kept), {**localize(error.messages), **vessel_errors}
+
+
+def _label_of(vessel_id) -> str:
+    """A linked vessel (?vessel_id=) as its search box shows it; another owner's is not found (404)."""
+    return vessel_label(get_vessel_for(current_user, int(vessel_id))) if str(vessel_id or "").isdigit() else ""
+
+
+def _list_page(values: dict, errors: dict, status: int = 200):
+    args, filter_errors = _query_args()
+    query = filter_inspections(inspection_scope(db.select(Inspection), current_user), args).options(
+        joinedload(Inspection.vessel), joinedload(Inspection.inspector))
+    page = db.paginate(query, page=args["page"], per_page=args["per_page"], error_out=False)
+    inspectors = []
+    if current_user.role == "inspector":
+        inspectors = [current_user]  # an inspector schedules only for themselves
+    elif current_user.role == "admin":
+        inspectors = db.session.scalars(db.select(User).filter_by(role="inspector", active=True)
+                                        .order_by(User.full_name, User.username)).all()
+    linked = _label_of(args.get("vessel_id"))
+    defaults = {"scheduled_on": office_today().isoformat(), "inspector_id": str(current_user.id),
+                "vessel": linked, "kind": request.args.get("kind", "")}
+    return render_template("inspections/list.html", page=page, args=args, filter_errors=filter_errors,
+                           vessel_filter=request.args.get("vessel") or linked, inspectors=inspectors,
+                           choices=CHOICES, values={**defaults, **values}, errors=errors), status
+
+
+@bp.route("/inspecciones")
+@require_page(*READERS)
+def inspection_list():
+    """Inspections by date with filters, scoped like the API; staff also get the scheduling form."""
+    return _list_page({}, {})
+
+
+@bp.route("/inspecciones.csv")
+@require_page(*READERS)
+def inspection_csv():
+    """The inspection list with the page's filters, as CSV streamed from the cursor."""
+    args, _ = _query_args()
+    query = filter_inspections(vessel_scope(  # READERS: no police; the owner's scope on the joined vessel
+        db.select(Inspection.id, Inspection.scheduled_on, Inspection.kind, Inspection.status, Inspection.outcome,
+                  Inspection.port, Vessel.registration, Vessel.name, User.full_name, User.username)
+        .join(Vessel, Vessel.id == Inspection.vessel_id).join(User, User.id == Inspection.inspector_id),
+        current_user), args)
+    header = [gettext("Número"), gettext("Fecha"), gettext("Matrícula"), gettext("Buque"), gettext("Tipo"),
+              gettext("Inspector"), gettext("Puerto"), gettext("Estado"), gettext("Resultado")]
+    rows = ((row.id, row.scheduled_on.isoformat(), row.registration, row.name, row.kind, row.full_name or row.username,
+             row.port, row.status, row.outcome) for row in streamed(query, db.session))
+    return csv_response(f"inspecciones-{office_today().isoformat()}.csv", header, rows)
+
+
+@bp.route("/inspecciones", methods=["POST"])
+@require_page(*STAFF)
+def inspection_schedule():
+    """Schedule an inspection (admins for any inspector, inspectors for themselves)."""
+    values, vessel_errors = with_vessel(request.form, current_user)
+    data, errors = load_form(values, InspectionCreateSchema())
+    if errors or vessel_errors:
+        return _list_page(values, {**errors, **vessel_errors}, 422)
+
+    def schedule():
+        vessel = get_vessel_for(current_user, data["vessel_id"])
+        inspector = db.session.get(User, data["inspector_id"])
+        if inspector is None:
+            raise Invalid(errors={"inspector_id": [Msg("No existe ese inspector.")]})
+        return schedule_inspection(current_user, vessel, data["kind"], inspector, data["scheduled_on"],
+                                   data["port"], office_today())
+
+    inspection, error = _attempt(schedule)
+    if error:
+        return _list_page(values, domain_errors(error), error.status)
+    return redirect(url_for(".inspection_page", inspection_id=inspection.id))
+
+
+# --- one inspection -------------------------------------------------------------------------------
+
+def _view_model(inspection: Inspection) -> dict:
+    """The API's full view of the inspection, arranged for a page (topics, photos and gaps per item)."""
+    detail = inspection_detail(inspection, current_language(), photo_limits())
+    photos_by_item, missing_by_item = {}, {}
+    for photo in detail["photos"]:
+        photos_by_item.setdefault(photo["item_id"], []).append(photo)
+    for gap in (detail["evidence"] or {}).get("missing", []):
+        missing_by_item.setdefault(gap["item_id"], []).append(gap)
+    unanswered = [item for item in detail["items"] if not item["answer"]]
+    return {"detail": detail, "groups": group_by_topic(detail["items"]), "photos_by_item": photos_by_item,
+            "missing_by_item": missing_by_item, "answered": len(detail["items"]) - len(unanswered),
+            "unanswered": unanswered,
+            "item_titles": {item["id"]: item["title"] for item in detail["items"]},
+            "can_interrupt": current_user.id == inspection.inspector_id or current_user.role == "admin"}
+
+
+def _inspection_page(inspection: Inspection, status: int = 200, **state):
+    """Render the work page (scheduled or in progress) or the report (submitted), with any form state."""
+    if inspection.status == "submitted":
+        return _report_page(inspection, status, **state)
+    state.setdefault("errors", {})
+    state.setdefault("values", {})
+    return render_template("inspections/detail.html", inspection=inspection, choices=CHOICES,
+                           limits=photo_limits(), **_view_model(inspection), **state), status
+
+
+def _report_page(inspection: Inspection, status: int = 200, **state):
+    detentions = db.session.scalars(db.select(Detention).filter_by(inspection_id=inspection.id)
+                                    .order_by(Detention.id)).all()
+    certificate = db.session.scalar(db.select(Certificate).filter_by(inspection_id=inspection.id))
+    state.setdefault("errors", {})
+    state.setdefault("values", {})
+    return render_template("inspections/report.html", inspection=inspection, detentions=detentions,
+                           certificate=certificate, fees=charges_of(inspection, current_language()), **_view_model(inspection),
+                           **state), status
+
+
+@bp.route("/inspecciones/<int:inspection_id>")
+@require_page(*READERS)
+def inspection_page(inspection_id):
+    """The assigned inspector's tablet screen until it is closed; a read-only view for others; then the report."""
+    inspection = get_inspection_for(current_user, inspection_id)
+    if inspection.status in ("scheduled", "in_progress") and current_user.id == inspection.inspector_id:
+        return tablet_page("tablet/inspection.html")
+    return _inspection_page(inspection)
+
+
+@bp.route("/inspecciones/<int:inspection_id>/informe")
+@require_page(*READERS)
+def inspection_report(inspection_id):
+    """The printable report of a closed inspection (the work page until then)."""
+    inspection = get_inspection_for(current_user, inspection_id)
+    if inspection.status != "submitted":
+        return redirect(url_for(".inspection_page", inspection_id=inspection.id))
+    return _report_page(inspection)
+
+
+@bp.route("/inspecciones/<int:inspection_id>/informe.pdf")
+@require_page(*READERS)
+def inspection_report_pdf(inspection_id):
+    """The closed inspection's report as a PDF, in the page's language (?lang=en, else the user's choice)."""
+    inspection = get_inspection_for(current_user, inspection_id)
+    data = report_pdf(inspection, current_language(), media_storage(), current_office().name, office_zone())
+    return Response(data, mimetype="application/pdf", headers=pdf_headers(inspection, "informe"))
+
+
+@bp.route("/inspecciones/<int:inspection_id>/aranceles.pdf")
+@require_page(*READERS)
+def inspection_fees_pdf(inspection_id):
+    """The inspection's fee statement as a PDF: both printed figures per line, fines and what is owed."""
+    inspection = get_inspection_for(current_user, inspection_id)
+    data = fee_statement_pdf(inspection, current_language(), current_office().name, office_zone())
+    return Response(data, mimetype="application/pdf", headers=pdf_headers(inspection, "aranceles"))
+
+
+def _back(inspection: Inspection, anchor: str | None = None):
+    return redirect(url_for(".inspection_page", inspection_id=inspection.id, _anchor=anchor))
+
+
+@bp.route("/inspecciones/<int:inspection_id>/interrumpir", methods=["POST"])
+@require_page(*STAFF)
+def inspection_interrupt(inspection_id):
+    """Interrupt an inspection that cannot be finished, with the reason; it gets no outcome."""
+    inspection = get_inspection_for(current_user, inspection_id)
+    data, errors = load_form(request.form, NoteSchema())
+    status = 422
+    if not errors:
+        _, error = _attempt(lambda: interrupt_inspection(current_user, inspection, data["reason"], office_now()))
+        if error is None:
+            return _back(inspection)
+        errors, status = domain_errors(error), error.status
+    return _inspection_page(inspection, status, errors={"interrupt": errors},
+                            values={"interrupt": request.form.to_dict()})
+
+
+# --- deficiencies and detention (on the report) ----------------------------------------------------
+
+def _deficiency_decision(deficiency_id: int, operation):
+    deficiency = get_deficiency_for(current_user, deficiency_id)
+    inspection = get_inspection_for(current_user, deficiency.inspection_id)
+    data, errors = load_form(request.form, NoteSchema())
+    status = 422
+    if not errors:
+        _, error = _attempt(lambda: operation(current_user, deficiency, data["reason"], office_now()))
+        if error is None:
+            return redirect(url_for(".inspection_report", inspection_id=inspection.id, _anchor=f"def-{deficiency.id}"))
+        errors, status = domain_errors(error), error.status
+    key = f"def-{deficiency.id}"
+    return _inspection_page(inspection, status, errors={key: errors}, values={key: request.form.to_dict()})
+
+
+@bp.route("/deficiencias/<int:deficiency_id>/subsanada", methods=["POST"])
+@require_page("owner")
+def deficiency_report_fixed(deficiency_id):
+    """The owner reports a deficiency put right, with an optional photo; an inspector still has to close it."""
+    upload = request.files.get("file")
+    data = upload.read(photo_limits().max_bytes + 1) if upload and upload.filename else b""
+
+    def report(actor, deficiency, reason, now):
+        photo = None
+        if data:
+            processed = process_upload(data, photo_limits())
+            photo = add_repair_evidence(actor, deficiency, str(uuid.uuid4()), processed, media_storage(), now)
+        return report_fixed(actor, deficiency, reason, now, photo)
+
+    return _deficiency_decision(deficiency_id, report)
+
+
+@bp.route("/deficiencias/<int:deficiency_id>/cerrar", methods=["POST"])
+@require_page("inspector")
+def deficiency_close(deficiency_id):
+    """An inspector closes a deficiency after verifying the repair."""
+    return _deficiency_decision(deficiency_id, close_deficiency)
+
+
+@bp.route("/inspecciones/<int:inspection_id>/detener", methods=["POST"])
+@require_page(*STAFF)
+def inspection_detain(inspection_id):
+    """Detain the inspected vessel (art. 208), with the reason."""
+    inspection = get_inspection_for(current_user, inspection_id)
+    data, errors = load_form(request.form, DetentionInSchema())
+    status = 422
+    if not errors:
+        _, error = _attempt(lambda: detain_vessel(current_user, inspection.vessel, data["reason"], office_now(),
+                                                  inspection))
+        if error is None:
+            return redirect(url_for(".inspection_report", inspection_id=inspection.id, _anchor="detencion"))
+        errors, status = domain_errors(error), error.status
+    return _inspection_page(inspection, status, errors={"detain": errors}, values={"detain": request.form.to_dict()})

@@ -1,0 +1,75 @@
+"""The law's checklists applied to a vessel, with the interpretation settings of this installation."""
+from flask import current_app
+
+from checklists import (
+    KINDS,
+    article_coverage,
+    build_checklist,
+    checklist_versions,
+    load_catalog,
+)
+from inspection.core.exceptions import Invalid, NotFound
+from inspection.core.models import Vessel
+from inspection.i18n.messages import Msg
+from inspection.registry.vessels import particulars_of
+
+# Every kind the catalog loads; "menores" (art. 210 small craft) is a check, never an inspection (models.KINDS).
+CHECKLIST_KINDS = KINDS
+
+
+def checklist_for(particulars: dict, kind: str, lang: str = "es") -> dict:
+    """The checklist of `kind` for these particulars, in `lang` (api.md shape)."""
+    if kind not in CHECKLIST_KINDS:
+        raise NotFound(Msg("No existe la lista de verificación {kind}.", kind=kind))
+    settings = current_app.config.get("CHECKLIST_SETTINGS") or {}
+    return build_checklist(load_catalog().get(kind), particulars, settings, lang)
+
+
+def law_coverage() -> dict:
+    """Every article of the texts with its items or why it is left out; each checklist's version and changes."""
+    catalog = load_catalog()
+    return {"texts": article_coverage(catalog), "checklists": checklist_versions(catalog)}
+
+
+def vessel_checklist(vessel: Vessel, kind: str, lang: str = "es") -> dict:
+    """The checklist of `kind` for a registered vessel."""
+    return checklist_for(particulars_of(vessel), kind, lang)
+
+
+def pinned_items(particulars: dict, kind: str) -> tuple[dict, list[dict]]:
+    """What an inspection of `kind` pins at its start: versions and items (with both languages).
+
+    Documents and books aboard are checked in both inspections, so `documentacion` items join either kind.
+    An exempt checklist (art. 210; no machinery) cannot be inspected.
+    """
+    versions, items = {}, []
+    for part in (kind, "documentacion"):
+        spanish = checklist_for(particulars, part, "es")
+        if spanish["exempt"]:
+            exemption = spanish["exemption"]
+            raise Invalid(Msg("El buque está exento de esta inspección ({source}, art. {article}): {reason}",
+                              source=exemption["source"], article=exemption["article"], reason=exemption["reason"]))
+        english = {item["id"]: item for item in checklist_for(particulars, part, "en")["items"]}
+        versions[part] = spanish["version"]
+        for item in spanish["items"]:
+            en = english[item["id"]]
+            items.append({**item, "checklist": part, "title_en": en["title"], "unit_en": en["unit"],
+                          "topic_title_en": en["topic_title"]})
+    return versions, items
+
+
+def localized_item(item: dict, lang: str) -> dict:
+    """A pinned item with its title, unit and topic in `lang`."""
+    if lang == "en":
+        return {**item, "title": item["title_en"], "unit": item["unit_en"], "topic_title": item["topic_title_en"]}
+    return item
+
+
+def group_by_topic(items: list[dict]) -> list[dict]:
+    """Items grouped under their topic, topics in the order the data first names them."""
+    groups: dict[str, dict] = {}
+    for item in items:
+        key = (item.get("checklist"), item["topic"])
+        groups.setdefault(key, {"topic": item["topic"], "title": item["topic_title"],
+                                "checklist": item.get("checklist"), "items": []})["items"].append(item)
+    return list(groups.values())

@@ -1,0 +1,74 @@
+"""Helpers shared by the API blueprints: pagination and once-only writes keyed by client_id."""
+
+from flask import jsonify
+from flask_smorest.fields import Upload
+from marshmallow import Schema
+
+from inspection.core.client_requests import body_hash, first_result, prior_result, remember_result
+from inspection.core.extensions import db
+from inspection.media.configured import photo_limits
+
+__all__ = ["binary", "body_hash", "first_result", "json_response", "paginate", "paginate_rows", "prior_result", "remember_result",
+           "run_once"]
+
+
+def binary(description: str, *media_types: str) -> dict:
+    """The OpenAPI doc (for blp.doc) of a view whose 200 response is bytes, not JSON."""
+    content = {media_type: {"schema": {"type": "string", "format": "binary"}} for media_type in media_types}
+    return {"responses": {"200": {"description": description, "content": content}}}
+
+
+def paginate(query, args: dict) -> dict:
+    """One page of a query as {items, page, per_page, total}; the count is one indexed query."""
+    page, per_page = args["page"], args["per_page"]
+    items = db.session.scalars(query.limit(per_page).offset((page - 1) * per_page)).all()
+    return {"items": items, "page": page, "per_page": per_page, "total": _count(query)}
+
+
+def paginate_rows(query, args: dict) -> dict:
+    """One page of a column query as plain rows (no ORM objects to build), with the same count as paginate().
+
+    (A count(*) over () riding on the page was tried: the window makes the database sort every match
+    instead of walking the index for LIMIT rows, three times slower on 1,000 vessels.)
+    """
+    page, per_page = args["page"], args["per_page"]
+    offset = (page - 1) * per_page
+    rows = db.session.execute(query.limit(per_page).offset(offset)).all()
+    short = 0 < len(rows) < per_page or (not rows and page == 1)  # the last page: the total is known without a count
+    return {"items": rows, "page": page, "per_page": per_page, "total": offset + len(rows) if short else _count(query)}
+
+
+def _count(query) -> int:
+    """How many rows `query` matches."""
+    return db.session.scalar(db.select(db.func.count()).select_from(query.order_by(None).subquery()))
+
+
+def run_once(user, scope: str, client_id: str, payload, action, status: int = 200):
+    """Run `action` once per client_id and commit; a retry returns the first result with its status.
+
+    `action()` returns a JSON-ready dict. Two simultaneous first tries race on a unique key (the
+    client_id, or a photo's hash): the loser rolls back and returns the winner's stored result, or,
+    when the winner was another request for the same thing, runs once more and finds its record.
+    A try refused with a 409 after waiting on a row its twin held (the twin closed the inspection)
+    returns the twin's result too.
+    """
+    return json_response(*first_result(user, scope, client_id, payload, action, status))
+
+
+def json_response(body: dict, status: int, replayed: bool = False):
+    """A JSON response marking whether it replays a stored first result."""
+    response = jsonify(body)
+    response.status_code = status
+    response.headers["Idempotent-Replayed"] = "true" if replayed else "false"
+    return response
+
+
+class PhotoFileSchema(Schema):
+    """The uploaded file (multipart)."""
+
+    file = Upload(required=True)
+
+
+def read_upload(upload) -> bytes:
+    """A multipart file's bytes, at most one past the limit (enough to refuse it without reading it all)."""
+    return upload.read(photo_limits().max_bytes + 1)

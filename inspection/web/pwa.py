@@ -1,0 +1,129 @@
+"""The police verifier as an installable web app: /verificar, its service worker and manifest.
+
+The page is public (river police check certificates on board, often without signal): no login,
+and nothing on it but what the signed token says. The service worker is served from the root
+so it controls the whole app (docs/style.md), and its cache name carries a hash of every file it
+precaches, so a deploy that changes any of them installs a fresh worker and drops the old cache.
+"""
+import hashlib
+from functools import cache
+from pathlib import Path
+
+from babel.messages.extract import extract
+from flask import Blueprint, Response, current_app, render_template, send_from_directory
+
+from inspection.i18n.language import current_language, translate
+from inspection.web.terms import TERMS, term
+
+bp = Blueprint("pwa", __name__)
+
+BUILD_MARKER = "__BUILD__"
+# Everything the service worker precaches or renders into /verificar: a change to any of them
+# must change the worker's bytes, or browsers would keep serving the old copies offline.
+VERSIONED = (
+    "static/sw.js",
+    "static/manifest.webmanifest",
+    "static/js",
+    "static/vendor",
+    "static/css",
+    "static/icons",
+    "templates/base.html",
+    "templates/verify",
+    "templates/tablet",
+    "inspection/i18n/translations/en",
+)
+_build_cache: dict[tuple, str] = {}
+
+
+def _versioned_files(root: Path) -> list[Path]:
+    """The files behind VERSIONED, in a stable order."""
+    files = []
+    for name in VERSIONED:
+        path = root / name
+        files.extend(sorted(p for p in path.rglob("*") if p.is_file()) if path.is_dir() else [path])
+    return [p for p in files if p.is_file()]
+
+
+def build_id(root: Path) -> str:
+    """A short hash over the versioned files; recomputed only when one of them changes."""
+    files = _versioned_files(root)
+    signature = tuple((str(p), p.stat().st_mtime_ns, p.stat().st_size) for p in files)
+    if signature not in _build_cache:
+        digest = hashlib.sha256()
+        for path in files:
+            digest.update(str(path.relative_to(root)).encode() + b"\0" + path.read_bytes() + b"\0")
+        _build_cache.clear()
+        _build_cache[signature] = digest.hexdigest()[:12]
+    return _build_cache[signature]
+
+
+@cache
+def script_messages(path: Path) -> tuple[str, ...]:
+    """The Spanish strings a script marks with gettext('...') or N_('...'), read as pybabel does (babel.cfg),
+    inside `${...}` of template strings too."""
+    with path.open("rb") as source:
+        found = extract("javascript", source, keywords={"gettext": None, "N_": None},
+                        options={"parse_template_string": True})
+        return tuple(dict.fromkeys(message for _line, message, _comments, _context in found))
+
+
+def script_strings(*names: str) -> dict[str, str]:
+    """The page language's translations of the scripts' strings, for the page's JSON data block."""
+    lang = current_language()
+    static = Path(current_app.static_folder)
+    messages = [m for name in names for m in script_messages(static / name)]
+    return {m: translate(m, lang) for m in messages if translate(m, lang) != m}
+
+
+@bp.route("/verificar")
+def verificar():
+    """The scanner and offline verifier for river police (Spanish first, `?lang=en`)."""
+    offices = {current_app.config["OFFICE_CODE"]: current_app.config["OFFICE_NAME"]}
+    strings = script_strings("js/verificar.js")
+    response = current_app.make_response(render_template("verify/verificar.html", offices=offices, strings=strings,
+                                                         office_tz=current_app.config["OFFICE_TZ"]))
+    # Revalidate every time: the service worker keeps the offline copy, not the HTTP cache.
+    response.headers["Cache-Control"] = "no-cache"
+    response.vary.update(("Cookie", "Accept-Language"))
+    return response
+
+
+@bp.route("/sw.js")
+def service_worker():
+    """The service worker, from the root with scope `/`, stamped with the current build."""
+    root = Path(current_app.root_path)
+    source = (root / "static" / "sw.js").read_text(encoding="utf-8")
+    body = source.replace(BUILD_MARKER, build_id(root))
+    return Response(body, mimetype="text/javascript", headers={
+        "Service-Worker-Allowed": "/",
+        "Cache-Control": "no-cache",
+    })
+
+
+@bp.route("/manifest.webmanifest")
+def manifest():
+    """The web app manifest (name, start URL, icons) so phones can install the verifier."""
+    response = send_from_directory(
+        current_app.static_folder, "manifest.webmanifest", mimetype="application/manifest+json"
+    )
+    response.headers["Cache-Control"] = "no-cache"
+    return response
+
+
+SCRIPTS = tuple(f"js/tablet/{name}.js" for name in (
+    "agenda", "app", "aboard", "backoff", "inspection", "net", "outbox", "photos", "rules", "signature", "store", "sync",
+    "uploads")) + ("js/i18n.js",)
+
+
+SHOWN_TERMS = ("kind", "status", "outcome", "result", "action")
+
+
+def tablet_page(template: str, status: int = 200):
+    """A tablet shell in the user's language; never cached by HTTP (the service worker keeps its copy)."""
+    terms = {group: {value: term(group, value) for value in TERMS[group]} for group in SHOWN_TERMS}
+    response = current_app.make_response((render_template(template, strings=script_strings(*SCRIPTS), terms=terms),
+                                          status))
+    response.headers["Cache-Control"] = "no-cache"
+    response.headers["X-Baliza-Shell"] = "1"
+    response.vary.update(("Cookie", "Accept-Language"))
+    return response

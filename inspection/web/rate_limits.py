@@ -1,0 +1,141 @@
+"""Per-client rate limits on sign-in and public verification, counted in the database every app server shares.
+
+Why a counter table of our own and not Flask-Limiter: the limits must hold across app servers, and
+the one store they all share is the database (no Redis in this deployment). A `limits` storage
+backed by it would still need the atomic upsert written here (one that works on SQLite and
+PostgreSQL), it reads `time.time()` where every other window here reads the office's one clock
+(inspection/clock.py, which tests set), and its windows would live outside our migrations. So: one
+row per (scope, client address) holding a fixed window's start and its hit count, counted in one
+INSERT ... ON CONFLICT DO NOTHING and one UPDATE ... RETURNING, committed at once, before any other
+hook of the request (so a refused or read-only request still counts). The per-username sign-in
+lockout (auth.py) is counted the same way, in the same table.
+
+The per-client limit sits in front of the per-account lockout (auth.py): the lockout stops many
+guesses at one username, this stops one address trying many usernames. Verification is generous:
+the police scan a lot, and offline verifiers cache `/api/v1/keys` and `/api/v1/status-list`, which
+are not limited. The client address is `request.remote_addr`, corrected by ProxyFix only for
+the declared proxies (security.py). The table stays bounded: a new client's first hit deletes
+every window that ended before the longest limit's window.
+"""
+import math
+import re
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from flask import current_app, request
+from sqlalchemy import case, delete, update
+from sqlalchemy.dialects import postgresql, sqlite
+
+from inspection.core.clock import office_now
+from inspection.core.exceptions import DomainError
+from inspection.core.extensions import db
+from inspection.core.models import RateCounter
+from inspection.i18n.messages import Msg
+
+UNITS = {"second": 1, "minute": 60, "hour": 3600, "day": 86400}
+_LIMIT = re.compile(r"^\s*(\d+)\s*(?:/|per)\s*(\d*)\s*(second|minute|hour|day)s?\s*$")
+
+# Which endpoints count against which limit (and for which methods); the setting that sets it.
+SCOPES = {
+    "pages.login": ("login", {"POST"}),
+    "api_auth.create_token": ("login", {"POST"}),
+    "certificates.verify_page": ("verify", {"GET", "HEAD"}),
+    "api_certificates.get_verify": ("verify", {"GET", "HEAD"}),
+}
+SETTINGS = {"login": "RATE_LIMIT_LOGIN", "verify": "RATE_LIMIT_VERIFY"}
+
+
+@dataclass(frozen=True)
+class Limit:
+    """At most `count` requests per client in each fixed window of `window`."""
+
+    count: int
+    window: timedelta
+
+
+def parse_limit(text) -> Limit | None:
+    """'120/minute', '30 per minute', '100/10minutes'; None, '' or 0 turn the limit off."""
+    if text in (None, "", 0, "0", False):
+        return None
+    match = _LIMIT.match(str(text))
+    if not match:
+        raise ValueError(f"rate limit {text!r}: write it as N/unit, such as '120/minute' (units: {', '.join(UNITS)})")
+    count, times, unit = int(match[1]), int(match[2] or 1), match[3]
+    return Limit(count, timedelta(seconds=times * UNITS[unit])) if count else None
+
+
+# Ten failed sign-ins for one username in fifteen minutes lock it out for the rest of that window
+# (auth.authenticate), counted in the same table under "user:<name>", whatever the address.
+USER_LOCKOUT = Limit(10, timedelta(minutes=15))
+
+
+def kept_for() -> timedelta:
+    """The longest window any counter uses: a window that started longer ago than this has ended."""
+    limits = current_app.extensions.get("baliza.rate_limits", {})
+    return max([USER_LOCKOUT.window, *(limit.window for limit in limits.values())])
+
+
+def clear_hits(bucket: str, now: datetime) -> None:
+    """Start `bucket`'s window afresh at `now` with no hits (a successful sign-in clears its username's count)."""
+    db.session.execute(update(RateCounter).where(RateCounter.bucket == bucket).values(hits=0, window_started_at=now))
+
+
+class RateLimited(DomainError):
+    """Too many requests from one client in the current window."""
+
+    status, code, title = 429, "rate-limited", Msg("Demasiadas solicitudes")
+
+
+def count_hit(bucket: str, now: datetime, window: timedelta) -> tuple[int, datetime]:
+    """Count one request in `bucket`'s window (a new one once `window` has passed): (hits so far, window start).
+
+    Commits at once: it runs first in the request (nothing else is in the transaction yet), and a
+    request refused later, or one that only reads, must still have counted. A new bucket also purges
+    windows that started more than the longest window ago (`kept_for`), so the table holds about one row
+    per client and username seen within it.
+    """
+    keep = kept_for()
+    insert = postgresql.insert if db.engine.dialect.name == "postgresql" else sqlite.insert
+    expired = RateCounter.window_started_at <= now - window
+    created = db.session.execute(insert(RateCounter).values(bucket=bucket, window_started_at=now, hits=0)
+                                 .on_conflict_do_nothing(index_elements=["bucket"])).rowcount
+    hits, started = db.session.execute(
+        update(RateCounter).where(RateCounter.bucket == bucket)
+        .values(hits=case((expired, 1), else_=RateCounter.hits + 1),
+                window_started_at=case((expired, now), else_=RateCounter.window_started_at))
+        .returning(RateCounter.hits, RateCounter.window_started_at)
+    ).one()
+    if created:
+        db.session.execute(delete(RateCounter).where(RateCounter.window_started_at < now - keep))
+    db.session.commit()
+    return hits, started
+
+
+def limits_in(config) -> dict[str, Limit]:
+    """Each scope's limit from the settings (a scope whose setting is off is absent)."""
+    found = {scope: parse_limit(config.get(key)) for scope, key in SETTINGS.items()}
+    return {scope: limit for scope, limit in found.items() if limit}
+
+
+def check_rate_limit():
+    """before_request: refuse (429 with Retry-After) a client past its limit for this endpoint."""
+    scoped = SCOPES.get(request.endpoint)
+    if scoped is None or request.method not in scoped[1]:
+        return None
+    limits = current_app.extensions["baliza.rate_limits"]
+    limit = limits.get(scoped[0])
+    if limit is None:
+        return None
+    now = office_now()
+    hits, started = count_hit(f"{scoped[0]}:{request.remote_addr or '-'}"[:120], now, limit.window)
+    if hits <= limit.count:
+        return None
+    wait = max(1, math.ceil((started + limit.window - now).total_seconds()))
+    raise RateLimited(Msg("Demasiadas solicitudes desde esta dirección. Vuelva a intentarlo en {seconds} s.",
+                          seconds=wait), headers={"Retry-After": str(wait)})
+
+
+def init_rate_limits(app) -> None:
+    """Read the limits once (a malformed setting stops the app here) and count before any other hook."""
+    app.extensions["baliza.rate_limits"] = limits_in(app.config)
+    app.before_request_funcs.setdefault(None, []).insert(0, check_rate_limit)
