@@ -130,12 +130,12 @@ def make_flat_jpeg(width: int = 6000, height: int = 6600, progressive: bool = Fa
 
 
 def make_zip(name: str = "payload.html", body: bytes = b"<script>alert(1)</script>") -> bytes:
-    """A small ZIP archive."""
+    """A small ZIP archive, the same bytes on every run (its entry dated 2026-01-01, so test ids are stable)."""
     import zipfile
 
     out = io.BytesIO()
     with zipfile.ZipFile(out, "w") as archive:
-        archive.writestr(name, body)
+        archive.writestr(zipfile.ZipInfo(name, date_time=(2026, 1, 1, 0, 0, 0)), body)
     return out.getvalue()
 
 

@@ -1,6 +1,8 @@
 """The OpenAPI document tells the truth: problem+json errors, response schemas, nullable fields, security."""
 import re
 
+from pathlib import Path
+
 import pytest
 from marshmallow import Schema
 
@@ -87,9 +89,13 @@ def test_an_inspection_not_started_has_null_evidence_as_documented(client, spec,
 
 
 def schema_classes():
-    """Every schema class of inspection.web.schemas, by its OpenAPI component name."""
-    return {cls.__name__.removesuffix("Schema"): cls for cls in vars(schemas).values()
-            if isinstance(cls, type) and issubclass(cls, Schema) and cls.__module__ == schemas.__name__}
+    """Every schema class of every package's schemas module, by its OpenAPI component name."""
+    import importlib
+
+    modules = [importlib.import_module(f"inspection.{path.parent.name}.schemas")
+               for path in sorted(Path(schemas.__file__).parent.parent.glob("*/schemas.py"))]
+    return {cls.__name__.removesuffix("Schema"): cls for module in modules for cls in vars(module).values()
+            if isinstance(cls, type) and issubclass(cls, Schema) and cls.__module__ == module.__name__}
 
 
 def test_every_field_that_may_be_none_is_nullable(spec):
