@@ -19,6 +19,9 @@ from inspection.core.extensions import db as _db
 
 TEST_DATABASE_URL = os.environ.get("BALIZA_TEST_DATABASE_URL")
 
+# Builders shared by several test packages: fixtures come from these plugins, never from another test module.
+pytest_plugins = ["tests.fixtures.inspections"]
+
 
 def pytest_configure(config):
     config.addinivalue_line("markers", "db: uses the database (run again on PostgreSQL by .ci/run)")

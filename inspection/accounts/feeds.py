@@ -1,4 +1,4 @@
-"""TODO docstring: moved out of inspection.notices.calendars."""
+"""The private calendar URL: a per-user secret, renewable like a device token, for phones that subscribe without a session."""
 import base64
 import hashlib
 import hmac

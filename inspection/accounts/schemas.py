@@ -1,4 +1,4 @@
-"""TODO docstring: moved out of inspection.web.schemas."""
+"""Tokens, devices, users and declared conflicts of interest on the wire."""
 from marshmallow import (
     ValidationError,
     fields,

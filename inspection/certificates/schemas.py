@@ -1,4 +1,4 @@
-"""TODO docstring: moved out of inspection.web.schemas."""
+"""Certificates on the wire: the holder's view, the public verdict, the key set and the status list."""
 from marshmallow import (
     fields,
     validate,

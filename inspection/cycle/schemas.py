@@ -1,4 +1,4 @@
-"""TODO docstring: moved out of inspection.web.schemas."""
+"""Applications for inspection, their fines and fee lines on the wire, and the fleet's query arguments."""
 from marshmallow import (
     fields,
     validate,

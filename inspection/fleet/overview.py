@@ -1,4 +1,4 @@
-"""TODO docstring: moved out of inspection.cycle.applications."""
+"""The owner's fleet at a glance: each vessel's certificates, what is due, what is owed and what is planned."""
 from datetime import date
 from decimal import Decimal
 

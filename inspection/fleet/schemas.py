@@ -1,4 +1,4 @@
-"""TODO docstring: moved out of inspection.web.schemas."""
+"""The owner's fleet at a glance on the wire: certificates, what is due, open deficiencies, fees owed."""
 from marshmallow import (
     fields,
     validate,

@@ -61,7 +61,7 @@ from inspection.inspections.schemas import (
     SyncInSchema,
     SyncOutSchema,
 )
-from inspection.inspections.sync import _answer_scope, _sync_one
+from inspection.inspections.sync import answer_scope, apply_sync_batch
 from inspection.media.configured import media_response, media_storage, photo_limits
 from inspection.media.signatures import ROLES as SIGNATURE_ROLES
 from inspection.web.api_common import PhotoFileSchema, binary, json_response, paginate, read_upload, run_once
@@ -168,7 +168,7 @@ def put_answer(data, inspection_id, item_id):
     def action():
         return AnswerSchema().dump(record_answer(actor, inspection, item_id, data, office_now()))
 
-    return run_once(actor, _answer_scope(inspection.id, item_id), str(data["client_id"]), raw, action)
+    return run_once(actor, answer_scope(inspection.id, item_id), str(data["client_id"]), raw, action)
 
 
 @blp.route("/inspections/<int:inspection_id>/sync", methods=["POST"])
@@ -183,7 +183,7 @@ def post_sync(data, inspection_id):
     """
     actor = api_user()
     inspection = lock_inspection(get_inspection_for(actor, inspection_id))
-    results = [_sync_one(actor, inspection, raw) for raw in data["answers"]]
+    results = apply_sync_batch(actor, inspection, data["answers"])
     db.session.commit()
     return json_response({"results": results}, 200)
 

@@ -1,11 +1,11 @@
-"""TODO docstring: moved out of inspection.inspections.api."""
+"""A photo filed once per client_id, whichever way its bytes came: an item's (POST or a finished upload) or a repair's evidence."""
 import hashlib
 
+from inspection.core.client_requests import body_hash, first_result, prior_result
 from inspection.core.clock import office_now
 from inspection.inspections.operations import add_photo
 from inspection.inspections.schemas import PhotoSchema
 from inspection.media.configured import media_storage, photo_limits, process_upload
-from inspection.web.api_common import body_hash, first_result, prior_result
 
 
 def item_photo_request(inspection, meta: dict, sha256: str) -> tuple[str, str, dict]:

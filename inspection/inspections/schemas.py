@@ -1,4 +1,4 @@
-"""TODO docstring: moved out of inspection.web.schemas."""
+"""Inspections on the wire: scheduling, answers, photos, signatures, submission, deficiencies, detentions, the sync batch and the tablet's agenda and package."""
 import base64
 import binascii
 

@@ -1,7 +1,8 @@
-"""TODO docstring: moved out of inspection.inspections.api."""
+"""The tablet's sync batch: each queued answer applied in its own savepoint, once per client_id, never failing the batch."""
 from marshmallow import ValidationError
 from sqlalchemy.exc import IntegrityError
 
+from inspection.core.client_requests import body_hash, prior_result, remember_result
 from inspection.core.clock import office_now
 from inspection.core.exceptions import Conflict, DomainError
 from inspection.core.extensions import db
@@ -9,14 +10,14 @@ from inspection.i18n.language import localize
 from inspection.i18n.messages import Msg
 from inspection.inspections.operations import record_answer, recorded_answer
 from inspection.inspections.schemas import AnswerSchema, SyncEntrySchema
-from inspection.web.api_common import body_hash, prior_result, remember_result
 
 
-def _answer_scope(inspection_id: int, item_id: str) -> str:
+def answer_scope(inspection_id: int, item_id: str) -> str:
+    """The once-only scope of one item's answer: a PUT and a sync entry with one client_id are one write."""
     return f"answer:{inspection_id}:{item_id}"
 
 
-def _sync_one(actor, inspection, raw: dict) -> dict:
+def sync_entry(actor, inspection, raw: dict) -> dict:
     """One entry in its own savepoint: applied, duplicate, conflict or rejected, never an error for the batch."""
     client_id, item_id = raw.get("client_id"), raw.get("item_id")
     outcome = {"client_id": client_id, "item_id": item_id, "reason": None, "answer": None}
@@ -25,7 +26,7 @@ def _sync_one(actor, inspection, raw: dict) -> dict:
     except ValidationError as error:
         return {**outcome, "status": "rejected", "reason": localize(error.messages)}
     body = {k: v for k, v in raw.items() if k != "item_id"}
-    digest, scope = body_hash(body), _answer_scope(inspection.id, entry["item_id"])
+    digest, scope = body_hash(body), answer_scope(inspection.id, entry["item_id"])
     for attempt in range(2):
         try:
             return {**outcome, **_apply_entry(actor, inspection, entry, scope, digest)}
@@ -54,3 +55,8 @@ def _apply_entry(actor, inspection, entry: dict, scope: str, digest: str) -> dic
         answer = AnswerSchema().dump(stored or record_answer(actor, inspection, entry["item_id"], entry, office_now()))
         remember_result(client_id, actor, scope, digest, 200, answer)
     return {"status": "duplicate" if stored else "applied", "answer": answer}
+
+
+def apply_sync_batch(actor, inspection, entries: list[dict]) -> list[dict]:
+    """Every entry of a batch in order, each its own outcome; the caller commits once."""
+    return [sync_entry(actor, inspection, raw) for raw in entries]

@@ -1,4 +1,4 @@
-"""TODO docstring: moved out of inspection.web.schemas."""
+"""The private calendar feed's URL on the wire."""
 from marshmallow import (
     fields,
 )

@@ -1,4 +1,4 @@
-"""TODO docstring: moved out of inspection.web.schemas."""
+"""Assigning an application to an inspector, as the API and the board's form read it."""
 from marshmallow import (
     fields,
     validate,

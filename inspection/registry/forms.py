@@ -1,4 +1,4 @@
-"""TODO docstring: moved out of inspection.web.forms."""
+"""The vessel picker every page form shares: a typed registration or name becomes a vessel id."""
 from inspection.accounts.access import vessel_scope
 from inspection.core.extensions import db
 from inspection.core.models import Vessel

@@ -1,4 +1,4 @@
-"""TODO docstring: moved out of inspection.web.schemas."""
+"""Owners, vessels and the law's checklists on the wire, with the exact tonnage as text."""
 from decimal import Decimal
 from functools import lru_cache
 

@@ -1,4 +1,4 @@
-"""TODO docstring: moved out of inspection.web.schemas."""
+"""The resumable upload protocol's requests and answers."""
 from marshmallow import (
     EXCLUDE,
     Schema,

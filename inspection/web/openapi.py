@@ -1,4 +1,4 @@
-"""TODO docstring: moved out of inspection.blueprints_api."""
+"""flask-smorest's Api with its error responses documented as they are sent: problem+json (RFC 9457)."""
 import http
 
 from flask_smorest import Api

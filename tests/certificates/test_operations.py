@@ -1,0 +1,377 @@
+"""Certificates: issue on a passed inspection, QR read by a real decoder, verdicts derived from records."""
+import io
+import re
+import threading
+from datetime import date, timedelta
+
+import pypdfium2
+import pytest
+import zxingcpp
+
+from inspection.certificates.operations import (
+    StatusFacts,
+    add_months,
+    application_due_on,
+    derive_status,
+    validity,
+    verify_certificate_token,
+)
+from inspection.certificates.signing import (
+    CertificateClaims,
+    decode_token,
+    generate_key,
+    key_id,
+    public_key_from_jwk,
+    sign_certificate,
+)
+from inspection.certificates.status_list import verify_status_list
+from inspection.core.models import AuditEvent
+from inspection.law.legal_terms import TermPractice
+from tests.fixtures.inspections import answer_all, schedule, submit
+
+TODAY = date(2026, 11, 30)
+
+
+# --- pure ------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("day, months, expected", [
+    (date(2026, 1, 31), 6, date(2026, 7, 31)),
+    (date(2026, 8, 31), 6, date(2027, 2, 28)),
+    (date(2027, 8, 31), 6, date(2028, 2, 29)),
+    (date(2026, 11, 30), 12, date(2027, 11, 30)),
+    (date(2026, 3, 31), -1, date(2026, 2, 28)),
+])
+def test_add_months(day, months, expected):
+    assert add_months(day, months) == expected
+
+
+NOV_29, DEC_1 = date(2026, 11, 29), date(2026, 12, 1)
+YEAR, EIGHTEEN = TermPractice(12, 12), TermPractice(12, 18)
+
+
+@pytest.mark.parametrize("kind, inspected_on, issued_on, chosen, practice, expected", [
+    ("seguridad", TODAY, TODAY, None, YEAR, date(2027, 5, 30)),            # six months, arts. 211, 225
+    ("seguridad", NOV_29, DEC_1, None, YEAR, date(2027, 5, 29)),           # from the inspection, art. 207
+    ("navegabilidad", TODAY, TODAY, None, YEAR, date(2027, 11, 30)),       # the Prefectura's year
+    ("navegabilidad", NOV_29, DEC_1, None, YEAR, date(2027, 11, 29)),      # from the inspection, art. 207
+    ("navegabilidad", TODAY, TODAY, None, TermPractice(6, 12), date(2027, 5, 30)),  # the practice is a setting
+    ("navegabilidad", TODAY, TODAY, date(2027, 3, 1), YEAR, date(2027, 3, 1)),      # shorter, art. 203
+    ("navegabilidad", TODAY, TODAY, date(2027, 11, 30), YEAR, date(2027, 11, 30)),  # the whole year
+    ("navegabilidad", TODAY, TODAY, date(2028, 5, 30), EIGHTEEN, date(2028, 5, 30)),  # longer, where allowed
+])
+def test_terms_by_kind(kind, inspected_on, issued_on, chosen, practice, expected):
+    assert validity(kind, inspected_on, issued_on, chosen, practice) == expected
+
+
+def test_the_default_practice_is_a_year():
+    assert validity("navegabilidad", TODAY, TODAY) == date(2027, 11, 30)
+    assert application_due_on(date(2027, 5, 30)) == date(2027, 4, 30)  # a month before, art. 222
+
+
+@pytest.mark.parametrize("kind, chosen, practice, message", [
+    ("navegabilidad", date(2027, 12, 1), YEAR, "El término supera el máximo que admite la Prefectura: 12 meses"),
+    ("navegabilidad", date(2028, 1, 1), YEAR, "hasta el 2027-11-30"),
+    ("navegabilidad", date(2028, 5, 31), EIGHTEEN, "18 meses desde la inspección, hasta el 2028-05-30"),
+    ("navegabilidad", TODAY, YEAR, "El término debe terminar después de la fecha de expedición"),
+    ("seguridad", date(2027, 3, 1), YEAR, "El certificado de seguridad rige seis meses (art. 211)."),
+])
+def test_a_term_beyond_the_maximum_or_before_the_issue_is_refused(kind, chosen, practice, message):
+    from inspection.core.exceptions import Invalid
+    with pytest.raises(Invalid) as refused:
+        validity(kind, TODAY, TODAY, chosen, practice)
+    assert message in str(refused.value.errors["valid_until"][0])
+
+
+@pytest.mark.parametrize("facts, today, status", [
+    (dict(revoked=False, superseded=False, suspended=False), TODAY, "valid"),
+    (dict(revoked=False, superseded=False, suspended=False), date(2027, 6, 1), "expired"),
+    (dict(revoked=False, superseded=False, suspended=True), TODAY, "suspended"),
+    (dict(revoked=False, superseded=True, suspended=True), TODAY, "superseded"),
+    (dict(revoked=True, superseded=True, suspended=True), date(2030, 1, 1), "revoked"),
+    (dict(revoked=False, superseded=False, suspended=True), date(2027, 6, 1), "expired"),
+])
+def test_status_precedence(facts, today, status):
+    assert derive_status(StatusFacts(valid_until=date(2027, 5, 30), **facts), today) == status
+
+
+# --- issuing through a passed inspection -----------------------------------------------------------
+
+
+
+def test_submit_returns_the_certificate_fields(issued):
+    for field in ("number", "kind", "vessel_id", "revision", "issued_on", "valid_until", "status", "token",
+                  "verify_url", "qr_url", "pdf_url"):
+        assert field in issued
+    assert re.fullmatch(r"SEG-\d{4}-\d{6}-\d", issued["number"])
+    assert issued["status"] == "valid" and issued["revision"] == 1
+    assert issued["verify_url"] == f"https://baliza.test/v/{issued['token']}"
+    assert issued["qr_version"] <= 15
+
+
+def decode_pdf_qr(pdf: bytes) -> str:
+    """Rasterise page 1 at 200 dpi and read the QR with zxing-cpp."""
+    page = pypdfium2.PdfDocument(pdf)[0]
+    image = page.render(scale=200 / 72).to_pil()
+    [barcode] = [b for b in zxingcpp.read_barcodes(image) if b.format == zxingcpp.BarcodeFormat.QRCode]
+    return barcode.text
+
+
+def test_pdf_qr_decodes_and_verifies_valid(client, crew, issued):
+    pdf = client.get(issued["pdf_url"], headers=crew["oh"])
+    assert pdf.status_code == 200 and pdf.mimetype == "application/pdf"
+    url = decode_pdf_qr(pdf.data)
+    assert url == issued["verify_url"]
+    token = url.rsplit("/v/", 1)[1]
+    verdict = client.get(f"/api/v1/verify/{token}").json
+    assert verdict["verdict"] == "valid"
+    assert verdict["certificate"]["number"] == issued["number"]
+    assert verdict["certificate"]["registration"] == crew["vessel"].registration
+    page = client.get(f"/v/{token}").get_data(as_text=True)
+    assert "VÁLIDO" in page and crew["vessel"].name in page
+
+
+def test_qr_png_decodes_to_the_verify_url(client, crew, issued):
+    from PIL import Image
+    png = client.get(issued["qr_url"], headers=crew["oh"]).data
+    [barcode] = zxingcpp.read_barcodes(Image.open(io.BytesIO(png)))
+    assert barcode.text == issued["verify_url"]
+
+
+def flip(token: str, position: int) -> str:
+    alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"
+    char = token[position]
+    return token[:position] + alphabet[(alphabet.index(char) + 1) % 32] + token[position + 1:]
+
+
+def test_one_flipped_byte_is_invalid_signature(client, issued):
+    token = flip(issued["token"], len(issued["token"]) // 2)
+    response = client.get(f"/api/v1/verify/{token}")
+    assert response.status_code in (200, 400)
+    if response.status_code == 200:
+        assert response.json["verdict"] == "invalid_signature"
+    page = client.get(f"/v/{token}").get_data(as_text=True)
+    assert "FIRMA INVÁLIDA" in page or "CÓDIGO ILEGIBLE" in page
+    # a flip inside the signature always decodes, and must fail the signature
+    sig_flip = flip(issued["token"], len(issued["token"]) - 10)
+    assert client.get(f"/api/v1/verify/{sig_flip}").json["verdict"] == "invalid_signature"
+    assert "FIRMA INVÁLIDA" in client.get(f"/v/{sig_flip}").get_data(as_text=True)
+
+
+def test_unknown_key_is_unknown_issuer(client, issued):
+    stranger = generate_key()
+    claims = CertificateClaims(issuer="PGP-ASU", number=issued["number"], kind="seguridad", revision=1,
+                               registration="PY-1", vessel_name="Falso", issued_on=TODAY,
+                               valid_until=TODAY + timedelta(days=100), status_index=0)
+    token = sign_certificate(claims, stranger, key_id(stranger.public_key()))
+    assert client.get(f"/api/v1/verify/{token}").json["verdict"] == "unknown_issuer"
+    assert "EMISOR DESCONOCIDO" in client.get(f"/v/{token}").get_data(as_text=True)
+
+
+def test_later_date_is_expired(app, issued):
+    later = date.fromisoformat(issued["valid_until"]) + timedelta(days=1)
+    verdict, view = verify_certificate_token(issued["token"], later, app.config["OFFICE_NAME"])
+    assert verdict == "expired" and view["days_left"] == -1
+
+
+def test_expired_page_says_vencido(client, issued, set_clock):
+    from datetime import datetime, timezone
+
+    later = datetime.combine(date.fromisoformat(issued["valid_until"]) + timedelta(days=3), datetime.min.time(),
+                             timezone.utc)
+    set_clock(later)
+    assert "VENCIDO" in client.get(f"/v/{issued['token']}").get_data(as_text=True)
+
+
+def test_detention_suspends_and_lifting_restores(client, crew, issued):
+    token = issued["token"]
+    detention = client.post(f"/api/v1/vessels/{crew['vessel'].id}/detentions",
+                            json={"reason": "Filtración en el casco"}, headers=crew["ih"]).json
+    assert client.get(f"/api/v1/verify/{token}").json["verdict"] == "suspended"
+    assert "SUSPENDIDO" in client.get(f"/v/{token}").get_data(as_text=True)
+    client.post(f"/api/v1/detentions/{detention['id']}/lift", json={"reason": "Reparado"}, headers=crew["admin"])
+    assert client.get(f"/api/v1/verify/{token}").json["verdict"] == "valid"
+
+
+def test_lifting_follows_the_rules_of_detaining(client, crew, issued, as_role):
+    """An inspector linked to the owner (art. 214) may not detain, so may not lift either; nor may an owner."""
+    token = issued["token"]
+    detention = client.post(f"/api/v1/vessels/{crew['vessel'].id}/detentions",
+                            json={"reason": "Filtración en el casco"}, headers=crew["admin"]).json
+    linked, linked_h = as_role("inspector")
+    client.post(f"/api/v1/users/{linked.id}/conflicts", headers=crew["admin"],
+                json={"owner_id": crew["vessel"].owner_id, "reason": "Socio del armador"})
+    lift = f"/api/v1/detentions/{detention['id']}/lift"
+    assert client.post(f"/api/v1/vessels/{crew['vessel'].id}/detentions", json={"reason": "Otra"},
+                       headers=linked_h).status_code == 403
+    assert client.post(lift, json={"reason": "Reparado"}, headers=linked_h).status_code == 403
+    assert client.post(lift, json={"reason": "Reparado"}, headers=crew["oh"]).status_code == 403
+    assert client.get(f"/api/v1/verify/{token}").json["verdict"] == "suspended"
+    assert client.post(lift, json={"reason": "Reparado"}, headers=crew["ih"]).status_code == 200
+    assert client.get(f"/api/v1/verify/{token}").json["verdict"] == "valid"
+
+
+def test_revocation_is_admin_only_audited_and_revoked(client, crew, issued, db):
+    url = f"/api/v1/certificates/{issued['number']}/revoke"
+    assert client.post(url, json={"reason": "Datos falsos"}, headers=crew["oh"]).status_code == 403
+    assert client.post(url, json={"reason": "Datos falsos"}, headers=crew["ih"]).status_code == 403
+    response = client.post(url, json={"reason": "Documentación falsificada"}, headers=crew["admin"])
+    assert response.status_code == 200 and response.json["status"] == "revoked"
+    assert client.get(f"/api/v1/verify/{issued['token']}").json["verdict"] == "revoked"
+    assert "REVOCADO" in client.get(f"/v/{issued['token']}").get_data(as_text=True)
+    event = db.session.scalar(db.select(AuditEvent).filter_by(action="certificate.revoked"))
+    assert event.details["reason"] == "Documentación falsificada"
+
+
+def test_suspend_and_reinstate_by_decision(client, crew, issued):
+    base = f"/api/v1/certificates/{issued['number']}"
+    assert client.post(f"{base}/suspend", json={"reason": "Prohibición de zarpe"}, headers=crew["admin"]).json["status"] == "suspended"
+    assert client.post(f"{base}/suspend", json={"reason": "Otra vez"}, headers=crew["admin"]).status_code == 409
+    assert client.post(f"{base}/reinstate", json={"reason": "Levantada"}, headers=crew["admin"]).json["status"] == "valid"
+
+
+def test_new_certificate_supersedes_the_old(client, crew, issued):
+    second_id = schedule(client, crew)
+    client.post(f"/api/v1/inspections/{second_id}/start", headers=crew["ih"])
+    items = client.get(f"/api/v1/inspections/{second_id}", headers=crew["ih"]).json["items"]
+    answer_all(client, crew, second_id, items)
+    newer = submit(client, crew, second_id).json["certificate"]
+    assert newer["revision"] == 2 and newer["number"] != issued["number"]
+    assert client.get(f"/api/v1/verify/{issued['token']}").json["verdict"] == "superseded"
+    assert "REEMPLAZADO" in client.get(f"/v/{issued['token']}").get_data(as_text=True)
+    assert client.get(f"/api/v1/verify/{newer['token']}").json["verdict"] == "valid"
+
+
+def test_public_answers_carry_no_owner_or_inspector_data(client, crew, issued, db):
+    from inspection.core.models import Owner
+    owner = db.session.get(Owner, crew["vessel"].owner_id)
+    inspector = crew["inspector"]
+    public = [client.get(f"/api/v1/verify/{issued['token']}").get_data(as_text=True),
+              client.get(f"/v/{issued['token']}").get_data(as_text=True)]
+    for text in public:
+        for secret in (owner.name, owner.tax_id, owner.email, inspector.username, "Cap. Benítez", "Insp. Demo"):
+            assert secret not in text
+    assert set(client.get(f"/api/v1/verify/{issued['token']}").json["certificate"]) == {
+        "number", "kind", "revision", "registration", "vessel_name", "issued_on", "valid_until", "days_left",
+        "office_code", "office_name"}
+
+
+@pytest.mark.parametrize("garbage", ["x", "A" * 5000, "!!!!", "AAAAAAAA", "MFRGGZDFMZTWQ2LK"])
+def test_malformed_tokens_are_400_never_500(client, garbage):
+    response = client.get(f"/api/v1/verify/{garbage}")
+    assert response.status_code == 400 and response.mimetype == "application/problem+json"
+    assert client.get(f"/v/{garbage}").status_code == 400
+
+
+def test_status_list_and_keys_let_a_verifier_work_offline(client, crew, issued):
+    keys = client.get("/api/v1/keys").json["keys"]
+    assert keys and all("d" not in k for k in keys)  # never the private part
+    published = {k["kid"]: public_key_from_jwk(k) for k in keys}
+    client.post(f"/api/v1/certificates/{issued['number']}/revoke", json={"reason": "Prueba"}, headers=crew["admin"])
+    body = client.get("/api/v1/status-list").json
+    status_list = verify_status_list(body["jws"], published)
+    _, claims, _, _ = decode_token(issued["token"])  # the index lives in the signed token
+    assert status_list.status_at(claims.status_index) == 1  # revoked
+    assert client.get(f"/api/v1/verify/{issued['token']}").json["verdict"] == "revoked"
+
+
+def test_owner_sees_own_certificates_only(client, crew, issued, as_role):
+    assert client.get("/api/v1/certificates", headers=crew["oh"]).json["total"] == 1
+    _, stranger = as_role("owner")
+    assert client.get("/api/v1/certificates", headers=stranger).json["total"] == 0
+    assert client.get(f"/api/v1/certificates/{issued['number']}", headers=stranger).status_code == 404
+    assert client.get(issued["pdf_url"], headers=stranger).status_code == 404
+    _, police = as_role("police")
+    assert client.get("/api/v1/certificates", headers=police).status_code == 403
+
+
+def test_keys_new_retires_but_keeps_publishing(runner, client, issued):
+    before = {k["kid"] for k in client.get("/api/v1/keys").json["keys"]}
+    result = runner.invoke(args=["keys", "new"])
+    assert result.exit_code == 0, result.output
+    keys = client.get("/api/v1/keys").json["keys"]
+    assert before < {k["kid"] for k in keys}
+    assert sorted(k["status"] for k in keys) == ["current", "retired"]
+    assert client.get(f"/api/v1/verify/{issued['token']}").json["verdict"] == "valid"
+
+
+def test_private_keys_stay_out_of_the_database(app, issued, db):
+    import json
+
+    from inspection.core.models import SigningKey
+    for key in db.session.scalars(db.select(SigningKey)):
+        assert "d" not in key.public_jwk and "PRIVATE" not in json.dumps(key.public_jwk)
+
+
+def test_serials_are_unique_under_concurrent_issuing(app):
+    """Eight threads with their own connections take serials at once: all distinct (PostgreSQL row lock)."""
+    from inspection.certificates.operations import _next_counter
+    from inspection.core.extensions import db as database
+
+    taken, errors = [], []
+
+    def take():
+        with app.app_context():
+            try:
+                for _ in range(5):
+                    taken.append(_next_counter("seguridad", 2031))
+                    database.session.commit()
+            except Exception as error:  # noqa: BLE001 - reported below
+                errors.append(error)
+            finally:
+                database.session.remove()
+
+    threads = [threading.Thread(target=take) for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=60)
+    assert errors == []
+    assert sorted(taken) == list(range(1, 41))
+
+
+def test_certificate_pages(client, crew, issued, make_user):
+    from tests.conftest import PASSWORD
+    client.post("/login", data={"username": crew["owner"].username, "password": PASSWORD})
+    page = client.get(f"/certificados/{issued['number']}").get_data(as_text=True)
+    assert issued["number"] in page and "art. 222" in page
+    assert issued["number"] in client.get("/certificados").get_data(as_text=True)
+    admin = make_user("admin")
+    client.post("/logout")
+    client.post("/login", data={"username": admin.username, "password": PASSWORD})
+    response = client.post(f"/certificados/{issued['number']}/suspender", data={"reason": "Prohibición de zarpe"})
+    assert response.status_code == 302
+    assert client.get(f"/api/v1/verify/{issued['token']}").json["verdict"] == "suspended"
+
+
+def test_a_key_of_one_office_cannot_vouch_for_another(client, issued, app):
+    from inspection.certificates.keys import current_signing_key
+    kid, private = current_signing_key(app.config["OFFICE_CODE"])
+    claims = CertificateClaims(issuer="PGP-OTRA", number=issued["number"], kind="seguridad", revision=1,
+                               registration="PY-1", vessel_name="Falso", issued_on=TODAY,
+                               valid_until=TODAY + timedelta(days=100), status_index=0)
+    token = sign_certificate(claims, private, kid)
+    assert client.get(f"/api/v1/verify/{token}").json["verdict"] == "unknown_issuer"
+
+
+def test_status_list_is_trusted_offline_for_seven_days(client, issued):
+    import base64
+    import json
+    body = client.get("/api/v1/status-list").json
+    payload = json.loads(base64.urlsafe_b64decode(body["jws"].split(".")[1] + "=="))
+    assert payload["exp"] - payload["iat"] == 7 * 86400 and payload["ttl"] == 86400
+
+
+def test_certificate_lists_do_not_query_per_row(client, crew, issued, count_queries):
+    def load():
+        assert client.get("/api/v1/certificates", headers=crew["oh"]).json["total"] >= 1
+
+    load()  # warm: the first request also loads what later ones find in the session
+    one = count_queries(load)
+    for _ in range(3):  # three more certificates for the same vessel
+        inspection_id = schedule(client, crew)
+        client.post(f"/api/v1/inspections/{inspection_id}/start", headers=crew["ih"])
+        items = client.get(f"/api/v1/inspections/{inspection_id}", headers=crew["ih"]).json["items"]
+        answer_all(client, crew, inspection_id, items)
+        assert submit(client, crew, inspection_id).json["certificate"]
+    assert client.get("/api/v1/certificates", headers=crew["oh"]).json["total"] == 4
+    assert count_queries(load) == one

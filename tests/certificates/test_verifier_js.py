@@ -1,0 +1,233 @@
+"""The browser verifier (static/js/verifier.js) agrees with Python, run under node 20."""
+
+import base64
+import datetime as dt
+import io
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from PIL import Image
+
+from inspection.certificates.numbering import format_number
+from inspection.certificates.qrcodes import make_qr, verify_url
+from inspection.certificates.signing import (
+    CertificateClaims,
+    generate_key,
+    key_id,
+    public_jwk,
+    sign_certificate,
+    verify_token,
+)
+from inspection.certificates.status_list import sign_status_list
+from inspection.i18n.formats import format_day
+from tests.fixtures.pages import DAY_CASES
+
+ROOT = Path(__file__).resolve().parents[2]
+CLI = ROOT / "tests" / "js" / "verify_cli.mjs"
+NODE = shutil.which("node")
+B32 = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"
+IAT = 1_773_532_800
+
+pytestmark = pytest.mark.skipif(NODE is None, reason="node is not installed")
+
+
+def run_node(cases: dict, tmp_path) -> dict:
+    """Write the cases to JSON, run the node CLI over them, return its report."""
+    path = tmp_path / "cases.json"
+    path.write_text(json.dumps(cases))
+    done = subprocess.run([NODE, str(CLI), str(path)], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+@pytest.fixture(scope="module")
+def office():
+    """The issuing office's key, and a second office the verifier does not know."""
+    key, stranger = generate_key(), generate_key()
+    return key, key_id(key), stranger
+
+
+def claims_for(kind="seguridad", **overrides):
+    """Realistic claims."""
+    values = dict(
+        issuer="PGP-ASU", number=format_number(kind, 2026, 4567), kind=kind, revision=1,
+        registration="PY-ASU-1234", vessel_name="Ñandutí Purahéi María Concepción Güemes",
+        issued_on=dt.date(2026, 3, 15), valid_until=dt.date(2026, 9, 15), status_index=9,
+    )
+    values.update(overrides)
+    return CertificateClaims(**values)
+
+
+def as_json(claims: CertificateClaims) -> dict:
+    """Claims as the JS verifier reports them (ISO dates)."""
+    return {
+        "issuer": claims.issuer, "number": claims.number, "kind": claims.kind,
+        "revision": claims.revision, "registration": claims.registration,
+        "vessel_name": claims.vessel_name, "issued_on": claims.issued_on.isoformat(),
+        "valid_until": claims.valid_until.isoformat(), "status_index": claims.status_index,
+    }
+
+
+def test_token_outcomes_match_python(office, tmp_path):
+    """ok, invalid_signature, unknown_issuer and malformed, with the same claims as Python."""
+    key, kid, stranger = office
+    jwks = {"keys": [public_jwk(key.public_key())]}
+    good = [
+        claims_for(),
+        claims_for("navegabilidad", issued_on=dt.date(1970, 1, 1), valid_until=dt.date(2099, 12, 31)),
+        claims_for(vessel_name="Yacaré 🐊", revision=4_000_000_000, status_index=0),
+    ]
+    tokens = [sign_certificate(c, key, kid) for c in good]
+    token = tokens[0]
+    flipped = token[:-10] + B32[(B32.index(token[-10]) + 1) % 32] + token[-9:]
+    from_stranger = sign_certificate(good[0], stranger, key_id(stranger))
+    garbage = ["", "A", "!!!", "A" * 5000, token[:-30], "MZXW6YTBOI", token + "="]
+    cases = tokens + [token.lower(), flipped, from_stranger] + garbage
+    report = run_node({"jwks": jwks, "tokens": cases}, tmp_path)["tokens"]
+
+    for claims, result in zip(good, report[:3]):
+        assert result == {"outcome": "ok", "claims": as_json(claims), "kid": kid}
+    assert report[3]["outcome"] == "ok"
+    assert report[4]["outcome"] == "invalid_signature" and report[4]["claims"] == as_json(good[0])
+    assert report[5]["outcome"] == "unknown_issuer" and report[5]["kid"] == key_id(stranger)
+    assert report[5]["claims"] == as_json(good[0])
+    for result in report[6:]:
+        assert result["outcome"] == "malformed", result
+
+
+def test_every_flip_agrees_with_python(office, tmp_path):
+    """For each position and several flips, JS and Python give the same outcome and claims."""
+    key, kid, _ = office
+    token = sign_certificate(claims_for(), key, kid)
+    flips = [
+        token[:i] + B32[(B32.index(c) + offset) % 32] + token[i + 1:]
+        for offset in (1, 7, 16)
+        for i, c in enumerate(token)
+    ]
+    report = run_node({"jwks": [public_jwk(key.public_key())], "tokens": flips}, tmp_path)["tokens"]
+    python = [verify_token(t, {kid: key.public_key()}) for t in flips]
+    assert [r["outcome"] for r in report] == [p.outcome for p in python]
+    assert [r["claims"] for r in report] == [p.claims and as_json(p.claims) for p in python]
+    assert not any(p.ok for p in python)
+
+
+def test_status_lists(office, tmp_path):
+    """The JS reads the same statuses; tampering, unknown keys and garbage are told apart."""
+    key, kid, stranger = office
+    statuses = [1, 2, 0, 3, 0, 1, 0, 1, 1, 2, 3, 3, 0, 2]
+    jws = sign_status_list(statuses, key, kid, issuer="PGP", issued_at=IAT, ttl_seconds=7200)
+    head, body, sig = jws.split(".")
+    tampered = f"{head}.{body[:-2]}{'A' if body[-2] != 'A' else 'B'}{body[-1]}.{sig}"
+    other = sign_status_list(statuses, stranger, key_id(stranger), issuer="X", issued_at=IAT)
+    jwks = {kid: public_jwk(key.public_key())}  # a {kid: jwk} map is accepted too
+    report = run_node({"jwks": jwks, "status_lists": [jws, tampered, other, "x.y", ""]}, tmp_path)
+    first, *failures = report["status_lists"]
+    assert first["ok"] and first["iat"] == IAT and first["exp"] == IAT + 7200
+    assert first["ttl"] == 7200 and first["iss"] == "PGP" and first["kid"] == kid
+    assert first["statuses"][: len(statuses)] == statuses and first["out_of_range_throws"]
+    assert [f["reason"] for f in failures] == [
+        "invalid_signature", "unknown_issuer", "malformed", "malformed",
+    ]
+
+
+def test_parse_verify_url(tmp_path):
+    """Scanned text: a /v/ URL (any case, trailing slash) or a bare token; anything else null."""
+    urls = [
+        "https://verificacion.prefectura.gov.py/b/v/ABCDEF234",
+        "  https://host.py/v/abcdef234/ ",
+        "ABCDEF234",
+        "https://host.py/w/ABC",
+        "javascript:alert(1)",
+        "hola mundo",
+    ]
+    assert run_node({"jwks": {}, "urls": urls}, tmp_path)["urls"] == [
+        {"base": "https://verificacion.prefectura.gov.py/b", "token": "ABCDEF234"},
+        {"base": "https://host.py", "token": "ABCDEF234"},
+        {"base": None, "token": "ABCDEF234"},
+        None,
+        None,
+        None,
+    ]
+
+
+def test_vendored_jsqr_reads_our_qr(office, tmp_path):
+    """The fallback decoder for browsers without BarcodeDetector reads the certificate QR."""
+    key, kid, _ = office
+    token = sign_certificate(claims_for(), key, kid)
+    url = "https://verificacion.prefectura.gov.py/b"
+    png = make_qr(url, token).png
+    with Image.open(io.BytesIO(png)) as img:
+        rgba = img.convert("RGBA")
+        qr = {"rgba_b64": base64.b64encode(rgba.tobytes()).decode(), "width": rgba.width,
+              "height": rgba.height}
+    assert run_node({"jwks": {}, "qr": qr}, tmp_path)["qr"] == verify_url(url, token)
+    assert (ROOT / "static" / "vendor" / "jsQR.LICENSE").read_text().startswith(" " * 10)
+
+
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+
+
+@pytest.mark.browser
+def test_same_module_runs_in_chromium(office, tmp_path):
+    """The unchanged module verifies tokens and a status list in Debian's Chromium via WebCrypto."""
+    sync_api = pytest.importorskip("playwright.sync_api")
+    if not Path(CHROMIUM).exists():
+        pytest.skip("chromium is not installed")
+    import functools
+    import http.server
+    import threading
+
+    key, kid, stranger = office
+    token = sign_certificate(claims_for(), key, kid)
+    flipped = token[:-10] + B32[(B32.index(token[-10]) + 1) % 32] + token[-9:]
+    statuses = [1, 2, 0, 3, 0, 1, 0, 1, 1, 2, 3, 3]
+    cases = {
+        "jwks": {"keys": [public_jwk(key.public_key())]},
+        "tokens": [token, flipped, sign_certificate(claims_for(), stranger, key_id(stranger)), "!!"],
+        "jws": sign_status_list(statuses, key, kid, issuer="PGP", issued_at=IAT),
+    }
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(ROOT))
+    handler.log_message = lambda *args: None
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        with sync_api.sync_playwright() as pw:
+            browser = pw.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+            page = browser.new_page()
+            page.goto(f"http://127.0.0.1:{server.server_port}/static/vendor/README.md")
+            result = page.evaluate(
+                """async (cases) => {
+                    const m = await import('/static/js/verifier.js');
+                    const tokens = [];
+                    for (const t of cases.tokens) tokens.push(await m.verifyToken(t, cases.jwks));
+                    const list = await m.verifyStatusList(cases.jws, cases.jwks);
+                    const statuses = [];
+                    for (let i = 0; i < 12; i++) statuses.push(m.statusAt(list, i));
+                    return {tokens, statuses, iat: list.iat};
+                }""",
+                cases,
+            )
+            browser.close()
+    finally:
+        server.shutdown()
+    assert [t["outcome"] for t in result["tokens"]] == [
+        "ok", "invalid_signature", "unknown_issuer", "malformed",
+    ]
+    assert result["tokens"][0]["claims"] == as_json(claims_for())
+    assert result["statuses"] == statuses and result["iat"] == IAT
+
+
+def test_offline_dates_read_as_the_pages_do(tmp_path):
+    """static/js/formats.js (Intl) writes every date as Babel's |day filter does, in es_PY and en."""
+    path = tmp_path / "days.json"
+    path.write_text(json.dumps(DAY_CASES))
+    done = subprocess.run([NODE, str(ROOT / "tests" / "js" / "formats_cli.mjs"), str(path)],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    offline = json.loads(done.stdout)
+    online = [format_day(case["iso"], case["lang"], case["width"]) for case in DAY_CASES]
+    assert offline == online
+    assert online[:4] == ["1 de enero de 2026", "1 ene. 2026", "January 1, 2026", "Jan 1, 2026"]

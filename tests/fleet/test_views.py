@@ -1,0 +1,289 @@
+"""The owner's fleet at a glance and applying for an inspection (art. 222) as pages, in Spanish and English.
+
+State is built with the operations (tests/fleets.py, the certify fixture); the pages are read as their
+users see them; the office's date is fixed with set_clock.
+"""
+import re
+import uuid
+from datetime import date, datetime, timezone
+
+import pytest
+
+from inspection.core.extensions import db
+from inspection.core.models import Application, FineAssessment
+from inspection.cycle.applications import apply_for_inspection
+from inspection.inspections.operations import schedule_inspection
+from tests.fleets import submit_inspection
+from tests.inspections.test_views import text
+
+STEAMER = {"propulsion": "steam", "boilers": 2}
+# A seguridad inspection closed on 30 Nov 2026 with one observation: certificate to 30 May 2027 (art. 211),
+# apply by 30 Apr 2027 (art. 222), the deficiency due on 14 Dec 2026 (within 14 days).
+SEG_UNTIL, SEG_APPLY_BY, DEFICIENCY_DUE = date(2027, 5, 30), date(2027, 4, 30), date(2026, 12, 14)
+
+
+def at(day: date) -> datetime:
+    """Mid-afternoon in Asunción on `day`, as a UTC moment for set_clock."""
+    return datetime(day.year, day.month, day.day, 15, 0, tzinfo=timezone.utc)
+
+
+@pytest.fixture
+def owner(make_user):
+    return make_user("owner")
+
+
+@pytest.fixture
+def observed(staff, owner, make_vessel):
+    """The owner's steamer after a seguridad inspection passed with an observation: (vessel, inspection, certificate)."""
+    vessel = make_vessel(owner_id=owner.owner_id, name="Ñandutí", **STEAMER)
+    inspection, _, certificate = submit_inspection(staff["admin"], staff["inspector"], vessel)
+    db.session.commit()
+    return vessel, inspection, certificate
+
+
+# --- the fleet page ------------------------------------------------------------------------------
+
+def test_owners_land_on_their_fleet(app, owner):
+    from tests.conftest import PASSWORD
+
+    client = app.test_client()
+    signed = client.post("/login", data={"username": owner.username, "password": PASSWORD})
+    assert signed.headers["Location"].endswith("/flota")
+    assert client.get("/").headers["Location"].endswith("/flota")
+
+
+@pytest.mark.parametrize("today, countdown_es, countdown_en, days_es, days_en", [
+    (date(2026, 12, 11), "vence en 3 días", "due in 3 days", "quedan 170 días", "170 days left"),
+    (date(2026, 12, 14), "el plazo vence hoy", "due today", "quedan 167 días", "167 days left"),
+    (date(2026, 12, 16), "vencida hace 2 días", "overdue by 2 days", "quedan 165 días", "165 days left"),
+])
+def test_the_fleet_page_shows_certificates_deficiencies_and_countdowns(
+        observed, owner, login_as, set_clock, today, countdown_es, countdown_en, days_es, days_en):
+    vessel, inspection, certificate = observed
+    set_clock(at(today))
+    client = login_as(owner)
+    page = text(client.get("/flota"))
+    assert "Mi flota" in page and vessel.registration in page and "Ñandutí" in page
+    assert "Sin certificado" in page  # navegabilidad never issued: missing
+    assert certificate.number in page and "Válido" in page and "30 may. 2027" in page and days_es in page
+    assert "Solicitar la próxima inspección hasta el 30 abr. 2027 (art. 222)" in page
+    assert countdown_es in page and "Plazo: 14 dic. 2026" in page
+    body = client.get("/flota").get_data(as_text=True)
+    assert f'href="/inspecciones/{inspection.id}/informe.pdf"' in body  # the report, as a PDF with photos and signatures
+    assert f"/solicitudes/nueva?vessel_id={vessel.id}&amp;kind=seguridad" in body
+    english = text(client.get("/flota?lang=en"))
+    assert "My fleet" in english and "Certificate missing" in english and countdown_en in english
+    assert days_en in english and "May 30, 2027" in english
+
+
+@pytest.mark.parametrize("today, state_es, state_en", [
+    (date(2027, 4, 29), "Al día", "Up to date"),   # the navegabilidad certificate too: ok until apply_by
+    (date(2027, 4, 30), "Por vencer", "Expiring soon"),
+    (date(2027, 5, 31), "Vencido", "Expired"),
+])
+def test_the_state_chip_says_the_state_in_words(certify, owner, make_vessel, login_as, set_clock, today,
+                                                 state_es, state_en):
+    vessel = make_vessel(owner_id=owner.owner_id, **STEAMER)
+    certify(vessel, "seguridad"), certify(vessel, "navegabilidad")
+    set_clock(at(today))
+    client = login_as(owner)
+    body = client.get("/flota").get_data(as_text=True)
+    chip = re.search(r'<span class="state-chip state-(\w+)" data-state="\w+"><span aria-hidden="true">.</span> ([^<]+)</span>',
+                     body)
+    assert chip and chip.group(2) == state_es
+    assert f'state-chip state-{chip.group(1)}' in client.get("/flota?lang=en").get_data(as_text=True)
+    assert state_en in text(client.get("/flota?lang=en"))
+
+
+def test_the_fleet_page_shows_fines_owed_fees_and_the_scheduled_inspection(certify, staff, owner, make_vessel,
+                                                                            login_as, set_clock):
+    vessel = make_vessel(owner_id=owner.owner_id, **STEAMER)
+    certify(vessel)
+    late_day = date(2027, 5, 10)
+    apply_for_inspection(owner, vessel, "seguridad", "Asunción", date(2027, 5, 20), late_day)
+    schedule_inspection(staff["admin"], vessel, "navegabilidad", staff["inspector"], date(2027, 5, 25), "Pilar",
+                        late_day)
+    db.session.commit()
+    set_clock(at(late_day))
+    client = login_as(owner)
+    page = text(client.get("/flota"))
+    assert "Multa · Ley 928/1927, art. 225" in page and "1.000,00" in page
+    assert "Aranceles · Seguridad (solicitada; arts. 209, 233)" in page
+    assert "Aranceles · Navegabilidad (programada; arts. 209, 233)" in page
+    assert "Navegabilidad: programada el 25 may. 2027 en Pilar" in page
+    assert "Solicitud de seguridad pendiente" in page
+    assert "Inspección de navegabilidad programada: 25 may. 2027" in page  # not a second request for it
+    assert "Solicitar inspección: navegabilidad" not in page
+    english = text(client.get("/flota?lang=en"))
+    assert "Fine · Ley 928/1927, art. 225" in english and "1,000.00" in english
+    assert "Application filed after April 30, 2027" in english
+    fine = db.session.scalar(db.select(FineAssessment))
+    fine.waived_at, fine.waived_reason = at(late_day), "Error de la oficina."
+    db.session.commit()
+    assert "art. 225" not in text(client.get("/flota"))  # a waived fine is not owed
+
+
+def test_owners_see_only_their_fleet_and_staff_any_owners(owner, make_vessel, make_user, login_as, staff):
+    mine = make_vessel(owner_id=owner.owner_id, name="Mío")
+    theirs = make_vessel(name="Ajeno")
+    client = login_as(owner)
+    page = text(client.get("/flota"))
+    assert "Mío" in page and "Ajeno" not in page
+    assert client.get(f"/flota?owner_id={theirs.owner_id}").status_code == 404
+    assert client.get(f"/flota?owner_id={mine.owner_id}").status_code == 200
+    admin = login_as(staff["admin"])
+    everyone = text(admin.get("/flota"))
+    assert "Mío" in everyone and "Ajeno" in everyone
+    one = text(admin.get(f"/flota?owner_id={theirs.owner_id}"))
+    assert "Ajeno" in one and "Mío" not in one
+    assert login_as(make_user("police")).get("/flota").status_code == 403
+
+
+@pytest.fixture
+def fleet_of_size(make_owner, make_user):
+    """fleet_of_size(n): an owner user with n vessels, each with a pending application and a scheduled inspection."""
+    from inspection.registry.vessels import create_vessel
+    from tests.conftest import VESSEL_DEFAULTS
+
+    def build(n, admin, inspector):
+        owner = make_owner()
+        user = make_user("owner", owner_id=owner.id)
+        for i in range(n):
+            vessel = create_vessel({**VESSEL_DEFAULTS, **STEAMER, "registration": f"FP-{owner.id}-{i:02d}",
+                                    "name": f"B{i}", "owner_id": owner.id})
+            schedule_inspection(admin, vessel, "navegabilidad", inspector, date(2027, 1, 5), "Asunción",
+                                date(2026, 11, 30))
+            apply_for_inspection(admin, vessel, "seguridad", "Asunción", date(2026, 12, 5), date(2026, 11, 30))
+        db.session.commit()
+        return user
+
+    return build
+
+
+def test_the_fleet_page_takes_the_same_number_of_queries_for_3_and_30_vessels(fleet_of_size, staff, login_as,
+                                                                             count_queries, set_clock):
+    set_clock(at(date(2026, 12, 1)))
+    counts = {}
+    for n in (3, 30):
+        client = login_as(fleet_of_size(n, staff["admin"], staff["inspector"]))
+        client.get("/flota")  # warm: the first request of a browser may refresh its session
+        response = []
+        counts[n] = count_queries(lambda: response.append(client.get("/flota")))
+        assert response[0].status_code == 200
+        assert text(response[0]).count("Solicitud de seguridad pendiente") == n
+    assert counts[3] == counts[30]
+
+
+# --- applying ------------------------------------------------------------------------------------
+
+def test_a_late_application_shows_its_art_225_fine_before_confirming_and_files_once(
+        certify, owner, make_vessel, login_as, set_clock):
+    vessel = make_vessel(owner_id=owner.owner_id, home_port="Concepción", **STEAMER)
+    certify(vessel)
+    set_clock(at(date(2027, 5, 10)))
+    client = login_as(owner)
+    form = text(client.get(f"/solicitudes/nueva?vessel_id={vessel.id}&kind=seguridad"))
+    assert "Solicitar inspección" in form
+    assert 'value="Concepción"' in client.get(f"/solicitudes/nueva?vessel_id={vessel.id}").get_data(as_text=True)
+    values = {"vessel_id": vessel.id, "kind": "seguridad", "port": "Asunción", "preferred_on": "2027-05-20"}
+    preview = client.post("/solicitudes/vista-previa", data=values)
+    assert preview.status_code == 200
+    page = text(preview)
+    assert "Solicitud fuera de término" in page and "art. 225" in page and "1.000,00" in page
+    assert "Solicitud presentada después del 30 de abril de 2027" in page
+    assert db.session.scalar(db.select(db.func.count()).select_from(Application)) == 0  # the preview writes nothing
+    client_id = re.search(r'name="client_id" value="([^"]+)"', preview.get_data(as_text=True)).group(1)
+    confirm = {**values, "client_id": client_id}
+    first = client.post("/solicitudes", data=confirm)
+    again = client.post("/solicitudes", data=confirm)  # the same form sent twice
+    assert first.status_code == again.status_code == 303
+    assert first.headers["Location"] == again.headers["Location"]
+    [application] = db.session.scalars(db.select(Application)).all()
+    assert application.late and [f.article for f in application.fines] == ["225"]
+    listed = text(client.get(first.headers["Location"]))
+    assert "Solicitud registrada." in listed and "No: fuera de término" in listed and "art. 225" in listed
+    assert "10 may. 2027" in listed and "Pendiente" in listed
+    twice = client.post("/solicitudes", data={**values, "client_id": str(uuid.uuid4())})
+    assert twice.status_code == 409 and "Ya hay una solicitud pendiente" in text(twice)
+    english = client.post("/solicitudes?lang=en", data={**values, "client_id": str(uuid.uuid4())})
+    assert english.status_code == 409 and "already a pending application" in text(english)
+
+
+def test_an_application_in_time_says_so_and_shows_its_fees(certify, owner, make_vessel, login_as, set_clock):
+    vessel = make_vessel(owner_id=owner.owner_id, **STEAMER)
+    certify(vessel)
+    set_clock(at(date(2027, 4, 1)))
+    client = login_as(owner)
+    values = {"vessel_id": vessel.id, "kind": "seguridad", "port": "Asunción", "preferred_on": "2027-04-20"}
+    page = text(client.post("/solicitudes/vista-previa", data=values))
+    assert "Solicitud a tiempo: no corresponde multa." in page and "art. 225" not in page
+    assert "Aranceles" in page and "art. 233" in page
+    english = text(client.post("/solicitudes/vista-previa?lang=en", data=values))
+    assert "Application in time: no fine." in english
+
+
+@pytest.mark.parametrize("change, field_es, field_en", [
+    ({"preferred_on": "2027-03-01"}, "La fecha preferida no puede ser anterior a hoy.",
+     "The preferred date cannot be before today."),
+    ({"port": ""}, "Este campo es obligatorio.", "This field is required."),
+    ({"preferred_on": "mañana"}, "Debe ser una fecha (AAAA-MM-DD).", "Must be a date (YYYY-MM-DD)."),
+])
+def test_refusals_come_back_into_the_form_in_the_users_language(certify, owner, make_vessel, login_as, set_clock,
+                                                                change, field_es, field_en):
+    vessel = make_vessel(owner_id=owner.owner_id, **STEAMER)
+    certify(vessel)
+    set_clock(at(date(2027, 4, 1)))
+    client = login_as(owner)
+    values = {"vessel_id": vessel.id, "kind": "seguridad", "port": "Asunción", "preferred_on": "2027-04-20", **change}
+    for url in ("/solicitudes/vista-previa", "/solicitudes"):
+        refused = client.post(f"{url}?lang=es", data={**values, "client_id": str(uuid.uuid4())})
+        assert refused.status_code == 422 and field_es in text(refused)
+        assert field_en in text(client.post(f"{url}?lang=en", data=values))
+    assert db.session.scalar(db.select(db.func.count()).select_from(Application)) == 0
+
+
+def test_another_owners_vessel_is_not_found_on_every_application_page(owner, make_vessel, login_as):
+    theirs = make_vessel(name="Ajeno")
+    make_vessel(owner_id=owner.owner_id, name="Mío")
+    client = login_as(owner)
+    values = {"vessel_id": theirs.id, "kind": "seguridad", "port": "Asunción", "preferred_on": "2099-01-01"}
+    assert client.get(f"/solicitudes/nueva?vessel_id={theirs.id}").status_code == 404
+    assert client.post("/solicitudes/vista-previa", data=values).status_code == 404
+    assert client.post("/solicitudes", data={**values, "client_id": str(uuid.uuid4())}).status_code == 404
+    typed = {**values, "vessel_id": "", "vessel": theirs.registration}  # typed: as if it did not exist
+    assert "Ningún buque coincide" in text(client.post("/solicitudes/vista-previa", data=typed))
+    assert [item["label"].split(" · ")[1] for item in client.get("/buques/buscar?q=o").json["items"]] == ["Mío"]
+    assert db.session.scalar(db.select(db.func.count()).select_from(Application)) == 0
+
+
+@pytest.mark.parametrize("typed, found", [
+    ("{mine}", "Mío"),                       # the registration, exactly
+    ("{mine_key}", "Mío"),                   # in other case, with spaces
+    ("{mine} · Mío", "Mío"),                 # the label the suggestions offer
+    ("Mío", "Mío"),                          # a name that only one vessel contains
+    ("Buque", "Varios buques coinciden"),    # in both names: the full registration is asked for
+    ("PY-NADA", "Ningún buque coincide"),
+])
+def test_the_typed_vessel_is_resolved_or_refused_with_why(owner, make_vessel, login_as, typed, found):
+    mine = make_vessel(owner_id=owner.owner_id, name="Buque Mío")
+    make_vessel(owner_id=owner.owner_id, name="Buque Otro")
+    client = login_as(owner)
+    typed = typed.format(mine=mine.registration, mine_key=mine.registration.lower().replace("-", "- "))
+    page = text(client.post("/solicitudes/vista-previa", data={"vessel": typed, "kind": "seguridad", "port": "Asunción",
+                                                                "preferred_on": "2099-01-01"}))
+    assert found in page
+    if found == "Mío":
+        assert "Ningún buque" not in page and "Varios buques" not in page
+
+
+def test_the_applications_list_shows_only_the_owners(owner, make_vessel, login_as, staff):
+    mine = make_vessel(owner_id=owner.owner_id, registration="PY-MIO-1")
+    theirs = make_vessel(registration="PY-AJENO-1")
+    for vessel in (mine, theirs):
+        apply_for_inspection(staff["admin"], vessel, "navegabilidad", "Asunción", date(2026, 12, 1),
+                             date(2026, 11, 30))
+    db.session.commit()
+    page = text(login_as(owner).get("/solicitudes"))
+    assert "PY-MIO-1" in page and "PY-AJENO-1" not in page and "30 nov. 2026" in page and "Sí" in page
+    everyone = text(login_as(staff["admin"]).get("/solicitudes?lang=en"))
+    assert "PY-MIO-1" in everyone and "PY-AJENO-1" in everyone and "Pending" in everyone

@@ -1,0 +1,88 @@
+"""Every Spanish string shown to users has its English translation, and language choice works."""
+import re
+from pathlib import Path
+
+from babel.messages.extract import extract_from_dir
+from babel.messages.frontend import parse_mapping_cfg
+from babel.messages.pofile import read_po
+
+from inspection.i18n.language import localize
+from inspection.i18n.messages import CATALOG_DIR, Msg, translate
+
+ROOT = Path(__file__).resolve().parents[2]
+KEYWORDS = {"_": None, "gettext": None, "Msg": None, "N_": None}  # as `pybabel extract -k Msg -k N_` (JS too)
+
+
+def source_strings() -> set[str]:
+    """Every translatable Spanish string, found by Babel's extractor with the project's babel.cfg."""
+    with (ROOT / "babel.cfg").open() as cfg:
+        method_map, options_map = parse_mapping_cfg(cfg)
+    return {message for _file, _line, message, _comments, _context in
+            extract_from_dir(str(ROOT), method_map, options_map, keywords=KEYWORDS)
+            if isinstance(message, str) and message}
+
+
+def english_catalog():
+    with (CATALOG_DIR / "en" / "LC_MESSAGES" / "messages.po").open("rb") as po:
+        return read_po(po, locale="en")
+
+
+def test_every_string_has_an_english_translation():
+    catalog = english_catalog()
+    translated = {m.id for m in catalog if m.id and m.string and not m.fuzzy}
+    missing = sorted(source_strings() - translated)
+    assert missing == [], ("run `pybabel extract -F babel.cfg -k Msg -k N_ -o inspection/i18n/translations/messages.pot .` "
+                           "and `pybabel update -i inspection/i18n/translations/messages.pot -d inspection/i18n/translations`, "
+                           "then translate:\n" + "\n".join(missing))
+
+
+def test_the_scripts_strings_are_extracted_too():
+    """The offline verifier's words (static/js, gettext('...') and N_('...')) are in the same catalog."""
+    found = source_strings()
+    assert {"NO CONFIRMADO", "Actualizando las listas…", "queda 1 día", "revisión {n}"} <= found
+    assert translate("Actualizando las listas…", "en") == "Updating the lists…"
+
+
+def test_the_catalog_has_no_obsolete_entries():
+    stale = sorted({m.id for m in english_catalog() if m.id} - source_strings())
+    assert stale == [], "remove from messages.po (no longer in the code):\n" + "\n".join(stale)
+
+
+def test_translations_keep_their_placeholders():
+    field = re.compile(r"\{(\w*)\}")
+    wrong = [m.id for m in english_catalog() if m.id and set(field.findall(m.id)) != set(field.findall(m.string))]
+    assert wrong == []
+
+
+def test_marked_strings_are_translated_where_shown():
+    from inspection.i18n.labels import label
+
+    assert translate("Abierta", "en") == "Open"
+    assert translate("Abierta", "es") == "Abierta"
+    assert translate("texto que nadie tradujo", "en") == "texto que nadie tradujo"
+    assert localize({"flag": ["Este campo es obligatorio."]}, "en") == {"flag": ["This field is required."]}
+    assert label("propulsion", "steam", "es") == "Vapor"
+    assert label("propulsion", "steam", "en") == translate("Vapor", "en") != "Vapor"
+
+
+def test_msg_translates_with_parameters():
+    message = Msg("Ya existe el usuario {username}.", username="ana")
+    assert str(message) == "Ya existe el usuario ana."
+    assert message.in_language("en") == "User ana already exists."
+
+
+def test_marshmallow_messages_are_spanish_by_default():
+    assert localize({"crew": ["Missing data for required field."]}, "es") == {"crew": ["Este campo es obligatorio."]}
+    assert localize(["Must be greater than or equal to 0."], "en") == ["Must be greater than or equal to 0."]
+
+
+def test_page_language_switch(client):
+    assert "Ingresar a Baliza" in client.get("/login").get_data(as_text=True)
+    assert "Sign in to Baliza" in client.get("/login?lang=en").get_data(as_text=True)
+    # the choice sticks for the session
+    assert "Sign in to Baliza" in client.get("/login").get_data(as_text=True)
+
+
+
+def test_pages_stay_spanish_for_an_english_browser_until_asked(client):
+    assert "Ingresar a Baliza" in client.get("/login", headers={"Accept-Language": "en-US,en"}).get_data(as_text=True)

@@ -1,0 +1,166 @@
+"""The checklist pages: a vessel's checklist by topic, every line citing its article."""
+import html
+import re
+
+import pytest
+
+from tests.fixtures.pages import login, text
+
+STEAMER = dict(propulsion="steam", service="passenger", hull_material="iron", length_m=45, beam_m=8, girth_m=14,
+               crew=40, max_passengers=200, cabins=60, fire_hydrants=7, holds=2, boilers=2, boats=4,
+               cooking="galley", hot_climate=True)
+ROWING = dict(propulsion="rowing", service="work", hull_material="wood", crew=2, fire_hydrants=0, holds=0, boats=0,
+              cooking="none", length_m=5, beam_m=1.2, girth_m=2)
+
+
+
+
+
+
+def test_passenger_steamer_needs_240_lifebuoys(client, make_user, make_vessel):
+    steamer = make_vessel(**STEAMER)
+    login(client, make_user("inspector"))
+    response = client.get(f"/buques/{steamer.id}/listas/seguridad")
+    assert response.status_code == 200
+    page, markup = text(response), response.get_data(as_text=True)
+    assert "240 salvavidas" in page  # art. 141: crew 40 + 200 passengers
+    assert "Ley 928/1927, art. 141" in page
+    assert "Requiere foto" in page and "Causa detención" in page
+    assert '<li id="seg.lifebuoys.total">' in markup and "<details>" in markup
+    assert "<blockquote" in markup  # the article's quoted text, opened by tapping the line
+
+
+def test_lines_are_grouped_by_topic_with_tabs_between_kinds(client, make_user, make_vessel):
+    steamer = make_vessel(**STEAMER)
+    login(client, make_user("admin"))
+    markup = client.get(f"/buques/{steamer.id}/listas/navegabilidad").get_data(as_text=True)
+    assert markup.count('class="card topic"') > 3
+    for kind in ("navegabilidad", "seguridad", "documentacion", "menores"):
+        assert f'href="/buques/{steamer.id}/listas/{kind}"' in markup
+    assert 'aria-current="page">Navegabilidad' in markup
+
+
+def test_exempt_rowing_boat_shows_article_210(client, make_user, make_vessel):
+    boat = make_vessel(**ROWING)
+    login(client, make_user("inspector"))
+    page = text(client.get(f"/buques/{boat.id}/listas/navegabilidad"))
+    assert "Exento" in page and "Ley 928/1927, art. 210" in page
+    assert "remo" in page  # the reason
+    assert "Exceptuánse de la inspección de cascos y arqueo" in page
+    assert "Programar inspección" not in page  # an exempt vessel cannot be inspected
+    assert "art. 211" in text(client.get(f"/buques/{boat.id}/listas/seguridad"))
+
+
+def test_english_checklist(client, make_user, make_vessel):
+    steamer = make_vessel(**STEAMER)
+    login(client, make_user("inspector"))
+    page = text(client.get(f"/buques/{steamer.id}/listas/seguridad?lang=en"))
+    assert "240 lifebuoys" in page and "Checklists" in page and "Photo required" in page
+
+
+@pytest.mark.parametrize("lang, maximum, required", [
+    ("es", "Máximo: 200 pasajeros", "Requerido: 1 canoa"),
+    ("en", "Maximum: 200 passengers", "Required: 1 canoe"),
+])
+def test_a_maximum_is_shown_as_a_maximum(client, make_user, make_vessel, lang, maximum, required):
+    steamer = make_vessel(**STEAMER)
+    login(client, make_user("inspector"))
+    response = client.get(f"/buques/{steamer.id}/listas/navegabilidad?lang={lang}")
+    page, markup = text(response), response.get_data(as_text=True)
+    assert maximum in page  # art. 184: at most the passengers the Prefectura allows
+    assert '<li id="nav.passengers.within_maximum">' in markup
+    assert required in page
+
+
+def test_owner_sees_own_checklists_only_and_police_may_look(client, make_user, make_vessel):
+    owner = make_user("owner")
+    mine, theirs = make_vessel(owner_id=owner.owner_id), make_vessel()
+    login(client, owner)
+    assert client.get(f"/buques/{mine.id}/listas/documentacion").status_code == 200
+    assert client.get(f"/buques/{theirs.id}/listas/documentacion").status_code == 404
+    police = make_user("police")
+    client.post("/logout")
+    login(client, police)
+    assert client.get(f"/buques/{theirs.id}/listas/seguridad").status_code == 200
+
+
+@pytest.mark.parametrize("path", ["/buques/{id}/listas/seguridad", "/buques/{id}/listas/otra"])
+def test_anonymous_and_unknown_kind(client, make_user, make_vessel, path):
+    vessel = make_vessel()
+    url = path.format(id=vessel.id)
+    if "otra" in path:
+        login(client, make_user("admin"))
+        assert client.get(url).status_code == 404
+    else:
+        response = client.get(url)
+        assert response.status_code == 302 and "/login" in response.headers["Location"]
+
+
+def test_vessel_page_links_to_checklists_and_inspections(client, make_user, make_vessel):
+    vessel = make_vessel()
+    login(client, make_user("owner", owner_id=vessel.owner_id))
+    markup = client.get(f"/buques/{vessel.id}").get_data(as_text=True)
+    assert f'href="/buques/{vessel.id}/listas/navegabilidad"' in markup
+    assert f'href="/inspecciones?vessel_id={vessel.id}"' in markup
+
+
+PRACTICE_ES = "Práctica adoptada (instrumento extranjero): su incumplimiento es una observación, no causa detención"
+PRACTICE_EN = "Practice adopted from a foreign instrument: a failure is an observation, not a detention"
+BINDING_ES = "Instrumento extranjero declarado vinculante por la autoridad"
+
+
+@pytest.mark.parametrize("settings, lang, shown, hidden", [
+    ({}, "es", PRACTICE_ES, BINDING_ES),
+    ({}, "en", PRACTICE_EN, "declared binding"),
+    ({"opt_binding_colombian_decree": True}, "es", BINDING_ES, PRACTICE_ES),
+])
+def test_colombian_items_say_they_are_adopted_practice(client, make_user, make_vessel, monkeypatch, app,
+                                                       settings, lang, shown, hidden):
+    monkeypatch.setitem(app.config, "CHECKLIST_SETTINGS", settings)
+    steamer = make_vessel(**STEAMER, flammable_cargo_kg=300)
+    login(client, make_user("inspector"))
+    markup = client.get(f"/buques/{steamer.id}/listas/seguridad?lang={lang}").get_data(as_text=True)
+    hold = re.search(r'<li id="seg.fire.flammables_hold">.*?</li>', markup, re.S).group(0)  # art. 36
+    assert shown in html.unescape(hold) and hidden not in html.unescape(hold)
+    assert ('class="badge bad"' in hold) == bool(settings)  # detains only once declared binding
+    lifebuoys = re.search(r'<li id="seg.lifebuoys.total">.*?</li>', markup, re.S).group(0)  # Ley 928 art. 141
+    assert "instrumento extranjero" not in lifebuoys.lower() and "foreign" not in lifebuoys
+
+
+def test_small_craft_check_page(client, make_user, make_vessel):
+    boat, steamer = make_vessel(**ROWING), make_vessel(**STEAMER)
+    login(client, make_user("police"))
+    response = client.get(f"/buques/{boat.id}/listas/menores")
+    assert response.status_code == 200
+    page = text(response)
+    assert "Control de embarcaciones menores (Ley 928 art. 210)" in page
+    assert "2 baldes" in page and "Ley 928/1927, art. 144" in page  # one bucket per crew member
+    assert "Programar inspección" not in page  # a check, not an inspection
+    assert 'aria-current="page">Embarcaciones menores (art. 210)' in response.get_data(as_text=True)
+    other = text(client.get(f"/buques/{steamer.id}/listas/menores"))
+    assert "Exento" in other and "Ley 928/1927, art. 210" in other
+    english = text(client.get(f"/buques/{boat.id}/listas/menores?lang=en"))
+    assert "Check of small craft (Law 928 art. 210)" in english and "2 buckets" in english
+    detail = client.get(f"/buques/{boat.id}").get_data(as_text=True)
+    assert f'href="/buques/{boat.id}/listas/menores"' in detail
+
+
+def test_coverage_page_shows_each_version_and_its_changes(client, make_user):
+    """Per checklist: version, item count and what changed from the previous frozen version (checklists/history)."""
+    login(client, make_user("admin"))
+    response = client.get("/listas/cobertura")
+    markup = response.get_data(as_text=True)
+    row = text(response).split("Versiones de las listas", 1)[1].split("Ley 928/1927", 1)[0]
+    assert "Navegabilidad 2026.3" in row and "Cambios respecto de la versión 2026.2" in row
+    assert "Ítems nuevos" in row and "nav.pilots.route_recorded Practicaje en la Sección Sur" in row
+    assert "Ítems modificados" in row and "nav.pilots.cabin_location" in row and "(título en español, título en inglés, cantidad requerida)" in row
+    seguridad = markup.split('id="version-seguridad"', 1)[1].split("</tr>", 1)[0]
+    assert "Cambios respecto de la versión 2026.2" in seguridad  # the Colombian items became adopted practice
+    assert "seg.fire.flammables_hold" in seguridad and "(instrumento extranjero (práctica adoptada))" in seguridad
+    assert "seg.machinery.condition" not in seguridad
+    assert "Documentación 2026.3" in row and "Cambios respecto de la versión 2026.1" in row
+    assert "doc.crew.master_paraguayan Capitán o patrón de nacionalidad paraguaya" in row
+    nav = markup.split('id="version-navegabilidad"', 1)[1].split("</tr>", 1)[0]
+    assert "Ítems retirados" not in nav
+    english = text(client.get("/listas/cobertura?lang=en"))
+    assert "Changes from version 2026.2" in english and "Cabins of the pilots embarked" in english

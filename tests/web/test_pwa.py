@@ -1,0 +1,162 @@
+"""The installable app: the public verifier page, the root-scoped module service worker, the manifest."""
+import io
+import json
+import os
+import re
+import shutil
+from pathlib import Path, PurePosixPath
+
+import pytest
+from PIL import Image
+
+from inspection.i18n.language import translate
+from inspection.web.pwa import build_id
+
+ROOT = Path(__file__).resolve().parents[2]
+CACHE_NAME = re.compile(r"""const CACHE = '(baliza-v\d+-[0-9a-f]{12})';""")
+
+
+def precached(sw_source: str) -> list[str]:
+    """The URLs the worker stores at install: the page and the STATIC array."""
+    page = re.search(r"const PAGE = '([^']+)';", sw_source).group(1)
+    static = re.search(r"const STATIC = \[(.*?)\];", sw_source, re.S).group(1)
+    return [page, *re.findall(r"'([^']+)'", static)]
+
+
+@pytest.mark.parametrize("lang, html_lang, heading, button", [
+    ("es", "es", "Verificar certificado", "Escanear código QR"),
+    ("en", "en", "Verify a certificate", "Scan QR code"),
+])
+def test_verifier_page_needs_no_login(client, lang, html_lang, heading, button):
+    response = client.get(f"/verificar?lang={lang}")
+    assert response.status_code == 200
+    html = response.get_data(as_text=True)
+    assert f'<html lang="{html_lang}" ' in html
+    assert heading in html and button in html
+    assert 'rel="manifest" href="/manifest.webmanifest"' in html
+    assert 'type="module" src="/static/js/verificar.js"' in html
+    assert response.headers["Cache-Control"] == "no-cache"
+
+
+def test_verifier_page_knows_the_office_names(client, app):
+    html = client.get("/verificar").get_data(as_text=True)
+    offices = json.loads(re.search(r"data-offices='([^']*)'", html).group(1))
+    assert offices == {app.config["OFFICE_CODE"]: app.config["OFFICE_NAME"]}
+
+
+def test_service_worker_controls_the_whole_app(client):
+    response = client.get("/sw.js")
+    assert response.status_code == 200
+    assert response.headers["Service-Worker-Allowed"] == "/"
+    assert response.mimetype in ("text/javascript", "application/javascript")
+    assert response.headers["Cache-Control"] == "no-cache"
+    source = response.get_data(as_text=True)
+    assert CACHE_NAME.search(source), "the cache name must carry a version"
+    assert "__BUILD__" not in source
+
+
+def test_everything_the_worker_precaches_is_served(client):
+    source = client.get("/sw.js").get_data(as_text=True)
+    urls = precached(source)
+    assert {"/verificar", "/static/js/verificar.js", "/static/js/verifier.js", "/static/vendor/jsQR.js",
+            "/manifest.webmanifest"} <= set(urls)
+    for url in urls:
+        assert client.get(url).status_code == 200, url
+
+
+def test_build_id_changes_with_any_precached_file(tmp_path):
+    for name in ("static/sw.js", "static/manifest.webmanifest", "static/js/verificar.js",
+                 "templates/verify/verificar.html"):
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(ROOT / name, tmp_path / name)
+    first = build_id(tmp_path)
+    assert re.fullmatch(r"[0-9a-f]{12}", first) and build_id(tmp_path) == first
+    page = tmp_path / "templates/verify/verificar.html"
+    page.write_text(page.read_text() + "\n<!-- changed -->\n")
+    assert build_id(tmp_path) != first
+
+
+def test_manifest(client):
+    response = client.get("/manifest.webmanifest")
+    assert response.status_code == 200
+    assert response.mimetype == "application/manifest+json"
+    manifest = json.loads(response.get_data(as_text=True))
+    assert manifest["name"].startswith("Baliza") and manifest["id"] == "/"
+    # one app: "/" sends each user where they work (inspectors to their agenda, police to the verifier)
+    assert manifest["start_url"] == "/" and manifest["scope"] == "/" and manifest["display"] == "standalone"
+    sizes = {icon["sizes"] for icon in manifest["icons"]}
+    assert {"192x192", "512x512"} <= sizes
+    for icon in manifest["icons"]:
+        served = client.get(icon["src"])
+        assert served.status_code == 200, icon["src"]
+        with Image.open(io.BytesIO(served.data)) as image:
+            assert image.format == "PNG" and f"{image.width}x{image.height}" == icon["sizes"]
+
+
+def module_graph(*entries: str) -> set[str]:
+    """Every module URL the entry modules import, followed through relative and absolute imports."""
+    root = Path(__file__).resolve().parents[2]
+    found, todo = set(), list(entries)
+    while todo:
+        url = todo.pop()
+        found.add(url)
+        source = (root / url.lstrip("/")).read_text()
+        for target in re.findall(r"^import [^;]*? from '([^']+\.js)';", source, re.M | re.S):
+            resolved = str(PurePosixPath(url).parent / target) if target.startswith(".") else target
+            resolved = os.path.normpath(resolved)
+            if resolved not in found:
+                todo.append(resolved)
+    return found
+
+
+def test_the_worker_precaches_every_module_the_pages_import(client):
+    """Offline, a module import the worker never cached fails and the page never starts."""
+    imports = module_graph("/static/js/verificar.js", "/static/js/tablet/agenda.js",
+                           "/static/js/tablet/inspection.js", "/static/js/pwa.js")
+    assert {"/static/js/formats.js", "/static/js/i18n.js", "/static/vendor/idb.js",
+            "/static/js/tablet/sync.js", "/static/js/tablet/uploads.js"} <= imports
+    assert imports <= set(precached(client.get("/sw.js").get_data(as_text=True)))
+
+
+def test_the_worker_sends_the_outbox_on_background_sync(client):
+    """A module worker importing the sync engine, listening for the outbox's Background Sync tag."""
+    source = client.get("/sw.js").get_data(as_text=True)
+    assert "import { syncNow } from '/static/js/tablet/sync.js';" in source
+    assert "addEventListener('sync'" in source and "const OUTBOX_TAG = 'baliza-outbox';" in source
+    assert "const LOCK = 'baliza-outbox';" in (Path(__file__).resolve().parents[2]
+                                               / "static/js/tablet/sync.js").read_text()
+
+
+def test_the_verifier_words_come_from_the_catalog(client):
+    """The script's Spanish strings, translated from messages.po into a JSON data block (no inline code)."""
+    english = client.get("/verificar?lang=en").get_data(as_text=True)
+    block = re.search(r'<script type="application/json" id="strings">(.*?)</script>', english, re.S)
+    strings = json.loads(block.group(1))
+    assert strings["NO CONFIRMADO"] == "NOT CONFIRMED"
+    assert strings["queda 1 día"] == "1 day left"
+    assert strings["Certificado auténtico y vigente."] == translate("Certificado auténtico y vigente.", "en")
+    spanish = client.get("/verificar?lang=es").get_data(as_text=True)
+    assert '<script type="application/json" id="strings">{}</script>' in spanish
+
+
+def test_the_worker_keeps_the_verifier_in_every_language(client):
+    """The install fetches without cookies (so no Set-Cookie can sign anyone out), hence one copy per language."""
+    from inspection.i18n.messages import LANGUAGES
+
+    source = client.get("/sw.js").get_data(as_text=True)
+    listed = re.search(r"const LANGUAGES = \[([^\]]*)\];", source).group(1)
+    assert tuple(re.findall(r"'(\w+)'", listed)) == LANGUAGES
+    assert "credentials: 'omit'" in source
+    for lang in LANGUAGES:
+        assert f'<html lang="{lang}" ' in client.get(f"/verificar?lang={lang}").get_data(as_text=True)
+
+
+def test_strings_inside_template_literals_reach_the_page_too():
+    """`${gettext('Sin conexión')} · …` in the tablet's badge: read as pybabel reads babel.cfg, so English pages say "Offline"."""
+    from inspection.web.pwa import script_messages
+
+    static = Path(__file__).resolve().parents[2] / "static"
+    badge = script_messages(static / "js/tablet/app.js")
+    assert {"Sin conexión", "Al día", "{n} pendientes", "Próximo intento: {when}"} <= set(badge)
+    assert "válido hasta el {day}" in script_messages(static / "js/tablet/inspection.js")
+    assert translate("Sin conexión", "en") == "Offline"
