@@ -64,7 +64,7 @@ def imported_closure(name: str) -> dict[str, str]:
 
 @pytest.mark.parametrize("name", PURE)
 def test_pure_modules_import_no_flask_clock_or_database(name):
-    """Values in, values out: no Flask, no clock, no tables, even through another module (README: Layout)."""
+    """Values in, values out: no Flask, no clock, no tables, even through another module (docs/architecture.md: Faces and domain)."""
     reached = imported_closure(name)
     assert {m: by for m, by in reached.items() if m.startswith(NOT_IN_PURE)} == {}
 
