@@ -57,7 +57,7 @@ const STATIC = [
   '/static/icons/apple-touch-icon.png',
 ];
 const PAGE_TIMEOUT_MS = 4000;
-const LANGUAGES = ['es', 'en'];  // as inspection/messages.py LANGUAGES
+const LANGUAGES = ['es', 'en'];  // as inspection/i18n/messages.py LANGUAGES
 const AGENDA = '/agenda';
 const SHELL = '/tablet/inspeccion';
 const TABLET_PAGES = [AGENDA, SHELL];

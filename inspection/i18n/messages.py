@@ -3,7 +3,7 @@
 Every user-facing string is written in Spanish in code and templates (`_("...")`, `Msg("...")`,
 `N_("...")` where a string is only marked); `pybabel extract -F babel.cfg` collects them and
 `translations/<lang>/LC_MESSAGES/messages.po` translate them, so translators' tools read the
-catalogs (README: Translations). No Flask here: domain modules raise and return these values, and
+catalogs (docs/architecture.md: Languages). No Flask here: domain modules raise and return these values, and
 the request-bound choice of language lives in `i18n.py`.
 """
 import io

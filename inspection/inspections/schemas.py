@@ -126,7 +126,7 @@ class PhotoLimitsSchema(BaseSchema):
 class SignatureImage(fields.String):
     """A drawn signature as the canvas gives it (`data:image/png;base64,...`), loaded as the PNG's bytes.
 
-    The image itself (size, pixels, ink) is checked by inspection/signatures.py when the inspection closes.
+    The image itself (size, pixels, ink) is checked by inspection/media/signatures.py when the inspection closes.
     """
 
     PREFIX = "data:image/png;base64,"

@@ -1,6 +1,6 @@
 """Tonnage measurement (arqueo) by the formula of Ley 928/1927, art. 195; pure functions.
 
-Art. 195 (quoted from /work/shared/legal/ley-928-1927-arts-123-238.txt):
+Art. 195 (quoted from checklists/sources/ley-928-1927-arts-123-238.txt):
 
     "La unidad para efectuar la medida de la capacidad interior de una embarcación es la
     tonelada de arqueo que equivale a cien (100) pies cúbicos ingleses o sean 2.83 metros

@@ -11,7 +11,7 @@ from inspection.core.extensions import db
 from inspection.core.models import Owner, User
 from inspection.registry.vessels import create_owner, create_vessel
 
-# The demo's published password (README): only `python app.py` seeds users with it, into an empty database.
+# The demo's published password (README.md): only `python app.py` seeds users with it, into an empty database.
 DEMO_PASSWORD = "baliza-demo"  # nosec B105
 
 OWNERS = [

@@ -1,4 +1,4 @@
-"""Resumable photo uploads (inspection/uploads.py has the protocol): declare, append from an offset, ask where it stands.
+"""Resumable photo uploads (inspection/tablet/uploads.py has the protocol): declare, append from an offset, ask where it stands.
 
 A finished upload goes through the same pipeline as `POST /photos` (`item_photo_once`): same limits,
 same refusals, same idempotency record.

@@ -1,6 +1,6 @@
 """Resumable photo uploads: a tablet on a weak link never sends a photo's bytes twice (a tus-like protocol).
 
-The protocol (paths under `/api/v1/inspections/{id}`; README, "Resumable photo uploads"):
+The protocol (paths under `/api/v1/inspections/{id}`; docs/api.md, "Resumable photo uploads"):
 
 1. `POST /uploads` with `{"client_id", "item_id", "sha256", "size", "mime", "taken_at", "latitude",
    "longitude"}` declares the photo: 201 `{"client_id", "offset": 0, "size", "photo": null}`. The

@@ -4,7 +4,7 @@ Why a counter table of our own and not Flask-Limiter: the limits must hold acros
 the one store they all share is the database (no Redis in this deployment). A `limits` storage
 backed by it would still need the atomic upsert written here (one that works on SQLite and
 PostgreSQL), it reads `time.time()` where every other window here reads the office's one clock
-(inspection/clock.py, which tests set), and its windows would live outside our migrations. So: one
+(inspection/core/clock.py, which tests set), and its windows would live outside our migrations. So: one
 row per (scope, client address) holding a fixed window's start and its hit count, counted in one
 INSERT ... ON CONFLICT DO NOTHING and one UPDATE ... RETURNING, committed at once, before any other
 hook of the request (so a refused or read-only request still counts). The per-username sign-in

@@ -1,5 +1,5 @@
 // Dates as people read them, in the page's language: the words Babel writes on the server
-// (inspection/formats.py, the `day` filter), so a page online and the verifier offline agree.
+// (inspection/i18n/formats.py, the `day` filter), so a page online and the verifier offline agree.
 // Both read the same CLDR date formats: `long` "1 de diciembre de 2026" / "December 1, 2026",
 // `medium` "1 dic. 2026" / "Dec 1, 2026". Pure (no DOM): node runs it in tests.
 

@@ -3,7 +3,7 @@
 // Verifies the token inside a certificate QR ({public_url}/v/{token}) and the signed status
 // list with public keys cached earlier from /api/v1/keys and /api/v1/status-list, so a river
 // police officer can check a certificate where there is no signal. Mirrors
-// inspection/signing.py and inspection/status_list.py:
+// inspection/certificates/signing.py and inspection/certificates/status_list.py:
 //   token  = base32 (RFC 4648, uppercase, no padding) of COSE_Sign1 (tag 18), ES256, with
 //            protected header {1: -7, 4: kid(8 bytes)} and CWT claims
 //            {1 iss, 6 iat, 4 exp, -1 YEAR*1e6+SERIAL, -2 "N"/"S", -3 revision,
@@ -216,7 +216,7 @@ export function sigStructure(protectedBytes, payload) {
   ]);
 }
 
-// --- certificate numbers (Damm check digit, as inspection/numbering.py) ----------------------
+// --- certificate numbers (Damm check digit, as inspection/certificates/numbering.py) ----------------------
 
 const DAMM = [
   [0, 3, 1, 7, 5, 9, 8, 6, 4, 2], [7, 0, 9, 2, 1, 5, 4, 8, 6, 3],

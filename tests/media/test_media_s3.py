@@ -1,6 +1,6 @@
 """Photos in a real S3 bucket (SeaweedFS) through the app: upload and serve, sweep, migrate, and the store down (503).
 
-Mirrors inspection/media.py and cli_media.py on S3 (the local store is covered by test_inspections_api.py).
+Mirrors inspection/media/configured.py and inspection/ops/cli_media.py on S3 (the local store is covered by test_inspections_api.py).
 """
 import hashlib
 

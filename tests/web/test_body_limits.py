@@ -1,4 +1,4 @@
-"""Request body limits per route (inspection/body_limits.py): 413 problem+json, nothing written."""
+"""Request body limits per route (inspection/web/body_limits.py): 413 problem+json, nothing written."""
 import io
 import uuid
 

@@ -1,4 +1,4 @@
-"""Per-client rate limits on sign-in and public verification, counted in the database (inspection/rate_limits.py)."""
+"""Per-client rate limits on sign-in and public verification, counted in the database (inspection/web/rate_limits.py)."""
 from datetime import datetime, timedelta, timezone
 
 import pytest

@@ -1,4 +1,4 @@
-"""The Content-Security-Policy, HSTS and secure cookies over HTTPS, trusted proxies (inspection/security.py)."""
+"""The Content-Security-Policy, HSTS and secure cookies over HTTPS, trusted proxies (inspection/web/security.py)."""
 import re
 from datetime import date, datetime, timezone
 from html.parser import HTMLParser

@@ -1,8 +1,8 @@
-// The law's checks on one answer, as the server makes them (inspection/inspections.py check_answer),
+// The law's checks on one answer, as the server makes them (inspection/inspections/operations.py check_answer),
 // so the tablet says at once what is missing instead of learning it at sync. Pure: node tests it.
 import { N_ } from '../i18n.js';
 
-// The limits an item may set on the observed count (one at most), as inspection/outcomes.py BOUNDS.
+// The limits an item may set on the observed count (one at most), as inspection/inspections/outcomes.py BOUNDS.
 export const BOUNDS = [
   { name: 'required', label: N_('Requerido'), within: (observed, bound) => observed >= bound,
     missing: N_('Indique la cantidad observada (se requieren {required}).'),

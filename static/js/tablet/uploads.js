@@ -1,6 +1,6 @@
 // One photo to the server, resumable from the last byte the server holds.
 //
-// Protocol (inspection/uploads.py on the server):
+// Protocol (inspection/tablet/uploads.py on the server):
 //   POST  /api/v1/inspections/{id}/uploads              {client_id, item_id, sha256, size, mime, taken_at}
 //         → {offset, size, photo}; `photo` at once when the server already has these bytes for the item
 //   PATCH /api/v1/inspections/{id}/uploads/{client_id}  Upload-Offset: n, the bytes from n
