@@ -17,7 +17,41 @@ from s3_server import s3_bucket, s3_media, seaweed  # noqa: F401  (a real S3 ser
 from app import create_app
 from inspection.core.extensions import db as _db
 
-TEST_DATABASE_URL = os.environ.get("BALIZA_TEST_DATABASE_URL")
+
+
+def worker_database(url: str | None) -> str | None:
+    """Under pytest-xdist each worker gets its own PostgreSQL database (`test_gw0`, ...), made on first use.
+
+    Tables are dropped and made afresh per session, so workers never see each other's rows; SQLite
+    needs nothing, since each session's database is a file in its own temporary folder.
+    """
+    worker = os.environ.get("PYTEST_XDIST_WORKER")
+    if not url or not worker or not url.startswith("postgresql"):
+        return url
+    import time
+
+    import psycopg
+    from sqlalchemy.engine import make_url
+
+    parsed = make_url(url)
+    mine = f"{parsed.database}_{worker}"
+    admin = parsed.set(drivername="postgresql").render_as_string(hide_password=False)
+    for attempt in range(10):  # CREATE DATABASE copies template1, which one copy at a time may hold
+        try:
+            with psycopg.connect(admin, autocommit=True) as connection:
+                if not connection.execute("SELECT 1 FROM pg_database WHERE datname = %s", (mine,)).fetchone():
+                    connection.execute(f'CREATE DATABASE "{mine}"')
+            break
+        except psycopg.errors.ObjectInUse:
+            time.sleep(0.2 * (attempt + 1))
+        except psycopg.errors.DuplicateDatabase:
+            break
+    return parsed.set(database=mine).render_as_string(hide_password=False)
+
+
+TEST_DATABASE_URL = worker_database(os.environ.get("BALIZA_TEST_DATABASE_URL"))
+if TEST_DATABASE_URL:
+    os.environ["BALIZA_TEST_DATABASE_URL"] = TEST_DATABASE_URL  # servers the tests start use the worker's too
 
 # Builders shared by several test packages: fixtures come from these plugins, never from another test module.
 pytest_plugins = ["tests.fixtures.inspections"]

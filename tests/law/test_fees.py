@@ -19,7 +19,7 @@ from inspection.law.fees import (
     parse_scales,
 )
 
-LAW = Path("/work/shared/legal/ley-928-1927-arts-123-238.txt")
+LAW = Path(__file__).resolve().parents[2] / "checklists" / "sources" / "ley-928-1927-arts-123-238.txt"
 TONNAGE_SERVICES = ["arqueo", "navegabilidad"]
 
 # (gross tonnage, counted tons, row min, row max, amount, amount_cl), art. 199 = art. 209.

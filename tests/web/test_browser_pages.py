@@ -163,8 +163,9 @@ def test_text_is_compressed_and_images_are_not(site):
 
 
 @pytest.mark.parametrize("size_name, viewport", [("tablet", TABLET), ("phone", PHONE)])
-def test_screenshots(site, browser, size_name, viewport):
-    """Full-page screenshots of the pages people use most, for a human to look at."""
+def test_the_most_used_pages_fit_and_speak_the_chosen_language(site, browser, size_name, viewport):
+    """The pages people use most, in both languages at tablet and phone width: in the page's language, with a
+    heading, and nothing wider than the screen (a sideways scroll hides a verdict or a button)."""
     shots = {"inspector": [("inspeccion", f"/inspecciones/{site['started']}")],
              "admin": [("certificados", "/certificados"), ("certificado", f"/certificados/{site['issued']['number']}"),
                        ("buque", f"/buques/{site['vessel']}"), ("inspecciones", "/inspecciones"),
@@ -172,6 +173,7 @@ def test_screenshots(site, browser, size_name, viewport):
              "anonymous": [("v_valido", f"/v/{site['issued']['token']}"),
                            ("v_suspendido", f"/v/{site['suspended']['token']}"), ("login", "/login"),
                            ("verificar", f"/verificar#t={site['issued']['token']}")]}
+    wrong = []
     for lang in ("es", "en"):
         for role, pages in shots.items():
             context = browser.new_context(viewport=viewport, locale="es-PY")
@@ -182,9 +184,13 @@ def test_screenshots(site, browser, size_name, viewport):
                 page.goto(site["origin"] + path, wait_until="networkidle")
                 if name == "verificar":
                     page.wait_for_selector("#verdict[data-verdict]", timeout=10_000)
-                page.screenshot(path=str(SHOTS / f"baliza_{size_name}_{name}_{lang}.png"),
-                                full_page=name != "inspeccion")
+                seen = page.evaluate("""() => ({lang: document.documentElement.lang,
+                    h1: (document.querySelector('h1') || {}).textContent || '',
+                    wide: document.documentElement.scrollWidth - window.innerWidth})""")
+                if seen["lang"] != lang or not seen["h1"].strip() or seen["wide"] > 0:
+                    wrong.append((name, lang, seen))
             context.close()
+    assert wrong == []
 
 
 def test_a_chosen_date_reads_in_the_page_language_on_an_english_tablet(site, browser):
