@@ -111,8 +111,8 @@ def manifest():
 
 
 SCRIPTS = tuple(f"js/tablet/{name}.js" for name in (
-    "agenda", "app", "aboard", "backoff", "inspection", "net", "outbox", "photos", "rules", "signature", "store", "sync",
-    "uploads")) + ("js/i18n.js",)
+    "agenda", "app", "aboard", "backoff", "engine", "errors", "inspection", "net", "outbox", "photos", "queue", "rules",
+    "signature", "store", "sync", "uploads")) + ("js/i18n.js",)
 
 
 SHOWN_TERMS = ("kind", "status", "outcome", "result", "action")
