@@ -30,6 +30,7 @@ const STATIC = [
   '/static/js/verificar.js',
   '/static/js/lists.js',
   '/static/js/verifier.js',
+  '/static/js/verdicts.js',
   '/static/js/formats.js',
   '/static/js/i18n.js',
   '/static/js/pwa.js',

@@ -79,7 +79,7 @@ def script_strings(*names: str) -> dict[str, str]:
 def verificar():
     """The scanner and offline verifier for river police (Spanish first, `?lang=en`)."""
     offices = {current_app.config["OFFICE_CODE"]: current_app.config["OFFICE_NAME"]}
-    strings = script_strings("js/verificar.js")
+    strings = script_strings("js/verificar.js", "js/verdicts.js")
     response = current_app.make_response(render_template("verify/verificar.html", offices=offices, strings=strings,
                                                          office_tz=current_app.config["OFFICE_TZ"]))
     # Revalidate every time: the service worker keeps the offline copy, not the HTTP cache.
