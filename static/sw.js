@@ -47,6 +47,7 @@ const STATIC = [
   '/static/js/tablet/photos.js',
   '/static/js/tablet/queue.js',
   '/static/js/tablet/rules.js',
+  '/static/js/tablet/screen.js',
   '/static/js/tablet/signature.js',
   '/static/js/tablet/store.js',
   '/static/js/tablet/sync.js',

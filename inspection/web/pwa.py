@@ -112,7 +112,7 @@ def manifest():
 
 SCRIPTS = tuple(f"js/tablet/{name}.js" for name in (
     "agenda", "app", "aboard", "backoff", "engine", "errors", "inspection", "net", "outbox", "photos", "queue", "rules",
-    "signature", "store", "sync", "uploads")) + ("js/i18n.js",)
+    "screen", "signature", "store", "sync", "uploads")) + ("js/i18n.js",)
 
 
 SHOWN_TERMS = ("kind", "status", "outcome", "result", "action")
