@@ -1,6 +1,7 @@
-// The police verifier's decisions and words, pure (no DOM, no network, no clock: today, now and the lists are passed in):
-// genuine or forged, current, expired, suspended, revoked or replaced, confirmed or not by a fresh status list,
-// and the text the page shows for each. verificar.js wires it to the page; node tests it.
+// The police verifier's verdicts and the words shown for them, pure: the lists, today and now are passed in.
+//
+// Genuine or forged; current, expired, suspended, revoked or replaced; confirmed or not by a fresh status
+// list. verificar.js wires it to the page; node tests it.
 import { findKey } from './lists.js';
 import { parseVerifyUrl, statusAt, verifyStatusList, verifyToken } from './verifier.js';
 import { formatDay } from './formats.js';

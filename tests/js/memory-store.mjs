@@ -1,5 +1,4 @@
-// A store in memory with the interface of static/js/tablet/store.js (get, put, del, all, byInspection,
-// transact), so node runs the outbox and the sync engine without IndexedDB.
+// A store in memory with the interface of static/js/tablet/store.js, for running the outbox and sync engine under node.
 
 // The device's object stores and their keys, as store.js creates them (null: the key is given to put).
 const KEY_PATHS = {

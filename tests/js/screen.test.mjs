@@ -1,5 +1,4 @@
-// The inspection screen's computations (static/js/tablet/screen.js): progress per topic, each item's status
-// line, when an answer is queued, what the closing still lacks.
+// Node tests of the inspection screen's computations (static/js/tablet/screen.js).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {

@@ -1,6 +1,4 @@
-// The tablet's outbox and sync state machine (static/js/tablet/engine.js, queue.js, errors.js) run end to
-// end against a store in memory and a fake server: offline, back online, 503 with Retry-After, lost
-// responses, refusals.
+// Node tests of the tablet's outbox and sync state machine, end to end against a store in memory and a fake server.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { memoryStore } from './memory-store.mjs';

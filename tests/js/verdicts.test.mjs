@@ -1,5 +1,4 @@
-// The police verifier's decisions (static/js/verdicts.js) from constructed inputs: each verdict, offline
-// with cached lists or without them, stale lists, the server's confirmation, and the words shown.
+// Node tests of the police verifier's decisions (static/js/verdicts.js): each verdict from constructed inputs.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {

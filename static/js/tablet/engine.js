@@ -1,7 +1,6 @@
-// The sync state machine: what the outbox sends next and how each server answer changes the outbox, the
-// device's copy and the status the badge shows. Pure: the store, the server (api, upload), the clock and
-// where the status goes are passed in (sync.js binds them to IndexedDB, fetch and the page; node tests
-// bind them to a store in memory and a fake server).
+// The outbox's sync state machine (what to send next, what each server answer changes), pure: store, server and clock passed in.
+//
+// sync.js binds it to IndexedDB, fetch and the page; node tests bind it to a store in memory and a fake server.
 import { ApiError, problemText } from './errors.js';
 import { outboxOn, readyEntries, STATES } from './queue.js';
 import { retryDelay } from './backoff.js';

@@ -1,6 +1,6 @@
-// The outbox's rules over any store with the IndexedDB store's interface: queue, hold, refuse, retry, discard.
-// No DOM and no clock of its own: the store and `now()` are passed in, so node runs it on a store in memory.
+// The outbox's rules (queue, hold, refuse, retry, discard) over any store with the IndexedDB store's interface.
 //
+// No DOM and no clock of its own: the store and `now()` are passed in, so node runs it on a store in memory.
 // Entry types (all carry user_id and inspection_id): `start`, `answer` (one per item: the current
 // local answer is read when it is sent, so editing an item never queues two), `photo` (its bytes
 // live in the photos store), `submit` and `interrupt`. An entry leaves the outbox only when the

@@ -1,5 +1,4 @@
-// What the inspection screen shows and keeps, computed without the DOM: topics and progress, each item's
-// status line, whether an answer changed and can be queued, what still stops the closing. Node tests it.
+// The inspection screen's computations without the DOM: topics, progress, item status lines, answer changes, closing checks.
 import { answerProblems, needsPhoto } from './rules.js';
 import { gettext } from '../i18n.js';
 
