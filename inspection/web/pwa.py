@@ -79,7 +79,7 @@ def script_strings(*names: str) -> dict[str, str]:
 def verificar():
     """The scanner and offline verifier for river police (Spanish first, `?lang=en`)."""
     offices = {current_app.config["OFFICE_CODE"]: current_app.config["OFFICE_NAME"]}
-    strings = script_strings("js/verificar.js")
+    strings = script_strings("js/verificar.js", "js/verdicts.js")
     response = current_app.make_response(render_template("verify/verificar.html", offices=offices, strings=strings,
                                                          office_tz=current_app.config["OFFICE_TZ"]))
     # Revalidate every time: the service worker keeps the offline copy, not the HTTP cache.
@@ -111,8 +111,8 @@ def manifest():
 
 
 SCRIPTS = tuple(f"js/tablet/{name}.js" for name in (
-    "agenda", "app", "aboard", "backoff", "inspection", "net", "outbox", "photos", "rules", "signature", "store", "sync",
-    "uploads")) + ("js/i18n.js",)
+    "agenda", "app", "aboard", "backoff", "engine", "errors", "inspection", "net", "outbox", "photos", "queue", "rules",
+    "screen", "signature", "store", "sync", "uploads")) + ("js/i18n.js",)
 
 
 SHOWN_TERMS = ("kind", "status", "outcome", "result", "action")

@@ -7,7 +7,9 @@ import { takeAboard } from './aboard.js';
 import { discardPhoto, enqueue, enqueueAnswer, pendingFor } from './outbox.js';
 import { preparePhoto } from './photos.js';
 import { signaturePad } from './signature.js';
-import { answerProblems, closingProblems, itemBound } from './rules.js';
+import { closingProblems, itemBound } from './rules.js';
+import { answerChanged, closingMissing, isClosed, isStarted, itemStatus, newAnswer, openItems, photoLabel, progress, topicGroups,
+         withRemotePhotos } from './screen.js';
 import { watch } from './sync.js';
 import { gettext } from '../i18n.js';
 import { formatDay, formatMoment, pageLanguage } from '../formats.js';
@@ -47,8 +49,8 @@ async function saving(work) {
 }
 
 const items = () => state.pkg.package.items;
-const closed = () => Boolean(state.work.closing || state.work.interrupt);
-const started = () => Boolean(state.work.started_at) || state.pkg.package.inspection.status === 'in_progress';
+const closed = () => isClosed(state.work);
+const started = () => isStarted(state.pkg, state.work);
 const photosOf = (itemId) => state.photos.get(itemId) || [];
 
 // --- loading --------------------------------------------------------------------------------------
@@ -77,11 +79,7 @@ async function load() {
     if (!state.photos.has(ph.item_id)) state.photos.set(ph.item_id, []);
     state.photos.get(ph.item_id).push(ph);
   });
-  (p.photos || []).forEach((ph) => {  // photos that reached the server from another session
-    const list = state.photos.get(ph.item_id) || [];
-    if (!list.some((x) => x.sha256 === ph.sha256)) list.push({ ...ph, state: 'sent', remote: true });
-    state.photos.set(ph.item_id, list);
-  });
+  state.photos = withRemotePhotos(state.photos, p.photos);  // photos that reached the server from another session
   return true;
 }
 
@@ -113,15 +111,7 @@ function render() {
   refresh();
 }
 
-function groups() {
-  const found = new Map();
-  items().forEach((item) => {
-    const key = `${item.checklist || ''}/${item.topic}`;
-    if (!found.has(key)) found.set(key, { key, title: item.topic_title, checklist: item.checklist, items: [] });
-    found.get(key).items.push(item);
-  });
-  return [...found.values()];
-}
+const groups = () => topicGroups(items());
 
 function deficienciesCard() {
   const open = state.pkg.package.open_deficiencies || [];
@@ -258,19 +248,8 @@ function renderClosedOnly() {
 // --- state on screen ------------------------------------------------------------------------------
 
 function refresh() {
-  const total = items().length;
-  let answered = 0;
-  const perTopic = new Map();
-  items().forEach((item) => {
-    const key = `${item.checklist || ''}/${item.topic}`;
-    const a = state.answers.get(item.id);
-    const done = Boolean(a && a.result && !answerProblems(item, a).length);
-    if (done) answered += 1;
-    const t = perTopic.get(key) || { done: 0, total: 0 };
-    t.total += 1; t.done += done ? 1 : 0;
-    perTopic.set(key, t);
-    refreshItem(item);
-  });
+  const { answered, total, topics: perTopic } = progress(items(), state.answers);
+  items().forEach(refreshItem);
   document.getElementById('progress-text').textContent = gettext('Respondidos {n} de {total}', { n: answered, total });
   document.getElementById('next-unanswered').hidden = closed();
   document.querySelector('#progress a[href="#cerrar"]').hidden = closed();
@@ -289,27 +268,15 @@ function refresh() {
 function refreshItem(item) {
   const card = document.getElementById(`item-${item.id}`);
   if (!card) return;
-  const a = state.answers.get(item.id);
-  const problems = a ? answerProblems(item, a) : [];
-  card.dataset.state = a && a.result ? a.result : 'unanswered';
-  card.querySelector('.action').hidden = !(a && a.result === 'fail');
-  const status = card.querySelector('.item-status');
-  const params = { required: item.required, maximum: item.maximum, observed: a && a.observed };
-  if (!a || !a.result) status.textContent = '';
-  else if (problems.length) status.textContent = problems.map((m) => gettext(m, params)).join(' ');
-  else if (a.state === 'sent') status.textContent = gettext('✓ Guardado y enviado');
-  else if (a.state === 'failed') status.textContent = gettext('Rechazado por el servidor: {reason}', { reason: a.reason || '' });
-  else status.textContent = gettext('Guardado en la tableta; pendiente de envío');
-  status.className = `item-status ${problems.length || (a && a.state === 'failed') ? 'bad' : (a && a.state === 'sent' ? 'ok' : 'muted')}`;
-  const ul = card.querySelector('.thumbs');
   const photos = photosOf(item.id);
-  ul.replaceChildren(...photos.map((ph, n) => thumb(item, ph, n)));
-  const needs = item.evidence_required && a && a.result && a.result !== 'not_applicable' && !photos.length;
-  card.classList.toggle('needs-photo', Boolean(needs));
-  if (needs) {
-    status.textContent = `${status.textContent} · ${gettext('Falta la foto de evidencia')}`;
-    status.className = 'item-status warn';
-  }
+  const view = itemStatus(item, state.answers.get(item.id), photos.length);
+  card.dataset.state = view.state;
+  card.querySelector('.action').hidden = view.actionHidden;
+  const status = card.querySelector('.item-status');
+  status.textContent = view.text;
+  status.className = `item-status ${view.tone}`;
+  card.querySelector('.thumbs').replaceChildren(...photos.map((ph, n) => thumb(item, ph, n)));
+  card.classList.toggle('needs-photo', view.needsPhoto);
 }
 
 function thumb(item, photo, n) {
@@ -318,7 +285,7 @@ function thumb(item, photo, n) {
     src = URL.createObjectURL(asBlob(photo.thumb));
     state.urls.set(photo.client_id, src);
   }
-  const label = photo.state === 'sent' ? gettext('enviada') : (photo.state === 'failed' ? gettext('rechazada') : gettext('pendiente'));
+  const label = photoLabel(photo.state);
   const li = el('li', { class: `thumb thumb-${photo.state || 'pending'}` },
     el('img', { src, alt: `${gettext('Foto de evidencia')} ${n + 1} (${label})`, width: 96, height: 96 }),
     el('span', { class: 'thumb-state', text: label }));
@@ -399,13 +366,9 @@ async function changed(item) {
   const values = readCard(item);
   const before = state.answers.get(item.id);
   const photos = photosOf(item.id).map((p) => p.sha256);
-  if (before && before.result === values.result && (before.observed ?? null) === values.observed
-      && (before.note || '') === values.note && (before.action || null) === values.action
-      && JSON.stringify(before.photos || []) === JSON.stringify(photos)) return;
-  const answer = { inspection_id: id, item_id: item.id, client_id: newId(), ...values, photos,
-                   recorded_at: new Date().toISOString(), state: 'draft', reason: null };
-  const sendable = values.result && !answerProblems(item, answer).length;
-  if (sendable) answer.state = 'pending';
+  if (!answerChanged(before, values, photos)) return;
+  const answer = newAnswer(item, { inspectionId: id, clientId: newId(), values, photos, recordedAt: new Date().toISOString() });
+  const sendable = answer.state === 'pending';
   state.answers.set(item.id, answer);
   await saving(() => put('answers', answer));
   if (sendable) await enqueueAnswer(state.user.userId, id, item.id);
@@ -452,8 +415,8 @@ async function setSignature(role, dataUrl) {
 
 function nextUnanswered() {
   const cards = [...document.querySelectorAll('#items .item')];
-  const open = cards.filter((c) => c.dataset.state === 'unanswered'
-    || answerProblems(items().find((i) => i.id === c.dataset.item), state.answers.get(c.dataset.item)).length);
+  const openIds = new Set(openItems(items(), state.answers).map((item) => item.id));
+  const open = cards.filter((c) => openIds.has(c.dataset.item));
   if (!open.length) { document.getElementById('cerrar').scrollIntoView(); return; }
   const here = window.scrollY + 80;
   const next = open.find((c) => c.getBoundingClientRect().top + window.scrollY > here) || open[0];
@@ -466,11 +429,7 @@ async function closeInspection() {
   const problems = closingProblems(items(), state.answers, state.photos);
   const signature = document.getElementById('signature-name').value.trim();
   const master = document.getElementById('master-name').value.trim();
-  const missing = [];
-  if (signature.length < 2) missing.push(gettext('Escriba el nombre completo del inspector.'));
-  if (master.length < 2) missing.push(gettext('Escriba el nombre del capitán o patrón.'));
-  if (!state.work.signatures.inspector) missing.push(gettext('Falta la firma del inspector.'));
-  if (!state.work.signatures.master) missing.push(gettext('Falta la firma del capitán o patrón.'));
+  const missing = closingMissing({ signature, master, signatures: state.work.signatures });
   const box = document.getElementById('closing-problems');
   if (!problems.ok || missing.length) {
     const link = (item) => el('li', {}, el('a', { href: `#item-${item.id}`, text: item.title }));

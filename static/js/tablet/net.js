@@ -2,42 +2,11 @@
 // the outbox should do about them (wait and retry, ask for a new sign-in, or show the refusal).
 import { get, put, del } from './store.js';
 import { gettext } from '../i18n.js';
-import { retryAfterMs } from './backoff.js';
+import { ApiError, answerError, networkError, problemText } from './errors.js';
+
+export { ApiError, problemText };
 
 const JSON_TIMEOUT_MS = 30000;
-
-/**
- * Why a request failed. `kind`:
- *   network  no answer (offline, timeout, connection cut): retry later
- *   retry    the server is busy or failing (5xx, 429, 408): retry later; `retryAfter` is the
- *            wait the server asked for (its Retry-After, in ms) or null
- *   auth     the device token is missing, expired or revoked: wait for a new sign-in
- *   refused  the server refused this entry (4xx): show `message` and what to do; never dropped
- */
-export class ApiError extends Error {
-  constructor(kind, message, status = 0, problem = null, retryAfter = null) {
-    super(message);
-    this.name = 'ApiError';
-    this.kind = kind;
-    this.status = status;
-    this.problem = problem;
-    this.retryAfter = retryAfter;
-  }
-}
-
-/** The problem's words for a person: its detail, then its field errors. */
-export function problemText(problem, fallback) {
-  if (!problem) return fallback;
-  const parts = [];
-  if (problem.detail) parts.push(problem.detail);
-  const walk = (errors, prefix) => {
-    if (Array.isArray(errors)) errors.forEach((e) => (typeof e === 'string' ? parts.push(e) : walk(e, prefix)));
-    else if (errors && typeof errors === 'object') Object.values(errors).forEach((v) => walk(v, prefix));
-    else if (typeof errors === 'string') parts.push(errors);
-  };
-  walk(problem.errors);
-  return parts.length ? parts.join(' ') : (problem.title || fallback);
-}
 
 /** The device token kept for `userId`, or null. */
 export async function deviceToken(userId) {
@@ -79,13 +48,7 @@ export async function readResponse(response) {
   const type = response.headers.get('Content-Type') || '';
   const body = type.includes('json') ? await response.json().catch(() => null) : null;
   if (response.ok) return body;
-  const status = response.status;
-  if (status === 401) throw new ApiError('auth', problemText(body, gettext('Inicie sesión de nuevo para enviar.')), status, body);
-  if (status === 429 || status >= 500 || status === 408) {
-    throw new ApiError('retry', problemText(body, gettext('El servidor no pudo atender; se reintentará.')), status, body,
-                       retryAfterMs(response.headers.get('Retry-After')));
-  }
-  throw new ApiError('refused', problemText(body, gettext('El servidor rechazó este envío.')), status, body);
+  throw answerError(response.status, body, response.headers.get('Retry-After'), Date.now());
 }
 
 /** One JSON request with the user's device token; `ApiError` on any failure. */
@@ -103,7 +66,7 @@ export async function api(userId, method, path, json = undefined, { timeout = JS
       body: json !== undefined ? JSON.stringify(json) : body,
     });
   } catch (error) {
-    throw new ApiError('network', gettext('Sin conexión con el servidor.'));
+    throw networkError();
   } finally {
     clearTimeout(timer);
   }

@@ -1,0 +1,94 @@
+// The outbox's rules (queue, hold, refuse, retry, discard) over any store with the IndexedDB store's interface.
+//
+// No DOM and no clock of its own: the store and `now()` are passed in, so node runs it on a store in memory.
+// Entry types (all carry user_id and inspection_id): `start`, `answer` (one per item: the current
+// local answer is read when it is sent, so editing an item never queues two), `photo` (its bytes
+// live in the photos store), `submit` and `interrupt`. An entry leaves the outbox only when the
+// server has confirmed it; a refusal keeps it, with the server's reason, until the inspector acts.
+
+export const STATES = { pending: 'pending', failed: 'failed' };
+
+/**
+ * Whether an entry must wait for an earlier refusal of its inspection to be resolved: nothing
+ * goes before a refused start, and a closing waits for every other entry.
+ */
+export function isHeld(entry, inspectionEntries) {
+  const failed = inspectionEntries.filter((e) => e.state === STATES.failed && e.seq !== entry.seq);
+  if (failed.some((e) => e.type === 'start') && entry.type !== 'start') return true;
+  if (entry.type === 'submit') return inspectionEntries.some((e) => e.seq !== entry.seq && e.type !== 'submit');
+  return false;
+}
+
+/** Of a queue (oldest first): the entries that may be sent now, in order, and how many are refused. */
+export function readyEntries(queue) {
+  const byInspection = new Map();
+  queue.forEach((e) => {
+    if (!byInspection.has(e.inspection_id)) byInspection.set(e.inspection_id, []);
+    byInspection.get(e.inspection_id).push(e);
+  });
+  const ready = queue.filter((e) => e.state === STATES.pending && !isHeld(e, byInspection.get(e.inspection_id)));
+  return { ready, failed: queue.filter((e) => e.state === STATES.failed).length };
+}
+
+/** The outbox kept in `store`; `wake()` is told of every new or retried entry. */
+export function outboxOn(store, { now, wake = async () => {} }) {
+  /** Queue one entry; returns it with its sequence number. */
+  async function enqueue(entry) {
+    const record = { state: STATES.pending, attempts: 0, reason: null, queued_at: new Date(now()).toISOString(), ...entry };
+    record.seq = await store.put('outbox', record);
+    await wake();
+    return record;
+  }
+
+  /** Queue the item's answer unless it is already queued; a refused one is tried again. */
+  async function enqueueAnswer(userId, inspectionId, itemId) {
+    const queue = await store.byInspection('outbox', inspectionId);
+    const queued = queue.find((e) => e.type === 'answer' && e.item_id === itemId);
+    if (queued) {
+      if (queued.state !== STATES.pending) await store.put('outbox', { ...queued, state: STATES.pending, reason: null });
+      await wake();
+      return queued;
+    }
+    return enqueue({ type: 'answer', user_id: userId, inspection_id: inspectionId, item_id: itemId });
+  }
+
+  /** Every entry, oldest first. */
+  async function entries() {
+    return (await store.all('outbox')).sort((a, b) => a.seq - b.seq);
+  }
+
+  /** Entries still owed for one inspection, oldest first. */
+  async function pendingFor(inspectionId) {
+    return (await store.byInspection('outbox', inspectionId)).sort((a, b) => a.seq - b.seq);
+  }
+
+  /** Keep a refused entry with the server's words and the problem's code (the end of its `type`). */
+  async function markFailed(entry, reason, code = null) {
+    const current = await store.get('outbox', entry.seq);
+    if (current) await store.put('outbox', { ...current, state: STATES.failed, reason, code, attempts: (current.attempts || 0) + 1 });
+  }
+
+  /** Try a refused entry again (the inspector fixed what the server said); a photo shows as pending again. */
+  async function retry(seq) {
+    const current = await store.get('outbox', seq);
+    if (current) await store.put('outbox', { ...current, state: STATES.pending, reason: null });
+    if (current && current.type === 'photo') {
+      const photo = await store.get('photos', current.client_id);
+      if (photo) await store.put('photos', { ...photo, state: 'pending', reason: null });
+    }
+    await wake();
+  }
+
+  const remove = (seq) => store.del('outbox', seq);
+
+  /** Remove a photo that has not reached the server yet, with its entry (one transaction). */
+  async function discardPhoto(clientId) {
+    const queued = (await store.all('outbox')).find((e) => e.type === 'photo' && e.client_id === clientId);
+    await store.transact(['outbox', 'photos'], (tx) => {
+      if (queued) tx.objectStore('outbox').delete(queued.seq);
+      tx.objectStore('photos').delete(clientId);
+    });
+  }
+
+  return { enqueue, enqueueAnswer, entries, pendingFor, markFailed, retry, remove, discardPhoto };
+}

@@ -1,0 +1,182 @@
+// Node tests of the police verifier's decisions (static/js/verdicts.js): each verdict from constructed inputs.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import {
+  STALE_MS, ago, assess, cachedStatus, confirmation, daysLeftText, decide, factsView, fromServer, inputProblem,
+  listsAge, listsState, listsView, officeToday, parseInput, statusFromList, tokenFromAddress, verdictView,
+} from '../../static/js/verdicts.js';
+
+const NOW = Date.parse('2026-06-01T15:00:00Z');
+const TODAY = '2026-06-01';
+const IAT = NOW / 1000 - 3600;  // a list issued an hour ago, valid for a day
+const CLAIMS = { issuer: 'PGP-ASU', number: 'SEG-2026-0004567', kind: 'seguridad', revision: 1, registration: 'PY-ASU-1234',
+                 vessel_name: 'Ñandutí', issued_on: '2026-03-15', valid_until: '2026-09-15', status_index: 9 };
+const OK = { outcome: 'ok', claims: CLAIMS, kid: 'k1' };
+const KEY = { kid: 'k1', office: 'PGP-ASU' };
+const FRESH = { code: 0, problem: null };
+
+const verdict = (inputs) => decide({ hasKeys: true, result: OK, key: KEY, status: FRESH, today: TODAY, lang: 'es', ...inputs });
+
+test('the decision table: each verdict from what was found', () => {
+  const rows = [
+    [{ hasKeys: false }, 'unconfirmed', null],
+    [{ result: { outcome: 'malformed' } }, 'invalid_signature', 'El código no contiene un certificado legible: está dañado o es falso.'],
+    [{ result: { outcome: 'invalid_signature', claims: CLAIMS } }, 'invalid_signature',
+      'La firma no corresponde al contenido: el certificado fue alterado o es falso.'],
+    [{ result: { outcome: 'unknown_issuer', kid: 'zz' } }, 'unknown_issuer', 'Firmado con una clave que no es de la Prefectura (clave zz).'],
+    [{ key: { kid: 'k1', office: 'PGP-CDE' } }, 'unknown_issuer',
+      'El certificado dice venir de PGP-ASU, pero la clave que lo firma es de PGP-CDE.'],
+    [{}, 'valid', 'Certificado auténtico y vigente.'],
+    [{ key: null }, 'valid', 'Certificado auténtico y vigente.'],  // a key without an office says nothing against it
+    [{ status: { code: 1, problem: null } }, 'revoked', 'Revocado por la Prefectura: no ampara al buque.'],
+    [{ status: { code: 1, problem: 'stale' } }, 'revoked', null],        // never undone: an old list still counts
+    [{ status: { code: 3, problem: 'list_expired' } }, 'superseded', null],
+    [{ status: { code: 2, problem: null } }, 'suspended', null],
+    [{ today: '2026-09-16' }, 'expired', 'Certificado auténtico, pero venció el 15 de septiembre de 2026.'],
+    [{ today: '2026-09-15' }, 'valid', null],                             // the last day still counts
+    [{ today: '2026-09-16', status: { code: 2, problem: 'stale' } }, 'expired', null],
+    [{ status: { code: 0, problem: 'stale' } }, 'unconfirmed', null],
+    [{ status: { code: 2, problem: 'stale' } }, 'unconfirmed', null],
+    [{ status: { code: null, problem: 'no_list' } }, 'unconfirmed', null],
+    [{ status: { code: null, problem: 'list_bad' } }, 'unconfirmed', null],
+    [{ status: { code: null, problem: 'beyond_list' } }, 'unconfirmed', null],
+  ];
+  for (const [inputs, expected, note] of rows) {
+    const found = verdict(inputs);
+    assert.equal(found.verdict, expected, JSON.stringify(inputs));
+    if (note) assert.deepEqual(found.notes, [note]);
+    const genuine = !['invalid_signature', 'unknown_issuer'].includes(expected) && inputs.hasKeys !== false;
+    assert.equal(Boolean(found.claims), genuine, `claims shown only when genuine: ${JSON.stringify(inputs)}`);
+  }
+});
+
+test('NO CONFIRMADO says why, the dates, and what the old list said', () => {
+  const found = verdict({ status: { code: 2, problem: 'stale' } });
+  assert.deepEqual(found.notes, [
+    'La lista de estados guardada tiene más de 7 días: no se puede confirmar que no esté revocado ni suspendido.',
+    'Firma auténtica; según sus fechas, vigente hasta el 15 de septiembre de 2026.',
+    'La lista guardada lo indicaba suspendido.',
+  ]);
+  assert.match(verdict({ hasKeys: false }).notes[0], /todavía no tiene las claves públicas/);
+});
+
+test('a stored list is stale after seven days and expired after its exp; an index past it cannot be read', () => {
+  const packed = new Uint8Array([0b11100100]);  // statuses 0, 1, 2, 3
+  const list = { statuses: packed, bits: 2, iat: IAT, exp: IAT + 86400 };
+  assert.deepEqual([0, 1, 2, 3].map((i) => statusFromList(list, i, NOW).code), [0, 1, 2, 3]);
+  assert.deepEqual(statusFromList(list, 4, NOW), { code: null, problem: 'beyond_list' });
+  assert.equal(statusFromList(list, 1, NOW + 2 * 86400 * 1000).problem, 'list_expired');
+  const week = { ...list, exp: IAT + 30 * 86400 };
+  assert.equal(statusFromList(week, 1, IAT * 1000 + STALE_MS).problem, null);
+  assert.equal(statusFromList(week, 1, IAT * 1000 + STALE_MS + 1).problem, 'stale');
+});
+
+// A status list signed here as the server signs it (ES256 compact JWS, 2 bits each, zlib, base64url).
+const b64url = (bytes) => Buffer.from(bytes).toString('base64url');
+async function signedList(statuses, { iat = IAT, exp = IAT + 86400 } = {}) {
+  const pair = await crypto.subtle.generateKey({ name: 'ECDSA', namedCurve: 'P-256' }, true, ['sign', 'verify']);
+  const jwk = { ...(await crypto.subtle.exportKey('jwk', pair.publicKey)), kid: 'k1' };
+  delete jwk.key_ops; delete jwk.ext;
+  const packed = new Uint8Array(Math.ceil(statuses.length / 4));
+  statuses.forEach((s, i) => { packed[i >> 2] |= s << ((i & 3) * 2); });
+  const zipped = new Uint8Array(await new Response(new Blob([packed]).stream().pipeThrough(new CompressionStream('deflate'))).arrayBuffer());
+  const head = b64url(JSON.stringify({ alg: 'ES256', typ: 'statuslist+jwt', kid: 'k1' }));
+  const body = b64url(JSON.stringify({ iss: 'PGP', iat, exp, ttl: exp - iat, status_list: { bits: 2, lst: b64url(zipped) } }));
+  const sig = await crypto.subtle.sign({ name: 'ECDSA', hash: 'SHA-256' }, pair.privateKey, new TextEncoder().encode(`${head}.${body}`));
+  return { jws: `${head}.${body}.${b64url(new Uint8Array(sig))}`, jwks: { keys: [jwk] } };
+}
+
+test('the cached list is verified before it is believed', async () => {
+  const { jws, jwks } = await signedList([0, 1, 2, 3, 0, 0, 0, 0, 0, 2]);
+  assert.deepEqual(await cachedStatus({ jws }, 9, jwks, NOW), { code: 2, problem: null });
+  assert.deepEqual(await cachedStatus({ jws }, 1, jwks, NOW), { code: 1, problem: null });
+  assert.deepEqual(await cachedStatus(null, 1, jwks, NOW), { code: null, problem: 'no_list' });
+  const [h, b, s] = jws.split('.');
+  const forged = `${h}.${b64url(Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(b, 'base64url')), iat: IAT + 1 })))}.${s}`;
+  assert.deepEqual(await cachedStatus({ jws: forged }, 1, jwks, NOW), { code: null, problem: 'list_bad' });
+  assert.deepEqual(await cachedStatus({ jws: 'x.y.z' }, 1, jwks, NOW), { code: null, problem: 'list_bad' });
+});
+
+test('assess: without keys NO CONFIRMADO; a garbled code is forged, whatever the lists say', async () => {
+  const { jws, jwks } = await signedList([0]);
+  const lists = { keys: { fetched_at: NOW, jwks }, status: { jws, iat: IAT, exp: IAT + 86400, fetched_at: NOW } };
+  const when = { today: TODAY, now: NOW, lang: 'es' };
+  assert.equal((await assess('ABCDEF234', { keys: null, status: null }, when)).verdict, 'unconfirmed');
+  assert.equal((await assess('!!!', lists, when)).verdict, 'invalid_signature');
+  assert.equal((await assess('MZXW6YTBOI', lists, when)).claims, null);
+});
+
+test("the server's answer replaces a different offline verdict, and confirms the same one", () => {
+  const local = verdict({ status: { code: 0, problem: 'stale' } });
+  const cert = { registration: 'PY-ASU-1234', vessel_name: 'Ñandutí', kind: 'seguridad', number: 'SEG-2026-0004567',
+                 revision: 2, issued_on: '2026-03-15', valid_until: '2026-09-15', office_code: 'PGP-ASU', office_name: 'Asunción' };
+  const revoked = confirmation({ verdict: 'revoked', certificate: cert }, local, 'es');
+  assert.equal(revoked.shown.verdict, 'revoked');
+  assert.equal(revoked.shown.claims.office_name, 'Asunción');
+  assert.equal(revoked.text, 'El servidor de la Prefectura responde REVOCADO; se muestra su resultado (sin conexión daba NO CONFIRMADO).');
+  assert.deepEqual(confirmation({ verdict: 'unconfirmed' }, local, 'es'),
+                   { shown: null, text: 'Confirmado en línea con el servidor de la Prefectura.' });
+  assert.equal(confirmation({ verdict: 'nonsense' }, local, 'es'), null);
+  assert.equal(confirmation(null, local, 'es'), null);
+  const forged = fromServer({ verdict: 'unknown_issuer', certificate: cert }, 'k9', 'es');
+  assert.deepEqual([forged.claims, forged.kid, forged.notes], [null, null, ['Firmado con una clave que no es de la Prefectura (clave k9).']]);
+  assert.deepEqual(fromServer({ verdict: 'expired', certificate: cert }, 'k1', 'es').notes,
+                   ['Certificado auténtico, pero venció el 15 de septiembre de 2026.']);
+});
+
+test('what the page shows: the verdict box and the facts', () => {
+  assert.deepEqual(verdictView(verdict({})), { tone: 'ok', icon: '✓', word: 'VÁLIDO', note: 'Certificado auténtico y vigente.' });
+  assert.deepEqual(verdictView(verdict({ status: FRESH, today: '2027-01-01' })).tone, 'bad');
+  assert.equal(verdictView(verdict({ hasKeys: false })).icon, '!');
+  const facts = factsView({ ...CLAIMS, revision: 3 }, 'k1', 'valid', { today: TODAY, offices: { 'PGP-ASU': 'Asunción' }, lang: 'es' });
+  assert.deepEqual(facts, {
+    'f-registration': 'PY-ASU-1234', 'f-vessel': 'Ñandutí', 'f-kind': 'Seguridad (máquinas y calderas)',
+    'f-number': 'SEG-2026-0004567 · revisión 3', 'f-issued': '15 de marzo de 2026',
+    'f-valid': '15 de septiembre de 2026 (quedan 106 días)', 'f-office': 'Asunción (PGP-ASU)', 'f-signature': 'Auténtica · clave k1',
+  });
+  const suspended = factsView(CLAIMS, null, 'suspended', { today: TODAY, offices: {}, lang: 'en' });
+  assert.deepEqual([suspended['f-valid'], suspended['f-office'], suspended['f-signature']], ['September 15, 2026', 'PGP-ASU', '—']);
+  assert.equal(factsView(null, null, 'invalid_signature', { today: TODAY, offices: {}, lang: 'es' }), null);
+});
+
+test('days left, ages and the office day', () => {
+  assert.deepEqual(['2026-06-03', '2026-06-02', '2026-06-01', '2026-05-31', '2026-05-20'].map((d) => daysLeftText(d, TODAY)),
+                   ['quedan 2 días', 'queda 1 día', 'vence hoy', 'vencido ayer', 'vencido hace 12 días']);
+  const minutes = (n) => NOW - n * 60_000;
+  assert.deepEqual([minutes(1), minutes(5), minutes(120), minutes(24 * 60), minutes(72 * 60), NOW + 5000].map((t) => ago(t, NOW)),
+                   ['hace un momento', 'hace 5 min', 'hace 2 h', 'hace 1 día', 'hace 3 días', 'hace un momento']);
+  const lateEvening = new Date('2026-06-02T02:30:00Z');  // 22:30 of the 1st in Asunción (UTC-4)
+  assert.equal(officeToday(lateEvening, 'America/Asuncion'), '2026-06-01');
+  assert.equal(officeToday(new Date('2026-06-02T12:00:00Z'), 'Nowhere/Atlantis').length, 10);  // falls back to the phone's date
+});
+
+test('the lists panel: none, fresh, stale, and a refresh that failed', () => {
+  const keys = { fetched_at: NOW - 3 * 3600_000, jwks: { keys: [{ kid: 'a' }, { kid: 'b' }] } };
+  const status = { fetched_at: NOW - 600_000, iat: IAT, exp: IAT + 86400 };
+  assert.equal(listsState({ keys: null, status }, NOW), 'none');
+  assert.equal(listsState({ keys, status }, NOW), 'fresh');
+  assert.equal(listsState({ keys, status }, NOW + STALE_MS), 'stale');
+  assert.equal(listsAge({ keys, status }, NOW), 3 * 3600_000);
+  assert.equal(listsAge({ keys, status: null }, NOW), Infinity);
+  assert.deepEqual(listsView({ keys, status, refreshError: false }, NOW), {
+    state: 'fresh', age: 'Listas actualizadas hace 3 h', detail: 'Claves públicas: 2. Lista de estados emitida hace 1 h.', warn: false });
+  const stale = listsView({ keys, status, refreshError: true }, NOW + STALE_MS);
+  assert.equal(stale.warn, true);
+  assert.match(stale.detail, /NO CONFIRMADO hasta actualizarla\. No se pudieron actualizar las listas/);
+  const none = listsView({ keys: null, status: null, refreshError: true }, NOW);
+  assert.deepEqual([none.state, none.age, none.warn], ['none', 'No se pudieron actualizar las listas; se usan las guardadas.', true]);
+  assert.match(none.detail, /^Sin listas guardadas/);
+});
+
+test('what the officer pasted: a link, a token, a shared link, or nothing usable', () => {
+  assert.deepEqual(parseInput('https://host.py/verificar#t=abcdef234'), { base: null, token: 'ABCDEF234' });
+  assert.deepEqual(parseInput('https://host.py/verificar?t=ABCDEF234'), { base: null, token: 'ABCDEF234' });
+  assert.equal(parseInput('https://host.py/verificar'), null);
+  assert.equal(inputProblem('https://host.py/v/ABCDEF234'), null);
+  assert.equal(inputProblem('   '), 'Pegue el enlace del QR o escriba el código.');
+  assert.equal(inputProblem('hola mundo'), 'No es un enlace ni un código de certificado de Baliza.');
+  assert.equal(tokenFromAddress({ hash: '#t=AAA', search: '?t=BBB', pathname: '/v/CCC' }), 'AAA');
+  assert.equal(tokenFromAddress({ hash: '', search: '?t=BBB', pathname: '/verificar' }), 'BBB');
+  assert.equal(tokenFromAddress({ hash: '', search: '', pathname: '/v/ABC234/' }), 'ABC234');
+  assert.equal(tokenFromAddress({ hash: '', search: '', pathname: '/v/AB1' }), null);
+});
