@@ -27,15 +27,7 @@ from typing import Callable
 
 import psycopg
 
-from bench.fixtures import (
-    expect,
-    http_caller,
-    multipart,
-    seed,
-    server_env,
-    start_inspection,
-    sync_entries,
-)
+from bench.fixtures import expect, http_caller, multipart, seed, server_env, start_inspection, sync_entries
 from bench.harness import Gunicorn, free_port, gunicorn
 from bench.photos_pipeline import make_sample_jpeg
 

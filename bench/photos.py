@@ -37,16 +37,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.fixtures import (  # noqa: E402
-    bench_config,
-    expect,
-    http_caller,
-    multipart,
-    seed,
-    server_env,
-    start_inspection,
-    vary_jpeg,
-)
+from bench.fixtures import bench_config, expect, http_caller, multipart, seed, server_env, start_inspection, vary_jpeg  # noqa: E402
 from bench.harness import ROOT, report, serve  # noqa: E402
 from tests.media_samples import make_flat_jpeg, make_flat_png, make_flat_webp  # noqa: E402
 
@@ -317,7 +308,7 @@ def main(argv=None) -> None:
             raise RuntimeError(f"expected {expected} stored photos, found {len(photos)}")
 
     rows = build_rows(samples, memory, hwm_before, hwm_after, len(base))
-    print(f"\nserver workers VmHWM MB before -> after: "
+    print("\nserver workers VmHWM MB before -> after: "
           + ", ".join(f"pid {pid}: {hwm_before[pid]['VmHWM']} -> {hwm_after[pid]['VmHWM']} (RSS now {hwm_after[pid]['VmRSS']})"
                       for pid in hwm_before))
     print(f"direct in a fresh process: maxrss +{memory['direct']['maxrss_delta_mb']} MB "

@@ -18,7 +18,6 @@ from app import create_app
 from inspection.core.extensions import db as _db
 
 
-
 def worker_database(url: str | None) -> str | None:
     """Under pytest-xdist each worker gets its own PostgreSQL database (`test_gw0`, ...), made on first use.
 

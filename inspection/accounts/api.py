@@ -22,9 +22,9 @@ from inspection.accounts.schemas import (
     TokenResponse,
     UserSchema,
 )
-from inspection.accounts.users import create_user, declare_conflict
+from inspection.accounts.users import create_user, declare_conflict, get_user
 from inspection.core.clock import office_now
-from inspection.core.exceptions import NotFound, Unauthorized
+from inspection.core.exceptions import Unauthorized
 from inspection.core.extensions import db
 from inspection.core.models import ConflictOfInterest, User
 from inspection.i18n.messages import Msg
@@ -139,7 +139,7 @@ def post_user(values):
 @require("admin")
 def list_conflicts(user_id):
     """An inspector's declared links to owners (art. 214)."""
-    return db.session.scalars(db.select(ConflictOfInterest).filter_by(user_id=_user(user_id).id)).all()
+    return db.session.scalars(db.select(ConflictOfInterest).filter_by(user_id=get_user(user_id).id)).all()
 
 
 @users_blp.route("/users/<int:user_id>/conflicts", methods=["POST"])
@@ -148,13 +148,6 @@ def list_conflicts(user_id):
 @require("admin")
 def post_conflict(data, user_id):
     """Declare that an inspector is linked to an owner: they may not inspect its vessels (art. 214)."""
-    conflict = declare_conflict(api_user(), _user(user_id), data["owner_id"], data["reason"], office_now())
+    conflict = declare_conflict(api_user(), get_user(user_id), data["owner_id"], data["reason"], office_now())
     db.session.commit()
     return conflict
-
-
-def _user(user_id: int) -> User:
-    user = db.session.get(User, user_id)
-    if user is None:
-        raise NotFound()
-    return user

@@ -1,10 +1,5 @@
 """Tokens, devices, users and declared conflicts of interest on the wire."""
-from marshmallow import (
-    ValidationError,
-    fields,
-    validate,
-    validates_schema,
-)
+from marshmallow import ValidationError, fields, validate, validates_schema
 
 from inspection.core.models import ROLES
 from inspection.i18n.messages import Msg

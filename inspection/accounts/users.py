@@ -6,7 +6,7 @@ from werkzeug.security import check_password_hash
 
 from inspection.accounts.auth import hash_password
 from inspection.accounts.sessions import revoke_user_sessions
-from inspection.core.exceptions import Conflict, Invalid
+from inspection.core.exceptions import Conflict, Invalid, NotFound
 from inspection.core.extensions import db
 from inspection.core.models import ROLES, ApiToken, ConflictOfInterest, Owner, User
 from inspection.i18n.messages import Msg
@@ -80,3 +80,11 @@ def _end_access(user: User, now: datetime) -> None:
     db.session.execute(update(ApiToken).where(ApiToken.user_id == user.id, ApiToken.revoked_at.is_(None))
                        .values(revoked_at=now))
     revoke_user_sessions(user, now)
+
+
+def get_user(user_id: int) -> User:
+    """The account a staff form or endpoint names, or NotFound (only staff reach these, so none is hidden)."""
+    user = db.session.get(User, user_id)
+    if user is None:
+        raise NotFound()
+    return user

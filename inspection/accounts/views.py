@@ -8,9 +8,9 @@ from inspection.accounts.auth import authenticate, require_page, sign_in, sign_o
 from inspection.accounts.devices import device_counts, list_devices, revoke_device, revoke_devices
 from inspection.accounts.feeds import FEED_ROLES, feed_url
 from inspection.accounts.schemas import ConflictSchema, UserSchema
-from inspection.accounts.users import change_password, create_user, declare_conflict, set_active
+from inspection.accounts.users import change_password, create_user, declare_conflict, get_user, set_active
 from inspection.core.clock import office_now
-from inspection.core.exceptions import DomainError, NotFound
+from inspection.core.exceptions import DomainError
 from inspection.core.extensions import db
 from inspection.core.models import ROLES, ConflictOfInterest, Owner, User
 from inspection.i18n.language import gettext
@@ -144,19 +144,11 @@ def user_create():
     return _page(errors, values, status=422)
 
 
-def _user_or_404(user_id: int) -> User:
-    """The user an admin form names, or 404."""
-    user = db.session.get(User, user_id)
-    if user is None:
-        raise NotFound()
-    return user
-
-
 @users_bp.route("/usuarios/<int:user_id>/conflictos", methods=["POST"])
 @require_page("admin")
 def conflict_create(user_id):
     """Declare an inspector's link to an owner (art. 214)."""
-    user = _user_or_404(user_id)
+    user = get_user(user_id)
     data, errors = load_form(request.form, ConflictSchema())
     if not errors:
         try:
@@ -173,7 +165,7 @@ def conflict_create(user_id):
 @require_page("admin")
 def user_active(user_id):
     """Disable an account (its sessions and tokens end at once) or enable it again."""
-    user = _user_or_404(user_id)
+    user = get_user(user_id)
     try:
         set_active(current_user, user, request.form.get("active") == "1", office_now())
         db.session.commit()
@@ -187,7 +179,7 @@ def user_active(user_id):
 @require_page("admin")
 def user_devices_revoke(user_id):
     """Sign every tablet of a user out (a lost or handed-over device); audited."""
-    user = _user_or_404(user_id)
+    user = get_user(user_id)
     revoke_devices(current_user, user, office_now())
     db.session.commit()
     return redirect(url_for("users.user_list") + f"#user-{user.id}")

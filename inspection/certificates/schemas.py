@@ -1,8 +1,5 @@
 """Certificates on the wire: the holder's view, the public verdict, the key set and the status list."""
-from marshmallow import (
-    fields,
-    validate,
-)
+from marshmallow import fields, validate
 
 from inspection.certificates.operations import VERDICTS
 from inspection.core.models import KINDS

@@ -132,6 +132,14 @@ def _pending_conflict(application_id: int | None) -> Conflict:
                     extra={"application_id": application_id} if application_id else None)
 
 
+def get_fine(fine_id: int) -> FineAssessment:
+    """A fine the Prefectura names (staff only reach it), or NotFound."""
+    fine = db.session.get(FineAssessment, fine_id)
+    if fine is None:
+        raise NotFound()
+    return fine
+
+
 def waive_fine(actor: User, fine: FineAssessment, reason: str, now: datetime) -> FineAssessment:
     """Waive a fine with a reason (the Prefectura only; audited); the record stays."""
     if actor.role not in WAIVERS:

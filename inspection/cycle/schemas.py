@@ -1,8 +1,5 @@
 """Applications for inspection, their fines and fee lines on the wire, and the fleet's query arguments."""
-from marshmallow import (
-    fields,
-    validate,
-)
+from marshmallow import fields, validate
 
 from inspection.core.models import APPLICATION_STATUSES, KINDS
 from inspection.web.schemas import BaseSchema, Integer, PageArgs, _id, _money

@@ -5,14 +5,15 @@ from inspection.accounts.access import get_owner_for, get_vessel_for
 from inspection.accounts.auth import api_user, require
 from inspection.core.client_requests import once
 from inspection.core.clock import office_now, office_today
-from inspection.core.exceptions import Invalid, NotFound
+from inspection.core.exceptions import Invalid
 from inspection.core.extensions import db
-from inspection.core.models import Application, FineAssessment, User
+from inspection.core.models import Application, User
 from inspection.cycle.applications import (
     application_json,
     applications_query,
     file_application,
     fine_json,
+    get_fine,
     preview_application,
     waive_fine,
 )
@@ -127,9 +128,7 @@ def post_assign(data, application_id):
 @require("admin")
 def post_waive(data, fine_id):
     """Waive a fine with its reason (the Prefectura only; audited); the fine stays on record, marked waived."""
-    fine = db.session.get(FineAssessment, fine_id)
-    if fine is None:
-        raise NotFound()
+    fine = get_fine(fine_id)
     waive_fine(api_user(), fine, data["reason"], office_now())
     body = fine_json(fine, current_language())
     db.session.commit()

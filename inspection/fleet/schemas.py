@@ -1,8 +1,5 @@
 """The owner's fleet at a glance on the wire: certificates, what is due, open deficiencies, fees owed."""
-from marshmallow import (
-    fields,
-    validate,
-)
+from marshmallow import fields, validate
 
 from inspection.cycle.schemas import FineSchema
 from inspection.inspections.schemas import DeficiencySchema

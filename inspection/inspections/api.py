@@ -11,7 +11,7 @@ from inspection.certificates.operations import certificates_json
 from inspection.core.clock import office_date, office_now, office_today, office_zone
 from inspection.core.exceptions import Invalid, NotFound
 from inspection.core.extensions import db
-from inspection.core.models import Deficiency, Detention, Inspection, Photo, User
+from inspection.core.models import Deficiency, Inspection, Photo, User
 from inspection.core.office import current_office
 from inspection.cycle.billing import charges_of
 from inspection.cycle.schemas import FeeStatementSchema
@@ -24,7 +24,9 @@ from inspection.inspections.operations import (
     close_deficiency,
     detain_vessel,
     filter_inspections,
+    get_detention,
     get_inspection_for,
+    get_photo_for,
     inspection_scope,
     interrupt_inspection,
     lift_detention,
@@ -232,10 +234,9 @@ VARIANTS = {"original": "original_key", "display": "display_key", "thumb": "thum
 @require(*READERS)
 def get_photo(photo_id, variant):
     """A photo's bytes, only for users who may see its inspection."""
-    photo = db.session.get(Photo, photo_id)
-    if photo is None or variant not in VARIANTS:
+    if variant not in VARIANTS:
         raise NotFound()
-    get_inspection_for(api_user(), photo.inspection_id)
+    photo = get_photo_for(api_user(), photo_id)
     mime = photo.mime if variant == "original" else "image/jpeg"
     return media_response(getattr(photo, VARIANTS[variant]), mime, f"{photo.sha256}-{variant}")
 
@@ -370,9 +371,7 @@ def post_detention(data, vessel_id):
 @require(*STAFF)
 def post_lift(data, detention_id):
     """Lift a detention, with the reason."""
-    detention = db.session.get(Detention, detention_id)
-    if detention is None:
-        raise NotFound()
+    detention = get_detention(detention_id)
     lift_detention(api_user(), detention, data["reason"], office_now())
     db.session.commit()
     return detention

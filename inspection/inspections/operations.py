@@ -538,3 +538,20 @@ def store_photo(actor: User, inspection: Inspection, item_id: str, client_id: st
     record_event(actor, "photo.added", "photo", photo.id, inspection_id=inspection.id, client_id=client_id,
                  details={"item_id": item_id, "sha256": processed.sha256, "bytes": len(processed.original)})
     return photo
+
+
+def get_photo_for(user, photo_id: int) -> Photo:
+    """A photo the user may see (through its inspection's scope), or NotFound: a stranger's is simply not found."""
+    photo = db.session.get(Photo, photo_id)
+    if photo is None:
+        raise NotFound()
+    get_inspection_for(user, photo.inspection_id)
+    return photo
+
+
+def get_detention(detention_id: int) -> Detention:
+    """A detention staff name by id, or NotFound."""
+    detention = db.session.get(Detention, detention_id)
+    if detention is None:
+        raise NotFound()
+    return detention

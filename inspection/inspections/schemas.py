@@ -2,11 +2,7 @@
 import base64
 import binascii
 
-from marshmallow import (
-    ValidationError,
-    fields,
-    validate,
-)
+from marshmallow import ValidationError, fields, validate
 
 from inspection.core.models import ACTIONS, DEFICIENCY_STATUSES, INSPECTION_STATUSES, KINDS, RESULTS
 from inspection.i18n.messages import Msg

@@ -1,7 +1,5 @@
 """The private calendar feed's URL on the wire."""
-from marshmallow import (
-    fields,
-)
+from marshmallow import fields
 
 from inspection.web.schemas import BaseSchema
 

@@ -1,14 +1,5 @@
 """Notices in the app (/avisos) and the private calendar feed that phones subscribe to without a session."""
-from flask import (
-    Blueprint,
-    Response,
-    abort,
-    current_app,
-    redirect,
-    render_template,
-    request,
-    url_for,
-)
+from flask import Blueprint, Response, abort, current_app, redirect, render_template, request, url_for
 from flask_login import current_user
 
 from inspection.accounts.auth import require_page

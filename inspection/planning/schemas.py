@@ -1,8 +1,5 @@
 """Assigning an application to an inspector, as the API and the board's form read it."""
-from marshmallow import (
-    fields,
-    validate,
-)
+from marshmallow import fields, validate
 
 from inspection.web.schemas import BaseSchema, _id
 

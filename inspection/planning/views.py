@@ -6,10 +6,10 @@ from flask_login import current_user
 from inspection.accounts.access import get_vessel_for
 from inspection.accounts.auth import require_page
 from inspection.core.clock import office_now, office_today
-from inspection.core.exceptions import DomainError, Invalid, NotFound
+from inspection.core.exceptions import DomainError, Invalid
 from inspection.core.extensions import db
-from inspection.core.models import FineAssessment, User
-from inspection.cycle.applications import waive_fine
+from inspection.core.models import User
+from inspection.cycle.applications import get_fine, waive_fine
 from inspection.cycle.schemas import ApplicationInSchema, WaiveInSchema
 from inspection.i18n.language import localize
 from inspection.i18n.messages import Msg
@@ -97,8 +97,6 @@ def assign_unapplied(vessel_id):
 @require_page("admin")
 def waive(fine_id):
     """Waive a fine with its reason (audited)."""
-    fine = db.session.get(FineAssessment, fine_id)
-    if fine is None:
-        raise NotFound()
+    fine = get_fine(fine_id)
     return _done(lambda data: waive_fine(current_user, fine, data["reason"], office_now()), f"fine-{fine_id}",
                  WaiveInSchema())

@@ -2,13 +2,7 @@
 from decimal import Decimal
 from functools import lru_cache
 
-from marshmallow import (
-    ValidationError,
-    fields,
-    post_dump,
-    validate,
-    validates_schema,
-)
+from marshmallow import ValidationError, fields, post_dump, validate, validates_schema
 
 from inspection.core.models import COOKING, FLAGS, HULLS, ITINERARY_CATEGORIES, PRACTICAJE, PROPULSIONS, SERVICES
 from inspection.law.tonnage import gross_tonnage, round_tonnage

@@ -1,13 +1,7 @@
 """The law's checklists applied to a vessel, with the interpretation settings of this installation."""
 from flask import current_app
 
-from checklists import (
-    KINDS,
-    article_coverage,
-    build_checklist,
-    checklist_versions,
-    load_catalog,
-)
+from checklists import KINDS, article_coverage, build_checklist, checklist_versions, load_catalog
 from inspection.core.exceptions import Invalid, NotFound
 from inspection.core.models import Vessel
 from inspection.i18n.messages import Msg

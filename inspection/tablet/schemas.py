@@ -1,16 +1,7 @@
 """The resumable upload protocol's requests and answers."""
-from marshmallow import (
-    EXCLUDE,
-    Schema,
-    fields,
-    validate,
-)
+from marshmallow import EXCLUDE, Schema, fields, validate
 
-from inspection.inspections.schemas import (
-    HEX64,
-    PhotoFormSchema,
-    PhotoSchema,
-)
+from inspection.inspections.schemas import HEX64, PhotoFormSchema, PhotoSchema
 from inspection.media.photos import SUPPORTED_MIMES
 from inspection.web.schemas import BaseSchema, Integer
 

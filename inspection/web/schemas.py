@@ -2,14 +2,7 @@
 import math
 from decimal import Decimal
 
-from marshmallow import (
-    INCLUDE,
-    Schema,
-    ValidationError,
-    fields,
-    validate,
-    validates_schema,
-)
+from marshmallow import INCLUDE, Schema, ValidationError, fields, validate, validates_schema
 
 from inspection.i18n.messages import Msg
 

@@ -3,12 +3,7 @@ from pathlib import Path
 
 import pytest
 
-from checklists import (
-    ChecklistError,
-    article_coverage,
-    load_catalog,
-    uncovered_articles,
-)
+from checklists import ChecklistError, article_coverage, load_catalog, uncovered_articles
 from tests.fixtures.pages import login, text
 
 LEY = "Ley 928/1927"

@@ -6,13 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from checklists import (
-    ChecklistError,
-    build_checklist,
-    coverage_report,
-    format_coverage,
-    load_catalog,
-)
+from checklists import ChecklistError, build_checklist, coverage_report, format_coverage, load_catalog
 from checklists.loader import DATA_DIR
 from tests.fixtures.checklists import vessel_particulars
 

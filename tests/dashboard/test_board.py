@@ -129,7 +129,7 @@ def test_the_page_draws_four_charts_with_their_numbers(client, fleet, records, o
     assert html.count("Descargar CSV") == 4 and 'id="vigencia-narrow-title"' in html
     for title in ("Flota con certificado vigente", "Vencimientos próximos y vencidos",
                   "Los diez artículos más incumplidos", "Inspecciones por inspector y mes"):
-        assert f"<title id=" in html and title in html
+        assert "<title id=" in html and title in html
     assert "Ley 928/1927 art. 63" in html and "Blas Yegros" in html and "33 %" in html
     assert "Seguridad · 60 días" in html
 

@@ -11,13 +11,7 @@ import pytest
 
 from inspection.core import clock
 from inspection.core.extensions import db
-from tests.browser_kit import (  # noqa: F401 (browser: the fixture)
-    BROWSER_MARKS,
-    axe_script,
-    axe_violations,
-    browser,
-    small_targets,
-)
+from tests.browser_kit import BROWSER_MARKS, axe_script, axe_violations, browser, small_targets  # noqa: F401 (browser: the fixture)
 from tests.fleets import NOW, PARTICULARS, submit_inspection
 from tests.live_site import PASSWORD, live_app
 from tests.tablet_steps import SHOTS

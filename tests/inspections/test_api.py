@@ -16,14 +16,7 @@ from inspection.core.models import (
     utcnow,
 )
 from tests.fixtures.inspections import answer, answer_all, cid, jpeg, schedule, submit, upload
-from tests.media_samples import (
-    SIGNATURES,
-    make_bomb_png,
-    make_exif,
-    make_flat_png,
-    make_jpeg,
-    make_zip,
-)
+from tests.media_samples import SIGNATURES, make_bomb_png, make_exif, make_flat_png, make_jpeg, make_zip
 
 # --- scheduling and conflict of interest -----------------------------------------------------------
 

@@ -17,14 +17,7 @@ from inspection.media.configured import media_storage
 from inspection.media.signatures import SIGNATURE_LIMITS, SignatureRejected, normalize_signature
 from tests.conftest import PASSWORD
 from tests.fixtures.inspections import answer_all, cid, submit
-from tests.media_samples import (
-    SIGNATURES,
-    data_url,
-    encode,
-    noisy_image,
-    signature_images,
-    signatures,
-)
+from tests.media_samples import SIGNATURES, data_url, encode, noisy_image, signature_images, signatures
 
 
 def png(size=(600, 200), mode="RGBA", background=(0, 0, 0, 0), ink=(20, 30, 110, 255), stroke=True, convert=None,

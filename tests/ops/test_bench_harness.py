@@ -4,16 +4,7 @@ import json
 
 import pytest
 
-from bench.harness import (
-    Result,
-    compare,
-    interleaved,
-    median_result,
-    parse_metric,
-    parse_time_ms,
-    parse_wrk,
-    serve,
-)
+from bench.harness import Result, compare, interleaved, median_result, parse_metric, parse_time_ms, parse_wrk, serve
 
 WRK_SAMPLE = """\
 Running 3s test @ http://127.0.0.1:18777/

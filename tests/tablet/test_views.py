@@ -7,14 +7,7 @@ the screenshots folder for a person to look at.
 """
 import pytest
 
-from tests.browser_kit import (
-    BROWSER_MARKS,
-    axe_script,
-    axe_violations,
-    chromium,
-    small_targets,
-    sync_api,
-)
+from tests.browser_kit import BROWSER_MARKS, axe_script, axe_violations, chromium, small_targets, sync_api
 from tests.tablet_rig import tablet_rig
 from tests.tablet_steps import SHOTS, open_profile, seed, sign_in_and_take_aboard
 

@@ -8,10 +8,7 @@ import schemathesis
 from hypothesis import HealthCheck, settings
 from schemathesis.checks import not_a_server_error
 from schemathesis.config import SchemathesisConfig
-from schemathesis.specs.openapi.checks import (
-    content_type_conformance,
-    response_schema_conformance,
-)
+from schemathesis.specs.openapi.checks import content_type_conformance, response_schema_conformance
 
 from inspection.accounts.auth import issue_token
 from inspection.core.extensions import db
