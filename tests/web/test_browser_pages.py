@@ -186,7 +186,10 @@ def test_the_most_used_pages_fit_and_speak_the_chosen_language(site, browser, si
                     page.wait_for_selector("#verdict[data-verdict]", timeout=10_000)
                 seen = page.evaluate("""() => ({lang: document.documentElement.lang,
                     h1: (document.querySelector('h1') || {}).textContent || '',
-                    wide: document.documentElement.scrollWidth - window.innerWidth})""")
+                    wide: document.documentElement.scrollWidth - window.innerWidth,
+                    past: [...document.querySelectorAll('body *')].filter(e => e.getBoundingClientRect().right
+                          > window.innerWidth + 1 && e.parentElement.getBoundingClientRect().right <= window.innerWidth + 1)
+                          .slice(0, 3).map(e => e.tagName + '.' + e.className)})""")
                 if seen["lang"] != lang or not seen["h1"].strip() or seen["wide"] > 0:
                     wrong.append((name, lang, seen))
             context.close()
