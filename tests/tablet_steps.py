@@ -146,7 +146,24 @@ def close_inspection(page):
 
 
 def local_record(page, inspection_id: int) -> dict:
-    """What the tablet holds for the inspection: its answers and the hashes of its photos, from IndexedDB."""
+    """What the tablet holds for the inspection: its answers and the hashes of its photos, from IndexedDB.
+
+    The inspection screen reloads itself after a new download; a read cut by that reload is read again
+    once the new page has loaded (the store outlives the page, so nothing is lost between the two reads).
+    """
+    from playwright.sync_api import Error as PlaywrightError
+
+    for attempt in range(3):
+        try:
+            return _read_local_record(page, inspection_id)
+        except PlaywrightError as error:
+            if "context was destroyed" not in str(error) or attempt == 2:
+                raise
+            page.wait_for_load_state()
+
+
+def _read_local_record(page, inspection_id: int) -> dict:
+    """One read of the tablet's IndexedDB for the inspection (see local_record)."""
     return page.evaluate("""async (id) => {
         const db = await new Promise((ok, fail) => { const r = indexedDB.open('baliza-tablet'); r.onsuccess = () => ok(r.result); r.onerror = fail; });
         const read = (store) => new Promise((ok) => { const r = db.transaction(store).objectStore(store).getAll(); r.onsuccess = () => ok(r.result); });
