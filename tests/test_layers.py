@@ -59,27 +59,24 @@ def module_file(name: str) -> Path | None:
 def package_of(name: str) -> str | None:
     """The capability package a module belongs to ('inspection.core.models' -> 'core'), None at the root."""
     parts = name.split(".")
-    return parts[1] if len(parts) > 2 and parts[0] == "inspection" else None
+    return parts[1] if len(parts) > 2 and parts[0] == "inspection" and parts[1] in ORDER else None
 
 
 def broken_rules(path: Path, source: str | None = None) -> list[str]:
     """Every rule of the table one file breaks, each as a sentence naming the file, line and import."""
     me = module_name(path)
-    mine = package_of(me) or (me.split(".")[1] if me.count(".") == 1 and (PACKAGE / me.split(".")[1]).is_dir()
-                              else None)
-    face = me.rsplit(".", 1)[-1] in FACES and mine is not None
+    mine = package_of(me) or package_of(f"{me}.__init__")  # a package's own __init__.py belongs to it
+    if mine is None:  # the root: `__init__.py` says what the whole is, blueprints.py gathers every face
+        return []
+    face = me.rsplit(".", 1)[-1] in FACES
     out = []
     for line, name in imports_of(path, source):
         if not name.startswith("inspection."):
             continue
         where = f"{path.relative_to(ROOT)}:{line} imports {name}"
-        theirs = package_of(name) or (name.split(".")[1] if (PACKAGE / name.split(".")[1]).is_dir() else None)
-        if me in ("inspection.blueprints",):
-            continue
+        theirs = package_of(name) or package_of(f"{name}.__init__")  # `inspection.core` is the package core
         if theirs is None:
             out.append(f"{where}: only app.py may reach the root's modules (blueprints.py gathers the faces)")
-            continue
-        if mine is None:
             continue
         if theirs != mine and ORDER.index(theirs) > ORDER.index(mine):
             out.append(f"{where}: {mine} comes before {theirs} in the order, so it may not import it "

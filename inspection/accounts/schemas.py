@@ -3,7 +3,7 @@ from marshmallow import ValidationError, fields, validate, validates_schema
 
 from inspection.core.models import ROLES
 from inspection.i18n.messages import Msg
-from inspection.web.schemas import BaseSchema, Integer, _choice, _id
+from inspection.web.schemas import BaseSchema, Integer, choice_field, id_field
 
 
 class TokenRequest(BaseSchema):
@@ -45,7 +45,7 @@ class ConflictSchema(BaseSchema):
     """An inspector's declared link to an owner or company (art. 214)."""
 
     id = Integer(dump_only=True)
-    owner_id = _id(required=True)
+    owner_id = id_field(required=True)
     reason = fields.String(required=True, validate=validate.Length(min=3, max=300))
     declared_at = fields.AwareDateTime(dump_only=True)
 
@@ -66,8 +66,8 @@ class UserSchema(BaseSchema):
     id = Integer(dump_only=True)
     username = fields.String(required=True, validate=validate.Regexp(r"^[a-z0-9_.-]{3,80}$"))
     full_name = fields.String(load_default="", validate=validate.Length(max=200))
-    role = _choice(ROLES, "Rol", required=True)
-    owner_id = _id(allow_none=True, load_default=None)
+    role = choice_field(ROLES, "Rol", required=True)
+    owner_id = id_field(allow_none=True, load_default=None)
     language = fields.String(load_default="es", validate=validate.OneOf(("es", "en")))
     email = fields.Email(allow_none=True, load_default=None, validate=validate.Length(max=200),
                          metadata={"description": "Correo de los avisos (un armador sin él los recibe en el del armador)"})

@@ -3,13 +3,13 @@ from marshmallow import fields, validate
 
 from inspection.certificates.operations import VERDICTS
 from inspection.core.models import KINDS
-from inspection.web.schemas import BaseSchema, Integer, PageArgs, _id
+from inspection.web.schemas import BaseSchema, Integer, PageArgs, id_field
 
 
 class CertificateQuery(PageArgs):
     """Filters for the certificate list."""
 
-    vessel_id = _id()
+    vessel_id = id_field()
     kind = fields.String(validate=validate.OneOf(KINDS))
 
 

@@ -2,7 +2,7 @@
 from marshmallow import fields, validate
 
 from inspection.core.models import APPLICATION_STATUSES, KINDS
-from inspection.web.schemas import BaseSchema, Integer, PageArgs, _id, _money
+from inspection.web.schemas import BaseSchema, Integer, PageArgs, id_field, money_field
 
 
 class FeeLineSchema(BaseSchema):
@@ -12,27 +12,27 @@ class FeeLineSchema(BaseSchema):
     article = fields.String(metadata={"description": "Artículo de la escala (209, 233)"})
     description = fields.String(metadata={"description": "La fila de la escala, textual"})
     quantity = Integer()
-    amount = _money("Importe cobrado (la cifra que fija `charged`)")
-    amount_first = _money("Primera cifra impresa («$ 150.-»)")
-    amount_cl = _money("Cifra «c/l.» (curso legal)")
+    amount = money_field("Importe cobrado (la cifra que fija `charged`)")
+    amount_first = money_field("Primera cifra impresa («$ 150.-»)")
+    amount_cl = money_field("Cifra «c/l.» (curso legal)")
 
 
 class FeeStatementSchema(BaseSchema):
     """The fees of one inspection: the lines of arts. 209 and 233, their total, and the linked application's fines."""
 
     lines = fields.List(fields.Nested(FeeLineSchema))
-    total = _money()
+    total = money_field()
     charged = fields.String(metadata={"description": "Qué cifra se cobra: amount_cl (curso legal) o amount"})
     fines = fields.List(fields.Nested(lambda: FineSchema()), metadata={
         "description": "Multas y recargos de la solicitud que esta inspección atendió (arts. 204, 225)"})
-    fines_total = _money("Multas no condonadas")
-    owed = _money("Aranceles más multas no condonadas")
+    fines_total = money_field("Multas no condonadas")
+    owed = money_field("Aranceles más multas no condonadas")
 
 
 class ApplicationInSchema(BaseSchema):
     """A solicitud de inspección: vessel, kind, port and preferred date (art. 222)."""
 
-    vessel_id = _id(required=True)
+    vessel_id = id_field(required=True)
     kind = fields.String(required=True, validate=validate.OneOf(KINDS))
     port = fields.String(required=True, validate=validate.Length(min=2, max=120))
     preferred_on = fields.Date(required=True)
@@ -42,7 +42,7 @@ class ApplicationInSchema(BaseSchema):
 class ApplicationQuery(PageArgs):
     """Filters for the application list."""
 
-    vessel_id = _id()
+    vessel_id = id_field()
     kind = fields.String(validate=validate.OneOf(KINDS))
     status = fields.String(validate=validate.OneOf(APPLICATION_STATUSES))
 
@@ -54,7 +54,7 @@ class FineSchema(BaseSchema):
     code = fields.String(metadata={"description": "late_application (art. 225), double_fee o late_hull (art. 204)"})
     source = fields.String()
     article = fields.String()
-    amount = _money("Importe (art. 225: pesos moneda nacional de curso legal)")
+    amount = money_field("Importe (art. 225: pesos moneda nacional de curso legal)")
     reason = fields.String()
     waived_at = fields.AwareDateTime(allow_none=True)
     waived_by_id = Integer(allow_none=True, metadata={"description": "Quién la condonó (usuario)"})
@@ -88,4 +88,4 @@ class WaiveInSchema(BaseSchema):
 class FleetQuery(PageArgs):
     """?owner_id= for staff; owners always see their own fleet."""
 
-    owner_id = _id()
+    owner_id = id_field()

@@ -3,7 +3,7 @@ from marshmallow import fields, validate
 
 from inspection.cycle.schemas import FineSchema
 from inspection.inspections.schemas import DeficiencySchema
-from inspection.web.schemas import BaseSchema, Integer, _money
+from inspection.web.schemas import BaseSchema, Integer, money_field
 
 
 class FleetCertificateSchema(BaseSchema):
@@ -62,7 +62,7 @@ class FleetFeeSchema(BaseSchema):
     kind = fields.String()
     inspection_id = Integer(allow_none=True)
     application_id = Integer(allow_none=True)
-    total = _money()
+    total = money_field()
 
 
 class FleetReportSchema(BaseSchema):
@@ -90,7 +90,7 @@ class FleetVesselSchema(BaseSchema):
     earliest_due_on = fields.Date(allow_none=True, metadata={
         "description": "Próxima fecha en que el armador debe actuar: solicitud (art. 222) o deficiencia"})
     fees = fields.List(fields.Nested(FleetFeeSchema))
-    fees_total = _money("Aranceles de las inspecciones programadas o solicitadas")
+    fees_total = money_field("Aranceles de las inspecciones programadas o solicitadas")
     fines = fields.List(fields.Nested(FineSchema), metadata={"description": "Multas no condonadas (arts. 204, 225)"})
-    fines_total = _money()
+    fines_total = money_field()
     reports = fields.List(fields.Nested(FleetReportSchema))

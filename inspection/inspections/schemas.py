@@ -7,9 +7,9 @@ from marshmallow import ValidationError, fields, validate
 from inspection.core.models import ACTIONS, DEFICIENCY_STATUSES, INSPECTION_STATUSES, KINDS, RESULTS
 from inspection.i18n.messages import Msg
 from inspection.media.signatures import ROLES as SIGNATURE_ROLES
-from inspection.web.schemas import BaseSchema, Integer, NoteSchema, PageArgs, _decimal_between, _id
+from inspection.web.schemas import BaseSchema, Integer, NoteSchema, PageArgs, decimal_between, id_field
 
-_OBSERVED = _decimal_between(0, 100_000, low_inclusive=True)
+_OBSERVED = decimal_between(0, 100_000, low_inclusive=True)
 
 
 HEX64 = validate.Regexp(r"^[0-9a-f]{64}$", error=Msg("Debe ser un SHA-256 en hexadecimal (64 caracteres)."))
@@ -18,9 +18,9 @@ HEX64 = validate.Regexp(r"^[0-9a-f]{64}$", error=Msg("Debe ser un SHA-256 en hex
 class InspectionCreateSchema(BaseSchema):
     """A new inspection: vessel, kind, inspector, date and port."""
 
-    vessel_id = _id(required=True)
+    vessel_id = id_field(required=True)
     kind = fields.String(required=True, validate=validate.OneOf(KINDS))
-    inspector_id = _id(required=True)
+    inspector_id = id_field(required=True)
     scheduled_on = fields.Date(required=True)
     port = fields.String(required=True, validate=validate.Length(min=2, max=120))
 
@@ -28,8 +28,8 @@ class InspectionCreateSchema(BaseSchema):
 class InspectionQuery(PageArgs):
     """Filters for the inspection list."""
 
-    vessel_id = _id()
-    inspector_id = _id()
+    vessel_id = id_field()
+    inspector_id = id_field()
     status = fields.String(validate=validate.OneOf(INSPECTION_STATUSES))
     kind = fields.String(validate=validate.OneOf(KINDS))
     date_from = fields.Date(metadata={"description": "scheduled_on desde (incluida)"})
@@ -195,14 +195,14 @@ class DeficiencySchema(BaseSchema):
 class DeficiencyQuery(PageArgs):
     """Filters for deficiencies."""
 
-    vessel_id = _id()
+    vessel_id = id_field()
     status = fields.String(validate=validate.OneOf(DEFICIENCY_STATUSES))
 
 
 class ReportFixedSchema(NoteSchema):
     """The owner's report of a repair, optionally pointing at the evidence photo sent before."""
 
-    photo_id = _id(load_default=None, allow_none=True)
+    photo_id = id_field(load_default=None, allow_none=True)
 
 
 class EvidenceFormSchema(BaseSchema):
@@ -214,7 +214,7 @@ class EvidenceFormSchema(BaseSchema):
 class DetentionInSchema(NoteSchema):
     """A detention decision (art. 208)."""
 
-    inspection_id = _id(load_default=None, allow_none=True)
+    inspection_id = id_field(load_default=None, allow_none=True)
 
 
 class DetentionSchema(BaseSchema):

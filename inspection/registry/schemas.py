@@ -7,7 +7,7 @@ from marshmallow import ValidationError, fields, post_dump, validate, validates_
 from inspection.core.models import COOKING, FLAGS, HULLS, ITINERARY_CATEGORIES, PRACTICAJE, PROPULSIONS, SERVICES
 from inspection.law.tonnage import gross_tonnage, round_tonnage
 from inspection.registry.vessels import particular_errors
-from inspection.web.schemas import BaseSchema, Integer, PageArgs, _choice, _count, _id, _metres
+from inspection.web.schemas import BaseSchema, Integer, PageArgs, choice_field, count_field, id_field, metres_field
 
 
 class OwnerSchema(BaseSchema):
@@ -31,37 +31,37 @@ class VesselSchema(BaseSchema):
     registration = fields.String(required=True, validate=validate.Length(min=2, max=40),
                                  metadata={"description": "Matrícula (art. 66)"})
     name = fields.String(required=True, validate=validate.Length(min=1, max=120))
-    owner_id = _id(required=True)
-    flag = _choice(FLAGS, "Bandera", required=True)
+    owner_id = id_field(required=True)
+    flag = choice_field(FLAGS, "Bandera", required=True)
     cabotage_permit = fields.String(allow_none=True, load_default=None, validate=validate.Length(max=60),
                                     metadata={"description": "Permiso de cabotaje de un buque extranjero"})
     home_port = fields.String(required=True, validate=validate.Length(min=2, max=120))
-    propulsion = _choice(PROPULSIONS, "Propulsión", required=True)
-    service = _choice(SERVICES, "Servicio", required=True)
-    hull_material = _choice(HULLS, "Material del casco (art. 195)", required=True)
-    length_m = _metres("Eslora en metros")
-    beam_m = _metres("Manga en metros")
-    girth_m = _metres("Contorno exterior bajo la quilla, en metros (art. 195)")
+    propulsion = choice_field(PROPULSIONS, "Propulsión", required=True)
+    service = choice_field(SERVICES, "Servicio", required=True)
+    hull_material = choice_field(HULLS, "Material del casco (art. 195)", required=True)
+    length_m = metres_field("Eslora en metros")
+    beam_m = metres_field("Manga en metros")
+    girth_m = metres_field("Contorno exterior bajo la quilla, en metros (art. 195)")
     gross_tonnage = fields.Method("dump_tonnage", dump_only=True,
                                   metadata={"description": "Arqueo (art. 195), redondeado a 2 decimales"})
     gross_tonnage_exact = fields.Method("dump_tonnage_exact", dump_only=True,
                                         metadata={"description": "Arqueo exacto (art. 195), como texto decimal"})
-    crew = _count("Tripulantes")
-    max_passengers = _count("Máximo de pasajeros")
-    cabins = _count("Camarotes")
-    fire_hydrants = _count("Grifos de incendio")
-    holds = _count("Bodegas")
-    boilers = _count("Calderas")
+    crew = count_field("Tripulantes")
+    max_passengers = count_field("Máximo de pasajeros")
+    cabins = count_field("Camarotes")
+    fire_hydrants = count_field("Grifos de incendio")
+    holds = count_field("Bodegas")
+    boilers = count_field("Calderas")
     steam_launch = fields.Boolean(load_default=False)
-    boats = _count("Embarcaciones menores")
-    cooking = _choice(COOKING, "Cocina a bordo", load_default="none")
+    boats = count_field("Embarcaciones menores")
+    cooking = choice_field(COOKING, "Cocina a bordo", load_default="none")
     hot_climate = fields.Boolean(load_default=False, metadata={"description": "Opera con más de 20 °C"})
     flammable_cargo_kg = Integer(
         load_default=0, validate=validate.Range(min=0, max=100_000_000),
         metadata={"description": "Carga inflamable o explosiva habitual en kg, sin el combustible propio (arts. 133-140)"})
-    itinerary_category = _choice(ITINERARY_CATEGORIES, "Categoría de documentación a bordo (Código, art. 23)",
+    itinerary_category = choice_field(ITINERARY_CATEGORIES, "Categoría de documentación a bordo (Código, art. 23)",
                                  load_default="B")
-    practicaje = _choice(PRACTICAJE, "Practicaje en la Sección Sur del Río Paraguay (Decreto 6383/1951 art. 1): unset, "
+    practicaje = choice_field(PRACTICAJE, "Practicaje en la Sección Sur del Río Paraguay (Decreto 6383/1951 art. 1): unset, "
                          "none, to_angostura (un práctico), beyond_angostura (dos), fixed_itinerary",
                          load_default="unset")
     created_at = fields.AwareDateTime(dump_only=True)
@@ -138,10 +138,10 @@ def _vessel_values_json(out: dict) -> dict:
 class VesselQuery(PageArgs):
     """Filters for the vessel list."""
 
-    owner_id = _id()
+    owner_id = id_field()
     q = fields.String(validate=validate.Length(max=100), metadata={"description": "Busca en matrícula y nombre"})
-    propulsion = _choice(PROPULSIONS, "Propulsión")
-    service = _choice(SERVICES, "Servicio")
+    propulsion = choice_field(PROPULSIONS, "Propulsión")
+    service = choice_field(SERVICES, "Servicio")
 
 
 class OwnerQuery(PageArgs):

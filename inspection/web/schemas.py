@@ -16,18 +16,18 @@ class Integer(fields.Integer):
         return super()._validated(value)
 
 
-def _id(**kw):
+def id_field(**kw):
     """A record id as input: positive and within 32 bits (a larger number would overflow the database)."""
     return Integer(validate=validate.Range(min=1, max=2**31 - 1), **kw)
 
 
-def _count(description: str, **kw):
+def count_field(description: str, **kw):
     return Integer(
         load_default=0, validate=validate.Range(min=0, max=100_000), metadata={"description": description}, **kw
     )
 
 
-def _decimal_between(low, high, low_inclusive: bool):
+def decimal_between(low, high, low_inclusive: bool):
     """A Decimal range check whose bounds the OpenAPI document shows as numbers (apispec would print
     validate.Range's Decimal bounds as strings)."""
 
@@ -41,13 +41,13 @@ def _decimal_between(low, high, low_inclusive: bool):
     return check, bounds
 
 
-def _metres(description: str):
-    check, bounds = _decimal_between(0, 500, low_inclusive=False)
+def metres_field(description: str):
+    check, bounds = decimal_between(0, 500, low_inclusive=False)
     return fields.Decimal(required=True, places=2, as_string=False, validate=check,
                           metadata={"description": description, **bounds})
 
 
-def _choice(values, description, **kw):
+def choice_field(values, description, **kw):
     return fields.String(validate=validate.OneOf(values), metadata={"description": description}, **kw)
 
 
@@ -231,7 +231,7 @@ class ProblemSchema(Schema):
 
 # --- fees ------------------------------------------------------------------------------------------
 
-def _money(description: str | None = None):
+def money_field(description: str | None = None):
     """An exact amount, sent as a decimal string so no client rounds it through a float."""
     return fields.Decimal(as_string=True, metadata={"type": "string", "format": "decimal",
                                                     **({"description": description} if description else {})})
