@@ -114,7 +114,8 @@ def gunicorn(wsgi_target: str, env: dict, workers: int = 2, worker_class: str = 
     url = f"http://127.0.0.1:{port}"
     pythonpath = os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH", "")) if p)
     full_env = {**os.environ, **env, "PYTHONPATH": pythonpath}
-    cmd = [sys.executable, "-m", "gunicorn", "--bind", f"127.0.0.1:{port}", "--workers", str(workers),
+    cmd = [sys.executable, "-m", "gunicorn", "--config", str(ROOT / "gunicorn.conf.py"),  # production's settings
+           "--bind", f"127.0.0.1:{port}", "--workers", str(workers),
            "--worker-class", worker_class, "--graceful-timeout", "5", "--log-level", "warning",
            "--chdir", str(ROOT), wsgi_target]
     log = tempfile.TemporaryFile()

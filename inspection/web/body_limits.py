@@ -1,4 +1,9 @@
-"""Request body limits per route: small for JSON and forms, a named size for the sync batch, the photo limit for photos.
+"""Request size limits: the URL's length, and the body per route (small for JSON and forms, more for sync and photos).
+
+A URL (path and query) longer than `URL_MAX_BYTES` is refused here with 414, in the app's problem shape,
+so an API client never meets the server's own HTML page: gunicorn.conf.py lets request lines through up
+to gunicorn's hard 1 MB cap for exactly this. No page or API link of ours comes near the limit (the
+longest, a filtered list with every filter set, is a few hundred bytes).
 
 `MAX_CONTENT_LENGTH` stays the ceiling for anything unnamed here; every request gets its own
 `request.max_content_length` (Flask 3.1) before any hook reads the body (CSRF, argument parsing),
@@ -12,7 +17,7 @@ signatures of up to 300 kB each as base64 data URLs (about 800 kB), so it takes 
 Photo uploads (multipart) and resumable PATCH chunks take `PHOTO_MAX_BYTES` plus the multipart
 envelope (`MULTIPART_OVERHEAD_BYTES`).
 """
-from flask import current_app, request
+from flask import abort, current_app, request
 
 SYNC_ENDPOINTS = frozenset({"api_inspections.post_sync", "api_inspections.post_submit"})
 PHOTO_ENDPOINTS = frozenset({
@@ -22,6 +27,7 @@ PHOTO_ENDPOINTS = frozenset({
     "inspections.deficiency_report_fixed",  # the report page's repair evidence form carries a photo
 })
 MULTIPART_OVERHEAD_BYTES = 64 * 1024  # the boundary, the part headers and the small form fields
+URL_MAX_BYTES = 8190  # what gunicorn and nginx allow a request line by default, less the method and version
 
 
 def body_limit(endpoint: str | None, config) -> int:
@@ -34,7 +40,10 @@ def body_limit(endpoint: str | None, config) -> int:
 
 
 def limit_body():
-    """before_request: this route's body limit, never above MAX_CONTENT_LENGTH."""
+    """before_request: refuse an over-long URL (414); set this route's body limit, never above MAX_CONTENT_LENGTH."""
+    environ = request.environ
+    if len(environ.get("PATH_INFO", "")) + len(environ.get("QUERY_STRING", "")) > URL_MAX_BYTES:
+        abort(414)
     config = current_app.config
     ceiling = config.get("MAX_CONTENT_LENGTH")
     limit = body_limit(request.endpoint, config)

@@ -23,6 +23,7 @@ _HTTP_TITLES = {
     405: Msg("Método no permitido"),
     409: Msg("Conflicto con el estado actual"),
     413: Msg("Contenido demasiado grande"),
+    414: Msg("Dirección demasiado larga"),
     415: Msg("Tipo de contenido no admitido"),
     422: Msg("Datos no válidos"),
     429: Msg("Demasiadas solicitudes"),
@@ -140,9 +141,16 @@ def handle_http_error(error: HTTPException):
     detail = _summary(errors) if errors else title
     if status == 413:
         detail = Msg("El envío supera el máximo admitido.")
+    if status == 414:
+        detail = Msg("La dirección es demasiado larga; acorte la búsqueda o los filtros.")
+    # The error's own headers (Allow on a 405, WWW-Authenticate on a 401) go with the answer, whatever its shape.
+    headers = [(name, value) for name, value in error.get_headers() if name.lower() != "content-type"]
     if wants_json():
-        return problem(status, code, title, detail, errors, data.get("extra"))
-    return _page(status, title, detail, errors)
+        response = problem(status, code, title, detail, errors, data.get("extra"))
+        response.headers.extend(headers)
+        return response
+    html, status = _page(status, title, detail, errors)
+    return html, status, headers
 
 
 def handle_unexpected(error: Exception):

@@ -2,12 +2,13 @@
 import csv
 import io
 from datetime import date, datetime, timezone
+from decimal import Decimal
 
 import pytest
 
 from inspection.core.extensions import db
 from inspection.documents import exports
-from inspection.documents.exports import csv_chunks
+from inspection.documents.exports import csv_chunks, safe_cell
 from tests.web.test_pages import login
 
 
@@ -78,3 +79,28 @@ def test_police_export_nothing(client, make_user):
     login(client, make_user("police"))
     assert client.get("/inspecciones.csv").status_code == 403
     assert client.get("/certificados.csv").status_code == 403
+
+
+@pytest.mark.parametrize("value, written", [
+    ('=HYPERLINK("http://evil.example","owner")', '\'=HYPERLINK("http://evil.example","owner")'),
+    ("@SUM(A1)", "'@SUM(A1)"), ("-2+3", "'-2+3"), ("+54 21", "'+54 21"), ("\tx", "'\tx"), ("\rx", "'\rx"),
+    ("-12.5", "-12.5"), ("+3", "+3"), ("-7,25", "-7,25"), (-4, -4), (Decimal("-1.50"), Decimal("-1.50")),
+    ("Río Paraguay", "Río Paraguay"), ("a=b", "a=b"), (None, ""), (date(2026, 1, 2), date(2026, 1, 2)),
+])
+def test_cells_a_spreadsheet_would_run_are_written_as_text(value, written):
+    assert safe_cell(value) == written
+
+
+def test_user_typed_formulas_reach_the_spreadsheet_as_text(client, records, make_user, make_vessel, office_day):
+    """OWASP's CSV injection: a port, a vessel name and an inspector's name typed as formulas stay text in both lists."""
+    inspector = make_user("inspector", full_name="@SUM(1+1)*cmd|' /C calc'!A0")
+    vessel = make_vessel(name="-2+3")
+    row = records["inspection"](vessel, inspector, date(2026, 11, 25), "seguridad", "scheduled")
+    row.port = '=HYPERLINK("http://evil.example","owner")'
+    records["certificate"](vessel, inspector, "seguridad", date(2026, 6, 1), date(2026, 12, 1))
+    db.session.commit()
+    login(client, records["admin"])
+    inspections = _rows(client.get("/inspecciones.csv"))[1:]
+    assert inspections[0][3:7] == ["'-2+3", "seguridad", "'@SUM(1+1)*cmd|' /C calc'!A0",
+                                   '\'=HYPERLINK("http://evil.example","owner")']
+    assert [r[2] for r in _rows(client.get("/certificados.csv"))[1:]] == ["'-2+3"]

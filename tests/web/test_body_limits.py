@@ -75,3 +75,11 @@ def test_a_photo_keeps_the_photo_limit(app, client, started, db):
         assert db.session.query(Photo).count() == 0
     finally:
         app.config["PHOTO_MAX_BYTES"] = saved
+
+
+def test_an_over_long_url_is_a_414_problem_in_the_users_language(client):
+    response = client.get("/api/v1/vessels?q=" + "a" * 9000)
+    assert response.status_code == 414 and response.mimetype == "application/problem+json"
+    assert response.json["detail"] == "La dirección es demasiado larga; acorte la búsqueda o los filtros."
+    page = client.get("/buques?lang=en&q=" + "a" * 9000, headers={"Accept": "text/html"})
+    assert page.status_code == 414 and "The address is too long" in page.get_data(as_text=True)

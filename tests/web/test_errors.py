@@ -73,3 +73,9 @@ def test_a_4xx_page_does_not_show_a_request_id(failing):
     response = failing.get("/fails/gone", headers={"X-Request-ID": "req-page-1", "Accept": "text/html"})
     assert response.status_code == 404 and "req-page-1" not in response.get_data(as_text=True)
     assert "Código de la solicitud" not in response.get_data(as_text=True)
+
+
+def test_a_405_names_the_allowed_methods_even_for_trace(client):
+    for path, accept in (("/api/v1/vessels", "application/json"), ("/login", "text/html")):
+        response = client.open(path, method="TRACE", headers={"Accept": accept})
+        assert response.status_code == 405 and {"GET", "POST"} <= set(response.headers["Allow"].split(", ")), path
