@@ -8,8 +8,8 @@ expiry (art. 222). Status precedence, for the police verdict: revoked > supersed
 suspended > valid (a certificate replaced or past its date says so even while a detention stands).
 
 The police verdict on a scanned token (verify_certificate_token) comes first from the token, then
-from the record: garbage is malformed (a 400); unknown_issuer and invalid_signature are the token's
-own; a token signed with the office's key that is not the
+from the record: any encoding but the one issued is malformed (a 400); unknown_issuer and
+invalid_signature are the token's own; a token signed with the office's key that is not the
 certificate on record under its number (any claim or the key differs, or no such number) is
 mismatch, whatever that certificate's status; only then the record's status by the precedence above.
 """
@@ -410,7 +410,9 @@ def _answer(verdict: str, certificate: dict | None, mismatched: list[str] | None
 def verify_certificate_token(token: str, today: date, office_name: str) -> dict:
     """The police answer on a QR token (module docstring: the verdicts' precedence); MalformedToken is a clear 400.
 
-    A token signed with the office's key is held to the record: its claims and key must be the certificate's.
+    A token signed with the office's key is held to the record: its claims and key must be the certificate's,
+    and it must be the very token issued. A genuine one is; one that differs only in its signature is a
+    re-encoding of it (the twin (r, n - s) of a high-S signature from before low-S signing), refused as malformed.
     On a mismatch the facts shown are the record's, never the token's.
     """
     from inspection.certificates.keys import verify_cached
@@ -418,15 +420,19 @@ def verify_certificate_token(token: str, today: date, office_name: str) -> dict:
     result = verify_cached(token)
     if result.outcome == "malformed":
         raise MalformedToken(result.detail or "malformed token")
-    if result.outcome != "ok":  # unknown_issuer or invalid_signature: the token's claims, which the page flags
+    if not result.signed:  # unknown_issuer or invalid_signature: the token's claims, which the page flags
         return _answer(result.outcome, public_view(result.claims, today, office_name) if result.claims else None)
     record = record_by_number(result.claims.number)
     if record is None:  # signed by us but not on record: nothing to vouch for, nothing of the token's to show
         return _answer("mismatch", None, ["number"])
     issued = record.token == token.upper()
-    recorded = record.claims(result.claims if issued else decode_token(record.token)[1])
+    if not issued and result.outcome == "high_s":
+        raise MalformedToken("a high-S signature is accepted only on the token its certificate was issued with")
+    recorded = record.claims(result.claims if issued else decode_token(record.token, allow_high_s=True)[1])
     view = public_view(recorded, today, office_name)
     mismatched = differing_claims(result.claims, result.kid, recorded, record.kid)
     if mismatched:
         return _answer("mismatch", view, mismatched)
+    if not issued:
+        raise MalformedToken("the certificate's claims under another signature: not the token issued")
     return _answer(derive_status(record.status, today), view)

@@ -32,6 +32,7 @@ from inspection.core.models import AuditEvent, Certificate
 from inspection.law.legal_terms import TermPractice
 from tests.fixtures.inspections import answer_all, schedule, submit
 from tests.fixtures.pages import text
+from tests.fixtures.tokens import other_encodings, signature_twin
 
 TODAY = date(2026, 11, 30)
 
@@ -262,6 +263,28 @@ def test_a_renamed_vessels_certificate_stays_what_it_was_issued_as(app, client, 
     assert answer["verdict"] == "valid" and answer["certificate"]["vessel_name"] != "Nuevo Nombre"
     forged = signed_by_the_office(app, issued["token"], vessel_name="Nuevo Nombre", registration="PY-NUEVA-9")
     assert client.get(f"/api/v1/verify/{forged}").json["mismatched"] == ["registration", "vessel_name"]
+
+
+def test_other_encodings_of_an_issued_token_are_refused_as_unreadable(client, issued):
+    """Untagged, tag 61, a kid in the unprotected header, longer lengths, the (r, n - s) twin: 400, as garbage is."""
+    assert client.get(f"/api/v1/verify/{issued['token']}").json["verdict"] == "valid"
+    for label, token in other_encodings(issued["token"]):
+        response = client.get(f"/api/v1/verify/{token}")
+        assert response.status_code == 400 and response.mimetype == "application/problem+json", label
+        page = client.get(f"/v/{token}")
+        assert page.status_code == 400 and "CÓDIGO ILEGIBLE" in page.get_data(as_text=True), label
+
+
+def test_a_certificate_signed_high_s_before_the_rule_verifies_as_issued_and_only_so(client, issued, db):
+    """Paper aboard carries high-S tokens: the stored one is genuine; its low-S twin is a new encoding, refused."""
+    legacy = signature_twin(issued["token"])  # issued now low-S; its twin is what the old signing wrote half the time
+    db.session.execute(db.update(Certificate).where(Certificate.number == issued["number"]).values(token=legacy))
+    db.session.commit()
+    assert client.get(f"/api/v1/verify/{legacy}").json["verdict"] == "valid"
+    assert client.get(f"/api/v1/verify/{legacy.lower()}").json["verdict"] == "valid"  # scanners that lowercase
+    assert "VÁLIDO" in text(client.get(f"/v/{legacy}"))
+    assert client.get(f"/api/v1/verify/{issued['token']}").status_code == 400
+    assert client.get(f"/v/{issued['token']}").status_code == 400
 
 
 def test_expired_page_says_vencido(client, issued, set_clock):
