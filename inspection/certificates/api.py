@@ -154,9 +154,9 @@ def get_status_list():
 @blp.route("/verify/<token>")
 @blp.response(200, VerificationSchema)
 def get_verify(token):
-    """Public verification of a QR token: the verdict and the signed particulars, nothing personal."""
+    """Public verification of a QR token: the verdict and the certificate's particulars, nothing personal."""
     try:
-        verdict, view = verify_certificate_token(token, office_today(), current_office().name)
+        answer = verify_certificate_token(token, office_today(), current_office().name)
     except MalformedToken:
         raise DomainError(Msg("El código no es un certificado de Baliza legible."))
-    return json_response({"verdict": verdict, "certificate": view}, 200)
+    return json_response(answer, 200)

@@ -193,7 +193,7 @@ def verify_cached(token: str):
     result = keys.verified.get(token) if size else None
     if result is None:
         result = verify_token(token, keys.keys)
-        if result.outcome == "ok" and keys.offices.get(result.kid) != result.claims.issuer:
+        if result.signed and keys.offices.get(result.kid) != result.claims.issuer:
             # a genuine key claiming another office's certificate is not that office's signature
             result = replace(result, outcome="unknown_issuer", detail="issuer does not match the key's office")
         if size:

@@ -6,9 +6,15 @@ practice (a year, legal_terms.toml [practice]) unless the inspector fixes a shor
 one up to the office's maximum (art. 203); seguridad six months (arts. 211, 225). The owner applies for the next inspection a month before
 expiry (art. 222). Status precedence, for the police verdict: revoked > superseded > expired >
 suspended > valid (a certificate replaced or past its date says so even while a detention stands).
+
+The police verdict on a scanned token (verify_certificate_token) comes first from the token, then
+from the record: any encoding but the one issued is malformed (a 400); unknown_issuer and
+invalid_signature are the token's own; a token signed with the office's key that is not the
+certificate on record under its number (any claim or the key differs, or no such number) is
+mismatch, whatever that certificate's status; only then the record's status by the precedence above.
 """
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from datetime import date, datetime, tzinfo
 from decimal import Decimal
 from functools import cache
@@ -18,7 +24,7 @@ from sqlalchemy.dialects import postgresql, sqlite
 
 from inspection.certificates.numbering import format_number
 from inspection.certificates.qrcodes import make_qr, verify_url
-from inspection.certificates.signing import CertificateClaims, sign_certificate
+from inspection.certificates.signing import CertificateClaims, MalformedToken, decode_token, sign_certificate
 from inspection.core.audit import record_event
 from inspection.core.exceptions import Conflict, Forbidden, Invalid
 from inspection.core.extensions import db
@@ -86,6 +92,18 @@ def derive_status(facts: StatusFacts, today: date) -> str:
     return "valid"
 
 
+# The claims a token is compared on with its record, by the names the police answer gives them.
+COMPARED_CLAIMS = tuple({"issuer": "office_code"}.get(f.name, f.name) for f in fields(CertificateClaims))
+
+
+def differing_claims(presented: CertificateClaims, presented_kid: str, recorded: CertificateClaims,
+                     recorded_kid: str) -> list[str]:
+    """The claims (and "kid") in which a presented token differs from its certificate on record; [] when none."""
+    differing = [name for f, name in zip(fields(CertificateClaims), COMPARED_CLAIMS)
+                 if getattr(presented, f.name) != getattr(recorded, f.name)]
+    return differing + (["kid"] if presented_kid != recorded_kid else [])
+
+
 # --- records ---------------------------------------------------------------------------------------
 
 def _vessel_suspended(vessel_id_column):
@@ -104,20 +122,53 @@ def status_facts_query():
                   (Certificate.suspended_at.is_not(None) | _vessel_suspended(Certificate.vessel_id)).label("suspended"))
 
 
+@dataclass(frozen=True)
+class CertificateRecord:
+    """A certificate's row as verification reads it: the columns its token was issued from, the token, its status."""
+
+    number: str
+    kind: str
+    revision: int
+    issued_on: date
+    office_code: str
+    status_index: int
+    kid: str
+    token: str
+    status: StatusFacts
+
+    def claims(self, issued: CertificateClaims) -> CertificateClaims:
+        """The claims on record: these columns, and the registration and name from `issued`, the token as issued.
+
+        The certificate copies the vessel's registration and name nowhere but into its token, and the vessel
+        may be renamed or re-registered since (registry.vessels.update_vessel): its token says what it certified.
+        """
+        return CertificateClaims(issuer=self.office_code, number=self.number, kind=self.kind, revision=self.revision,
+                                 registration=issued.registration, vessel_name=issued.vessel_name,
+                                 issued_on=self.issued_on, valid_until=self.status.valid_until,
+                                 status_index=self.status_index)
+
+
+def _as_date(value) -> date:
+    """A DATE column read on a raw connection: a date on PostgreSQL, ISO text on SQLite."""
+    return value if isinstance(value, date) else date.fromisoformat(value)
+
+
 @cache
-def _facts_by_number_sql(dialect) -> tuple[str, tuple | None, dict]:
-    """status_facts_query for one number, compiled once per dialect (building it costs more than running it)."""
-    compiled = status_facts_query().where(Certificate.number == bindparam("number")).compile(dialect=dialect)
+def _record_by_number_sql(dialect) -> tuple[str, tuple | None, dict]:
+    """The record query for one number, compiled once per dialect (building it costs more than running it)."""
+    query = status_facts_query().add_columns(Certificate.kind, Certificate.revision, Certificate.issued_on,
+                                             Certificate.office_code, Certificate.kid, Certificate.token)
+    compiled = query.where(Certificate.number == bindparam("number")).compile(dialect=dialect)
     return str(compiled), compiled.positiontup, compiled.construct_params({"number": ""})
 
 
-def facts_by_number(number: str) -> tuple | None:
-    """The status facts of one certificate by number, on a raw pooled connection.
+def record_by_number(number: str) -> CertificateRecord | None:
+    """One certificate's record by number, on a raw pooled connection, or None.
 
     The police endpoint runs this on every scan; going below the ORM keeps it near a bare request
-    (bench/verify.py). Returns (status_index, StatusFacts) or None.
+    (bench/verify.py).
     """
-    sql, positions, defaults = _facts_by_number_sql(db.engine.dialect)
+    sql, positions, defaults = _record_by_number_sql(db.engine.dialect)
     params = {**defaults, "number": number}
     args = [params[name] for name in positions] if positions else params
     connection = db.engine.raw_connection()
@@ -130,8 +181,9 @@ def facts_by_number(number: str) -> tuple | None:
         connection.close()
     if row is None:
         return None
-    valid_until = row[3] if isinstance(row[3], date) else date.fromisoformat(row[3])
-    return row[2], StatusFacts(valid_until, bool(row[4]), bool(row[5]), bool(row[6]))
+    _, _, status_index, valid_until, revoked, superseded, suspended, kind, revision, issued_on, office, kid, token = row
+    status = StatusFacts(_as_date(valid_until), bool(revoked), bool(superseded), bool(suspended))
+    return CertificateRecord(number, kind, revision, _as_date(issued_on), office, status_index, kid, token, status)
 
 
 def facts_of(row) -> StatusFacts:
@@ -337,11 +389,12 @@ def reinstate_certificate(actor: User, certificate: Certificate, reason: str, no
 
 # --- verification ----------------------------------------------------------------------------------
 
-VERDICTS = ("valid", "expired", "suspended", "revoked", "superseded", "invalid_signature", "unknown_issuer")
+VERDICTS = ("valid", "expired", "suspended", "revoked", "superseded", "mismatch", "invalid_signature",
+            "unknown_issuer")
 
 
 def public_view(claims, today: date, office_name: str) -> dict:
-    """What the police may see: the signed claims and days left; nothing about owner or inspector."""
+    """What the police may see: the claims and days left; nothing about owner or inspector."""
     return {"number": claims.number, "kind": claims.kind, "revision": claims.revision,
             "registration": claims.registration, "vessel_name": claims.vessel_name,
             "issued_on": claims.issued_on.isoformat(), "valid_until": claims.valid_until.isoformat(),
@@ -349,18 +402,37 @@ def public_view(claims, today: date, office_name: str) -> dict:
             "office_name": office_name}
 
 
-def verify_certificate_token(token: str, today: date, office_name: str) -> tuple[str, dict | None]:
-    """(verdict, public view) of a QR token; raises MalformedToken for garbage (a clear 400)."""
+def _answer(verdict: str, certificate: dict | None, mismatched: list[str] | None = None) -> dict:
+    """The police answer: the verdict, the facts to show (or None) and the claims that differ from the record."""
+    return {"verdict": verdict, "certificate": certificate, "mismatched": mismatched or []}
+
+
+def verify_certificate_token(token: str, today: date, office_name: str) -> dict:
+    """The police answer on a QR token (module docstring: the verdicts' precedence); MalformedToken is a clear 400.
+
+    A token signed with the office's key is held to the record: its claims and key must be the certificate's,
+    and it must be the very token issued. A genuine one is; one that differs only in its signature is a
+    re-encoding of it (the twin (r, n - s) of a high-S signature from before low-S signing), refused as malformed.
+    On a mismatch the facts shown are the record's, never the token's.
+    """
     from inspection.certificates.keys import verify_cached
-    from inspection.certificates.signing import MalformedToken
 
     result = verify_cached(token)
     if result.outcome == "malformed":
         raise MalformedToken(result.detail or "malformed token")
-    view = public_view(result.claims, today, office_name) if result.claims else None
-    if result.outcome != "ok":
-        return result.outcome, view
-    found = facts_by_number(result.claims.number)
-    if found is None:  # signed by us but not on record: treat as forged rather than vouch for it
-        return "invalid_signature", view
-    return derive_status(found[1], today), view
+    if not result.signed:  # unknown_issuer or invalid_signature: the token's claims, which the page flags
+        return _answer(result.outcome, public_view(result.claims, today, office_name) if result.claims else None)
+    record = record_by_number(result.claims.number)
+    if record is None:  # signed by us but not on record: nothing to vouch for, nothing of the token's to show
+        return _answer("mismatch", None, ["number"])
+    issued = record.token == token.upper()
+    if not issued and result.outcome == "high_s":
+        raise MalformedToken("a high-S signature is accepted only on the token its certificate was issued with")
+    recorded = record.claims(result.claims if issued else decode_token(record.token, allow_high_s=True)[1])
+    view = public_view(recorded, today, office_name)
+    mismatched = differing_claims(result.claims, result.kid, recorded, record.kid)
+    if mismatched:
+        return _answer("mismatch", view, mismatched)
+    if not issued:
+        raise MalformedToken("the certificate's claims under another signature: not the token issued")
+    return _answer(derive_status(record.status, today), view)

@@ -1,7 +1,7 @@
 """Certificates on the wire: the holder's view, the public verdict, the key set and the status list."""
 from marshmallow import fields, validate
 
-from inspection.certificates.operations import VERDICTS
+from inspection.certificates.operations import COMPARED_CLAIMS, VERDICTS
 from inspection.core.models import KINDS
 from inspection.web.schemas import BaseSchema, Integer, PageArgs, id_field
 
@@ -66,7 +66,7 @@ class StatusListSchema(BaseSchema):
 
 
 class PublicCertificateSchema(BaseSchema):
-    """What the police may see of a certificate: the signed claims and days left, nothing personal."""
+    """What the police may see of a certificate: its particulars and days left, nothing personal."""
 
     number = fields.String()
     kind = fields.String()
@@ -81,7 +81,14 @@ class PublicCertificateSchema(BaseSchema):
 
 
 class VerificationSchema(BaseSchema):
-    """The verdict on a QR token, with the particulars it carries (none when they cannot be read)."""
+    """The verdict on a QR token, with the certificate's particulars (none when there are none to trust or show)."""
 
-    verdict = fields.String(validate=validate.OneOf(VERDICTS))
-    certificate = fields.Nested(PublicCertificateSchema, allow_none=True)
+    verdict = fields.String(validate=validate.OneOf(VERDICTS), metadata={"description": (
+        "valid, expired, suspended, revoked, superseded: el estado del certificado registrado; mismatch: firmado con "
+        "la clave de la oficina, pero no es el certificado registrado con ese número; invalid_signature, "
+        "unknown_issuer: la firma no es de la Prefectura")})
+    certificate = fields.Nested(PublicCertificateSchema, allow_none=True, metadata={"description": (
+        "Los datos del registro cuando el token es nuestro (también en mismatch, nunca los del token); "
+        "los del token, sin verificar, en invalid_signature y unknown_issuer")})
+    mismatched = fields.List(fields.String(validate=validate.OneOf((*COMPARED_CLAIMS, "kid"))), metadata={
+        "description": "En mismatch, los datos en que el token difiere del registro ('number' si no hay tal número)"})

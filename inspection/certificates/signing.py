@@ -31,8 +31,19 @@ generic CWT verifier thus sees the certificate expire after the whole of its las
 A token whose iat/exp is not a whole day is rejected as malformed.
 
 Text form: RFC 4648 base32, uppercase, no padding (A-Z, 2-7), so the token fits the QR's
-alphanumeric mode. Decoding accepts lowercase but otherwise requires the canonical encoding,
-so any changed character changes the signed bytes (or fails to decode).
+alphanumeric mode.
+
+Decoding accepts exactly the encoding ``sign_certificate`` writes, so a certificate has one token
+and any changed character changes the signed bytes or fails to decode: canonical base32 (lowercase
+is read as uppercase, for scanners that fold case; no padding, zero trailing bits); tag 18 around
+the array (no CWT tag 61, no untagged array); definite, shortest lengths (the bytes must re-encode
+to themselves); the protected header exactly ``{1: -7, 4: kid}``; an empty unprotected header (a kid
+there is refused); the claims exactly as ``to_cwt`` writes them (no others, same order, NFC); and a
+low-S signature. ECDSA accepts (r, n - s) wherever it accepts (r, s); ``sign_es256`` always writes
+s <= n/2, and a token with s > n/2 whose signature checks out verifies as ``high_s``, never ``ok``:
+certificates signed before that rule carry one, and the online check accepts such a token only
+when it is byte for byte the token its record stores (operations.verify_certificate_token), so
+no new encoding of a certificate is ever accepted. Anything else is ``malformed``.
 
 Key id (kid): the first 8 bytes of SHA-256 over the public key's DER SubjectPublicKeyInfo
 (as HCERT does over the signer certificate), written as 16 lowercase hex characters.
@@ -75,15 +86,17 @@ __all__ = [
     "b64url_decode",
     "sign_es256",
     "verify_es256",
+    "is_low_s",
 ]
 
 COSE_ALG_ES256 = -7
 COSE_HDR_ALG = 1
 COSE_HDR_KID = 4
 COSE_SIGN1_TAG = 18
-CWT_TAG = 61
 KID_BYTES = 8
 SIGNATURE_BYTES = 64
+# The order n of P-256's base point (SEC 2, secp256r1): a signature is low-S when s <= n // 2.
+P256_ORDER = 0xFFFFFFFF00000000FFFFFFFFFFFFFFFFBCE6FAADA7179E84F3B9CAC2FC632551
 
 # CWT claim keys: standard ones (RFC 8392) and our private negative keys.
 CLAIM_ISS, CLAIM_EXP, CLAIM_IAT = 1, 4, 6
@@ -192,15 +205,20 @@ class CertificateClaims:
 class Verification:
     """Outcome of verifying a token; claims are filled whenever they could be decoded."""
 
-    outcome: str  # "ok", "invalid_signature", "unknown_issuer" or "malformed"
+    outcome: str  # "ok", "high_s", "invalid_signature", "unknown_issuer" or "malformed"
     claims: CertificateClaims | None = None
     kid: str | None = None
     detail: str = ""
 
     @property
     def ok(self) -> bool:
-        """True only when the signature checked out against a known issuer key."""
+        """True only when a low-S signature checked out against a known issuer key."""
         return self.outcome == "ok"
+
+    @property
+    def signed(self) -> bool:
+        """True when the signature checked out, high-S or not (a high-S one only vouches for a stored token)."""
+        return self.outcome in ("ok", "high_s")
 
 
 # --- keys -----------------------------------------------------------------------------------
@@ -298,9 +316,19 @@ def b64url_decode(text: str) -> bytes:
 
 
 def sign_es256(private_key, message: bytes) -> bytes:
-    """ES256 signature as raw r || s (64 bytes), the form COSE, JWS and WebCrypto use."""
+    """ES256 signature as raw r || s (64 bytes), the form COSE, JWS and WebCrypto use, always low-S.
+
+    (r, n - s) verifies wherever (r, s) does; writing only s <= n/2 leaves one signature per signing.
+    """
     r, s = decode_dss_signature(private_key.sign(message, ec.ECDSA(hashes.SHA256())))
+    if s > P256_ORDER // 2:
+        s = P256_ORDER - s
     return r.to_bytes(32, "big") + s.to_bytes(32, "big")
+
+
+def is_low_s(signature: bytes) -> bool:
+    """True when a raw r || s signature's s is at most n/2, the one form sign_es256 writes."""
+    return int.from_bytes(signature[32:], "big") <= P256_ORDER // 2
 
 
 def verify_es256(public_key, signature: bytes, message: bytes) -> bool:
@@ -412,21 +440,20 @@ def sign_certificate(claims: CertificateClaims, private_key, kid: str) -> str:
 
 
 def _decode_cose(token: str) -> tuple[str, bytes, bytes, bytes]:
-    """Unwrap base32 and COSE_Sign1; return (kid, payload, sig_structure, signature)."""
-    item = _cbor_loads(_b32decode(token))
-    if isinstance(item, cbor2.CBORTag) and item.tag == CWT_TAG:  # optional CWT tag (RFC 8392 §6)
-        item = item.value
-    if isinstance(item, cbor2.CBORTag):
-        if item.tag != COSE_SIGN1_TAG:
-            raise MalformedToken("not a COSE_Sign1 (tag 18)")
-        item = item.value
-    if not isinstance(item, (list, tuple)) or len(item) != 4:
+    """Unwrap base32 and COSE_Sign1, as sign_certificate writes them only: (kid, payload, sig_structure, signature)."""
+    data = _b32decode(token)
+    item = _cbor_loads(data)
+    if not isinstance(item, cbor2.CBORTag) or item.tag != COSE_SIGN1_TAG:
+        raise MalformedToken("not a COSE_Sign1 (tag 18), nor wrapped in another tag")
+    if not isinstance(item.value, (list, tuple)) or len(item.value) != 4:
         raise MalformedToken("COSE_Sign1 must be an array of four items")
-    protected, unprotected, payload, signature = item
+    protected, unprotected, payload, signature = item.value
     if not isinstance(protected, bytes) or not isinstance(payload, bytes):
         raise MalformedToken("protected header and payload must be byte strings")
     if not isinstance(unprotected, Mapping) or not isinstance(signature, bytes):
         raise MalformedToken("bad unprotected header or signature")
+    if unprotected:
+        raise MalformedToken("the unprotected header must be empty")
     if len(signature) != SIGNATURE_BYTES:
         raise MalformedToken("ES256 signature must be 64 bytes")
     header = _cbor_loads(protected)
@@ -439,13 +466,30 @@ def _decode_cose(token: str) -> tuple[str, bytes, bytes, bytes]:
     kid_raw = header.get(COSE_HDR_KID)
     if not isinstance(kid_raw, bytes) or len(kid_raw) != KID_BYTES:
         raise MalformedToken("protected header lacks an 8-byte kid")
+    if protected != cbor2.dumps({COSE_HDR_ALG: COSE_ALG_ES256, COSE_HDR_KID: kid_raw}):
+        raise MalformedToken("protected header must be exactly {1: -7, 4: kid}")
+    if cbor2.dumps(item) != data:
+        raise MalformedToken("COSE_Sign1 is not in its shortest, definite encoding")
     return kid_raw.hex(), payload, _sig_structure(protected, payload), signature
 
 
-def decode_token(token: str) -> tuple[str, CertificateClaims, bytes, bytes]:
-    """Decode without verifying: (kid, claims, sig_structure, signature) or MalformedToken."""
-    kid, payload, sig_structure, signature = _decode_cose(token)
+def _claims_of(payload: bytes) -> CertificateClaims:
+    """The claims of a payload that is exactly what to_cwt writes for them (no other claims, order or form)."""
     claims = CertificateClaims.from_cwt(_cbor_loads(payload))
+    if cbor2.dumps(claims.to_cwt()) != payload:
+        raise MalformedToken("claims are not in the encoding sign_certificate writes")
+    return claims
+
+
+def decode_token(token: str, *, allow_high_s: bool = False) -> tuple[str, CertificateClaims, bytes, bytes]:
+    """Decode without verifying: (kid, claims, sig_structure, signature) or MalformedToken.
+
+    `allow_high_s` is for a token read from the certificate's own record, which may predate low-S signing.
+    """
+    kid, payload, sig_structure, signature = _decode_cose(token)
+    claims = _claims_of(payload)
+    if not allow_high_s and not is_low_s(signature):
+        raise MalformedToken("signature is not low-S (s > n/2)")
     return kid, claims, sig_structure, signature
 
 
@@ -456,7 +500,7 @@ def verify_token(token: str, public_keys: dict) -> Verification:
     except MalformedToken as exc:
         return Verification("malformed", detail=str(exc))
     try:
-        claims, claims_error = CertificateClaims.from_cwt(_cbor_loads(payload)), ""
+        claims, claims_error = _claims_of(payload), ""
     except MalformedToken as exc:
         claims, claims_error = None, str(exc)
     key = public_keys.get(kid)
@@ -467,4 +511,6 @@ def verify_token(token: str, public_keys: dict) -> Verification:
         return Verification("invalid_signature", claims, kid, "signature does not match")
     if claims is None:
         return Verification("malformed", None, kid, claims_error)
+    if not is_low_s(signature):
+        return Verification("high_s", claims, kid, "signature is high-S: only the record's own token may carry one")
     return Verification("ok", claims, kid)

@@ -31,6 +31,7 @@ bp = Blueprint("certificates", __name__)
 VERDICT_LABELS = {
     "valid": (Msg("VÁLIDO"), "ok"), "expired": (Msg("VENCIDO"), "bad"), "suspended": (Msg("SUSPENDIDO"), "bad"),
     "revoked": (Msg("REVOCADO"), "bad"), "superseded": (Msg("REEMPLAZADO"), "bad"),
+    "mismatch": (Msg("NO COINCIDE CON EL REGISTRO"), "bad"),
     "invalid_signature": (Msg("FIRMA INVÁLIDA"), "bad"), "unknown_issuer": (Msg("EMISOR DESCONOCIDO"), "bad"),
     "malformed": (Msg("CÓDIGO ILEGIBLE"), "bad"),
 }
@@ -40,13 +41,14 @@ DECISIONS = {"revocar": revoke_certificate, "suspender": suspend_certificate, "r
 @bp.route("/v/<token>")
 def verify_page(token):
     """The police page inside the QR: a big verdict and what to compare with the hull (art. 66)."""
+    status = 200
     try:
-        verdict, view = verify_certificate_token(token, office_today(), current_office().name)
-        status = 200
+        answer = verify_certificate_token(token, office_today(), current_office().name)
     except MalformedToken:
-        verdict, view, status = "malformed", None, 400
-    label, tone = VERDICT_LABELS[verdict]
-    html = render_template("verify/public.html", verdict=verdict, label=label, tone=tone, cert=view)
+        answer, status = {"verdict": "malformed", "certificate": None}, 400
+    label, tone = VERDICT_LABELS[answer["verdict"]]
+    html = render_template("verify/public.html", verdict=answer["verdict"], label=label, tone=tone,
+                           cert=answer["certificate"])
     return html, status, {"Cache-Control": "no-store", "X-Robots-Tag": "noindex"}
 
 

@@ -21,17 +21,20 @@ export const WORDS = {
   suspended: N_('SUSPENDIDO'),
   revoked: N_('REVOCADO'),
   superseded: N_('REEMPLAZADO'),
+  mismatch: N_('NO COINCIDE CON EL REGISTRO'),
   invalid_signature: N_('FIRMA INVÁLIDA'),
   unknown_issuer: N_('EMISOR DESCONOCIDO'),
   unconfirmed: N_('NO CONFIRMADO'),
 };
 
-// What a verdict means, when the server answers it.
+// What a verdict means, when the server answers it (mismatch only the server can: it holds the record).
 export const NOTES = {
   valid: N_('Certificado auténtico y vigente.'),
   suspended: N_('Suspendido: el buque no debe zarpar (detención, prohibición de zarpe o deficiencia pendiente).'),
   revoked: N_('Revocado por la Prefectura: no ampara al buque.'),
   superseded: N_('Existe una revisión más reciente de este certificado: pida la vigente.'),
+  mismatch: N_('El código lleva la firma de la Prefectura pero no coincide con el certificado registrado: '
+    + 'puede ser falso. No lo acepte.'),
   invalid_signature: N_('La firma no corresponde al contenido: el certificado fue alterado o es falso.'),
   unknown_issuer: N_('Firmado con una clave que no es de la Prefectura (clave {kid}).'),
 };
@@ -47,6 +50,7 @@ export const WHY = {
 
 export const REFRESH_FAILED = N_('No se pudieron actualizar las listas; se usan las guardadas.');
 const EXPIRED_ON = N_('Certificado auténtico, pero venció el {date}.');
+const RECORD_FACTS = N_('Estos son los datos del certificado registrado con ese número, no los del código.');
 
 // The certificate's kind (certificates.md).
 const KINDS = {
@@ -55,7 +59,7 @@ const KINDS = {
 };
 
 export const TONES = {
-  valid: 'ok', expired: 'bad', suspended: 'bad', revoked: 'bad', superseded: 'bad',
+  valid: 'ok', expired: 'bad', suspended: 'bad', revoked: 'bad', superseded: 'bad', mismatch: 'bad',
   invalid_signature: 'bad', unknown_issuer: 'bad', unconfirmed: 'warn',
 };
 const ICONS = { ok: '✓', bad: '✗', warn: '!' };
@@ -232,7 +236,10 @@ export async function assess(token, { keys, status }, { today, now, lang }) {
   return decide({ hasKeys: true, result, key, status: found, today, lang });
 }
 
-/** The server's answer in the shape of an assessment (its certificate view as claims). */
+/**
+ * The server's answer in the shape of an assessment (its certificate view as claims). On a mismatch the view
+ * is the record's, shown as such, and the token's signature is not called authentic.
+ */
 export function fromServer(answer, kid, lang) {
   const cert = answer.certificate;
   const trusted = !['invalid_signature', 'unknown_issuer'].includes(answer.verdict);
@@ -243,7 +250,8 @@ export function fromServer(answer, kid, lang) {
   } : null;
   const meaning = answer.verdict === 'expired' && claims ? EXPIRED_ON : NOTES[answer.verdict];
   const note = meaning ? gettext(meaning, { date: claims && formatDay(claims.valid_until, lang), kid: kid || '—' }) : '';
-  return { verdict: answer.verdict, notes: [note], claims, kid: claims ? kid : null };
+  if (answer.verdict !== 'mismatch') return { verdict: answer.verdict, notes: [note], claims, kid: claims ? kid : null };
+  return { verdict: 'mismatch', notes: claims ? [note, gettext(RECORD_FACTS)] : [note], claims, kid: null };
 }
 
 /**
@@ -273,8 +281,8 @@ export function verdictView(assessment) {
 export function factsView(claims, kid, verdict, { today, offices, lang }) {
   if (!claims) return null;
   const revision = gettext('revisión {n}', { n: claims.revision });
-  // Days left only while the dates decide (as /v/): a suspended, revoked or replaced one has none.
-  const final = verdict === 'suspended' || verdict === 'revoked' || verdict === 'superseded';
+  // Days left only while the dates decide (as /v/): a suspended, revoked, replaced or mismatched one has none.
+  const final = ['suspended', 'revoked', 'superseded', 'mismatch'].includes(verdict);
   const valid = formatDay(claims.valid_until, lang);
   const officeName = claims.office_name || offices[claims.issuer];
   return {

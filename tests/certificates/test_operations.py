@@ -2,17 +2,20 @@
 import io
 import re
 import threading
+from dataclasses import replace
 from datetime import date, timedelta
 
 import pypdfium2
 import pytest
 import zxingcpp
 
+from inspection.certificates.numbering import format_number, parse_number
 from inspection.certificates.operations import (
     StatusFacts,
     add_months,
     application_due_on,
     derive_status,
+    differing_claims,
     validity,
     verify_certificate_token,
 )
@@ -25,9 +28,11 @@ from inspection.certificates.signing import (
     sign_certificate,
 )
 from inspection.certificates.status_list import verify_status_list
-from inspection.core.models import AuditEvent
+from inspection.core.models import AuditEvent, Certificate
 from inspection.law.legal_terms import TermPractice
 from tests.fixtures.inspections import answer_all, schedule, submit
+from tests.fixtures.pages import text
+from tests.fixtures.tokens import other_encodings, signature_twin
 
 TODAY = date(2026, 11, 30)
 
@@ -92,6 +97,28 @@ def test_a_term_beyond_the_maximum_or_before_the_issue_is_refused(kind, chosen, 
 ])
 def test_status_precedence(facts, today, status):
     assert derive_status(StatusFacts(valid_until=date(2027, 5, 30), **facts), today) == status
+
+
+RECORDED = CertificateClaims(issuer="PGP-ASU", number=format_number("seguridad", 2026, 123), kind="seguridad",
+                             revision=2, registration="PY-ASU-1234", vessel_name="Ñandutí", issued_on=date(2026, 3, 15),
+                             valid_until=date(2026, 9, 15), status_index=42)
+
+
+@pytest.mark.parametrize("changes, kid, differing", [
+    ({}, "k1", []),
+    ({"valid_until": date(2037, 12, 31)}, "k1", ["valid_until"]),
+    ({"issued_on": date(2025, 1, 1), "valid_until": date(2025, 7, 1)}, "k1", ["issued_on", "valid_until"]),
+    ({"registration": "PY-FALSO-1"}, "k1", ["registration"]),
+    ({"vessel_name": "Buque Falso"}, "k1", ["vessel_name"]),
+    ({"revision": 3}, "k1", ["revision"]),
+    ({"kind": "navegabilidad", "number": format_number("navegabilidad", 2026, 123)}, "k1", ["number", "kind"]),
+    ({"issuer": "PGP-CDE"}, "k1", ["office_code"]),
+    ({"status_index": 7}, "k1", ["status_index"]),
+    ({}, "k2", ["kid"]),
+    ({"vessel_name": "Otro", "revision": 9}, "k2", ["revision", "vessel_name", "kid"]),
+])
+def test_every_claim_and_the_key_are_compared_with_the_record(changes, kid, differing):
+    assert differing_claims(replace(RECORDED, **changes), kid, RECORDED, "k1") == differing
 
 
 # --- issuing through a passed inspection -----------------------------------------------------------
@@ -169,8 +196,95 @@ def test_unknown_key_is_unknown_issuer(client, issued):
 
 def test_later_date_is_expired(app, issued):
     later = date.fromisoformat(issued["valid_until"]) + timedelta(days=1)
-    verdict, view = verify_certificate_token(issued["token"], later, app.config["OFFICE_NAME"])
-    assert verdict == "expired" and view["days_left"] == -1
+    answer = verify_certificate_token(issued["token"], later, app.config["OFFICE_NAME"])
+    assert answer["verdict"] == "expired" and answer["certificate"]["days_left"] == -1 and answer["mismatched"] == []
+
+
+def signed_by_the_office(app, token, **changes):
+    """The office's own key signing the claims of `token` with `changes`: what a leaked key could make."""
+    from inspection.certificates.keys import current_signing_key
+    kid, private = current_signing_key(app.config["OFFICE_CODE"])
+    return sign_certificate(replace(decode_token(token)[1], **changes), private, kid)
+
+
+@pytest.mark.parametrize("changes, mismatched, false_text", [
+    ({"valid_until": date(2037, 12, 31)}, ["valid_until"], "2037"),
+    ({"issued_on": date(2025, 1, 1), "valid_until": date(2025, 7, 1)}, ["issued_on", "valid_until"], "2025"),
+    ({"registration": "PY-FALSO-1"}, ["registration"], "PY-FALSO-1"),
+    ({"vessel_name": "Buque Falso"}, ["vessel_name"], "Buque Falso"),
+    ({"revision": 7}, ["revision"], "revisión 7"),
+    ({"status_index": 999}, ["status_index"], None),
+])
+def test_a_token_of_the_office_key_that_is_not_the_record_is_a_mismatch(app, client, crew, issued, changes,
+                                                                         mismatched, false_text):
+    """A leaked key cannot vouch for other dates, a vessel, a revision: the answer and page show the record's facts."""
+    genuine = client.get(f"/api/v1/verify/{issued['token']}").json
+    forged = signed_by_the_office(app, issued["token"], **changes)
+    assert client.get(f"/api/v1/verify/{forged}").json == {
+        "verdict": "mismatch", "certificate": genuine["certificate"], "mismatched": mismatched}
+    page = client.get(f"/v/{forged}")
+    shown = text(page)
+    assert page.status_code == 200 and "NO COINCIDE CON EL REGISTRO" in shown and "VÁLIDO" not in shown
+    assert "datos del certificado registrado con ese número, no los del código" in shown
+    assert crew["vessel"].registration in shown and crew["vessel"].name in shown and issued["number"] in shown
+    assert false_text is None or false_text not in shown
+    english = text(client.get(f"/v/{forged}?lang=en"))
+    assert "DOES NOT MATCH THE RECORD" in english and "not the code's" in english
+
+
+def test_a_token_of_the_office_key_for_a_number_not_on_record_is_a_mismatch_showing_nothing(app, client, crew, issued):
+    """Another kind (NAV under the same serial) or another serial: no such certificate, so nothing is shown."""
+    parsed = parse_number(issued["number"])
+    for changes in ({"kind": "navegabilidad", "number": format_number("navegabilidad", parsed.year, parsed.serial)},
+                    {"number": format_number("seguridad", parsed.year, parsed.serial + 1)}):
+        forged = signed_by_the_office(app, issued["token"], **changes)
+        assert client.get(f"/api/v1/verify/{forged}").json == {
+            "verdict": "mismatch", "certificate": None, "mismatched": ["number"]}
+        shown = text(client.get(f"/v/{forged}"))
+        assert "NO COINCIDE CON EL REGISTRO" in shown
+        assert crew["vessel"].registration not in shown and changes["number"] not in shown
+
+
+def test_a_mismatch_comes_before_the_records_status(app, client, crew, issued):
+    """A forged token of a revoked certificate says it does not match, not merely that the certificate is revoked."""
+    forged = signed_by_the_office(app, issued["token"], valid_until=date(2037, 12, 31))
+    client.post(f"/api/v1/certificates/{issued['number']}/revoke", json={"reason": "Prueba"}, headers=crew["admin"])
+    assert client.get(f"/api/v1/verify/{issued['token']}").json["verdict"] == "revoked"
+    assert client.get(f"/api/v1/verify/{forged}").json["verdict"] == "mismatch"
+
+
+def test_a_renamed_vessels_certificate_stays_what_it_was_issued_as(app, client, crew, issued):
+    """The token says what was certified: the record compares with it, not with the vessel's new name."""
+    vessel = crew["vessel"]
+    renamed = client.patch(f"/api/v1/vessels/{vessel.id}", json={"name": "Nuevo Nombre", "registration": "PY-NUEVA-9"},
+                           headers=crew["admin"])
+    assert renamed.status_code == 200, renamed.json
+    answer = client.get(f"/api/v1/verify/{issued['token']}").json
+    assert answer["verdict"] == "valid" and answer["certificate"]["vessel_name"] != "Nuevo Nombre"
+    forged = signed_by_the_office(app, issued["token"], vessel_name="Nuevo Nombre", registration="PY-NUEVA-9")
+    assert client.get(f"/api/v1/verify/{forged}").json["mismatched"] == ["registration", "vessel_name"]
+
+
+def test_other_encodings_of_an_issued_token_are_refused_as_unreadable(client, issued):
+    """Untagged, tag 61, a kid in the unprotected header, longer lengths, the (r, n - s) twin: 400, as garbage is."""
+    assert client.get(f"/api/v1/verify/{issued['token']}").json["verdict"] == "valid"
+    for label, token in other_encodings(issued["token"]):
+        response = client.get(f"/api/v1/verify/{token}")
+        assert response.status_code == 400 and response.mimetype == "application/problem+json", label
+        page = client.get(f"/v/{token}")
+        assert page.status_code == 400 and "CÓDIGO ILEGIBLE" in page.get_data(as_text=True), label
+
+
+def test_a_certificate_signed_high_s_before_the_rule_verifies_as_issued_and_only_so(client, issued, db):
+    """Paper aboard carries high-S tokens: the stored one is genuine; its low-S twin is a new encoding, refused."""
+    legacy = signature_twin(issued["token"])  # issued now low-S; its twin is what the old signing wrote half the time
+    db.session.execute(db.update(Certificate).where(Certificate.number == issued["number"]).values(token=legacy))
+    db.session.commit()
+    assert client.get(f"/api/v1/verify/{legacy}").json["verdict"] == "valid"
+    assert client.get(f"/api/v1/verify/{legacy.lower()}").json["verdict"] == "valid"  # scanners that lowercase
+    assert "VÁLIDO" in text(client.get(f"/v/{legacy}"))
+    assert client.get(f"/api/v1/verify/{issued['token']}").status_code == 400
+    assert client.get(f"/v/{issued['token']}").status_code == 400
 
 
 def test_expired_page_says_vencido(client, issued, set_clock):

@@ -23,6 +23,7 @@ from inspection.certificates.signing import (
     sign_certificate,
     verify_token,
 )
+from tests.fixtures.tokens import b32, cose_of, other_encodings, signature_twin
 
 B32 = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"
 ACCENTED_40 = "Ñandutí Purahéi María Concepción Güemes Ñ"[:40]
@@ -43,11 +44,6 @@ def make_claims(**overrides) -> CertificateClaims:
     )
     values.update(overrides)
     return CertificateClaims(**values)
-
-
-def b32(data: bytes) -> str:
-    """Unpadded base32, as tokens are written."""
-    return base64.b32encode(data).rstrip(b"=").decode()
 
 
 def sign_raw(key, kid: str, payload, protected=None, *, tag=18, unprotected=None,
@@ -236,6 +232,14 @@ def _bad_structures(key, kid):
         yield f"claim {claim} = {value!r}", sign_raw(key, kid, {**good, claim: value})
     yield "expires before issue", sign_raw(key, kid, {**good, 4: good[6]})
     yield "serial zero", sign_raw(key, kid, {**good, -1: 2026_000000})
+    kid_raw = bytes.fromhex(kid)  # and what only sign_certificate's own form may be: one header, one claims map
+    yield "header in another order", sign_raw(key, kid, good, {4: kid_raw, 1: -7})
+    yield "header with another entry", sign_raw(key, kid, good, {1: -7, 4: kid_raw, 3: 0})
+    yield "claims in another order", sign_raw(key, kid, dict(reversed(good.items())))
+    yield "another claim", sign_raw(key, kid, {**good, 7: b"cti"})
+    yield "vessel name not NFC", sign_raw(key, kid, {**good, -5: "Nandu\u0301ti\u0301"})
+    assert cbor2.dumps(good).endswith(b"\x18\x2a")  # status_index 42, last
+    yield "a number in a longer form", sign_raw(key, kid, cbor2.dumps(good)[:-2] + b"\x19\x00\x2a")
     yield "trailing bytes", b32(
         base64.b32decode(sign_raw(key, kid, good) + "=" * (-len(sign_raw(key, kid, good)) % 8))
         + b"\x00"
@@ -251,14 +255,39 @@ def test_signed_but_badly_structured_tokens_are_malformed(signer, keys):
             decode_token(token)
 
 
-def test_untagged_and_cwt_tagged_tokens_are_accepted(signer, keys):
-    """Tag 18 is optional (as RFC 9052 allows) and an outer CWT tag 61 is unwrapped."""
+def test_only_the_encoding_sign_certificate_writes_is_accepted(signer, keys):
+    """Untagged, tag 61, a kid or anything in the unprotected header, longer lengths, (r, n - s): all refused."""
     key, kid = signer
-    good = make_claims().to_cwt()
-    assert verify_token(sign_raw(key, kid, good, tag=None), keys).outcome == "ok"
-    cose = base64.b32decode(sign_raw(key, kid, good) + "=" * (-len(sign_raw(key, kid, good)) % 8))
-    wrapped = b32(cbor2.dumps(cbor2.CBORTag(61, cbor2.loads(cose))))
-    assert verify_token(wrapped, keys).outcome == "ok"
+    for label, token in other_encodings(sign_certificate(make_claims(), key, kid)):
+        # the twin of a low-S signature is high-S: genuine, but not ok (the next test)
+        assert verify_token(token, keys).outcome == ("high_s" if "twin" in label else "malformed"), label
+        with pytest.raises(MalformedToken):
+            decode_token(token)
+
+
+def test_a_high_s_signature_verifies_as_high_s_never_ok(signer, keys):
+    """A genuine high-S signature is told apart: only a certificate's stored token may carry one (operations)."""
+    key, kid = signer
+    token = signature_twin(sign_certificate(make_claims(), key, kid))
+    result = verify_token(token, keys)
+    assert (result.outcome, result.ok, result.signed, result.claims) == ("high_s", False, True, make_claims())
+    assert decode_token(token, allow_high_s=True)[:2] == (kid, make_claims())
+    flipped = token[:-5] + B32[(B32.index(token[-5]) + 1) % 32] + token[-4:]
+    assert verify_token(flipped, keys).outcome == "invalid_signature"
+
+
+def test_signing_always_writes_low_s(signer, keys):
+    """Half of raw ECDSA signatures are high-S; every one sign_es256 and sign_certificate write is low-S."""
+    key, kid = signer
+    half = signing.P256_ORDER // 2
+    for n in range(200):
+        signature = signing.sign_es256(key, f"mensaje {n}".encode())
+        assert int.from_bytes(signature[32:], "big") <= half
+        assert signing.verify_es256(key.public_key(), signature, f"mensaje {n}".encode())
+    for n in range(50):
+        token = sign_certificate(make_claims(status_index=n), key, kid)
+        assert verify_token(token, keys).outcome == "ok"
+        assert signing.is_low_s(cbor2.loads(cose_of(token)).value[3])
 
 
 @pytest.mark.parametrize(

@@ -124,6 +124,27 @@ test("the server's answer replaces a different offline verdict, and confirms the
                    ['Certificado auténtico, pero venció el 15 de septiembre de 2026.']);
 });
 
+test("the server's mismatch replaces a genuine offline verdict, with the record's facts and no authentic signature", () => {
+  const local = verdict({});
+  const record = { registration: 'PY-ASU-1234', vessel_name: 'Ñandutí', kind: 'seguridad', number: 'SEG-2026-0004567',
+                   revision: 1, issued_on: '2026-03-15', valid_until: '2026-09-15', office_code: 'PGP-ASU', office_name: 'Asunción' };
+  const answer = { verdict: 'mismatch', certificate: record, mismatched: ['valid_until'] };
+  const found = confirmation(answer, local, 'es');
+  assert.equal(found.text, 'El servidor de la Prefectura responde NO COINCIDE CON EL REGISTRO; '
+    + 'se muestra su resultado (sin conexión daba VÁLIDO).');
+  assert.deepEqual([found.shown.verdict, found.shown.kid, found.shown.claims.valid_until], ['mismatch', null, '2026-09-15']);
+  assert.deepEqual(found.shown.notes, [
+    'El código lleva la firma de la Prefectura pero no coincide con el certificado registrado: puede ser falso. No lo acepte.',
+    'Estos son los datos del certificado registrado con ese número, no los del código.',
+  ]);
+  assert.deepEqual(verdictView(found.shown), { tone: 'bad', icon: '✗', word: 'NO COINCIDE CON EL REGISTRO',
+                                               note: found.shown.notes.join(' ') });
+  const facts = factsView(found.shown.claims, found.shown.kid, 'mismatch', { today: TODAY, offices: {}, lang: 'es' });
+  assert.deepEqual([facts['f-valid'], facts['f-signature']], ['15 de septiembre de 2026', '—']);  // no days left, not "Auténtica"
+  const nothing = fromServer({ verdict: 'mismatch', certificate: null, mismatched: ['number'] }, 'k1', 'es');
+  assert.deepEqual([nothing.claims, nothing.kid, nothing.notes.length], [null, null, 1]);
+});
+
 test('what the page shows: the verdict box and the facts', () => {
   assert.deepEqual(verdictView(verdict({})), { tone: 'ok', icon: '✓', word: 'VÁLIDO', note: 'Certificado auténtico y vigente.' });
   assert.deepEqual(verdictView(verdict({ status: FRESH, today: '2027-01-01' })).tone, 'bad');
