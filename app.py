@@ -34,11 +34,12 @@ def register_logging(app: Flask) -> None:
 
 
 def register_extensions(app: Flask) -> None:
-    """Bind every extension object to this app."""
+    """Bind every extension object to this app, and the request hooks around authorization in their order."""
     from inspection.accounts.auth import authorize_request
     from inspection.accounts.sessions import LazyCookieSessionInterface
     from inspection.core import models  # noqa: F401  (the tables must be known to Alembic)
     from inspection.core.extensions import compress, configure_sqlite, csrf, db, login_manager, migrate
+    from inspection.web.hostile_input import refuse_hostile_body, refuse_hostile_url
 
     app.session_interface = LazyCookieSessionInterface()
     db.init_app(app)
@@ -48,8 +49,10 @@ def register_extensions(app: Flask) -> None:
     login_manager.init_app(app)
     login_manager.login_view = "pages.login"
     login_manager.login_message = None
+    app.before_request(refuse_hostile_url)  # a NUL in the path or query: authorization looks records up by the path
     app.before_request(authorize_request)  # before CSRF and argument parsing: a refused caller's form is never read
     csrf.init_app(app)
+    app.before_request(refuse_hostile_body)  # after authorization and CSRF, before any view reads the body
     app.config.setdefault("COMPRESS_MIMETYPES", COMPRESSED_MIMETYPES)
     compress.init_app(app)
 
@@ -64,13 +67,19 @@ COMPRESSED_MIMETYPES = [
 
 def register_blueprints(app: Flask) -> None:
     """The JSON API and the pages (ids in paths are bounded, so a huge number is a 404, not an overflow)."""
-    from werkzeug.routing import IntegerConverter
+    from werkzeug.routing import IntegerConverter, ValidationError
 
     from inspection.blueprints import register_api
+    from inspection.web.hostile_input import MAX_DIGITS
 
     class BoundedInt(IntegerConverter):
         def __init__(self, map, fixed_digits=0, min=None, max=2**31 - 1, signed=False):
             super().__init__(map, fixed_digits=fixed_digits, min=min, max=max, signed=signed)
+
+        def to_python(self, value):
+            if len(value) > MAX_DIGITS:  # past int()'s limit (4,300 digits) a ValueError would escape routing: a 500
+                raise ValidationError()
+            return super().to_python(value)
 
     app.url_map.converters["int"] = BoundedInt
     from inspection.blueprints import register_views
