@@ -17,7 +17,15 @@ from inspection.core.models import (
     utcnow,
 )
 from tests.fixtures.inspections import answer, answer_all, cid, jpeg, schedule, submit, upload
-from tests.media_samples import SIGNATURES, make_bomb_png, make_exif, make_flat_png, make_jpeg, make_zip
+from tests.media_samples import (
+    SIGNATURES,
+    make_bomb_png,
+    make_exif,
+    make_flat_png,
+    make_jpeg,
+    make_lying_jpeg,
+    make_zip,
+)
 
 # --- scheduling and conflict of interest -----------------------------------------------------------
 
@@ -399,6 +407,7 @@ BAD_UPLOADS = {
     "bomb": (make_bomb_png(), 413),
     "16-bit 40 MP": (make_flat_png(6000, 6600, depth=16), 422),
     "flat 40 MP": (make_flat_png(6000, 6600, depth=8, colour=2), 422),
+    "5 kB JPEG claiming 40 MP": (make_lying_jpeg(), 422),
     "polyglot": (jpeg(4) + make_zip(), 422),
     "not-an-image": (b"%PDF-1.7\n" + b"x" * 500, 415),
     "html": (b"<html><script>alert(1)</script></html>", 415),
@@ -416,6 +425,16 @@ def test_bad_uploads_are_clear_4xx_and_store_nothing(client, crew, started, app,
     assert response.json["detail"] and response.json["limits"]["max_bytes"] > 0
     assert db.session.scalar(db.select(db.func.count(Photo.id))) == 0
     assert media_files(app) == before
+
+
+def test_a_jpeg_whose_header_claims_more_than_it_carries_is_422_in_the_callers_language(client, crew, started):
+    inspection_id, _ = started
+    response = client.post(f"/api/v1/inspections/{inspection_id}/photos", headers={**crew["ih"], "Accept-Language": "en"},
+                           data={"item_id": "seg.buckets.total", "client_id": cid(),
+                                 "file": (io.BytesIO(make_lying_jpeg()), "foto.jpg")},
+                           content_type="multipart/form-data")
+    assert response.status_code == 422 and response.json["reason"] == "implausible_compression"
+    assert response.json["detail"].startswith("The file claims 6000 × 6600 pixels (39.6 megapixels) but weighs only")
 
 
 def test_oversized_upload_is_413_with_the_limits(client, crew, started, app, db):
