@@ -166,12 +166,13 @@ def office_today() -> date:
 
 
 def start_inspection(call: Caller, ids: dict, kind: str = "seguridad", port: str = "Asunción") -> tuple[int, list, dict]:
-    """Schedule (as admin) and start (as inspector) an inspection through the API.
+    """Schedule (as admin) and start (as inspector) an inspection through the API, on a new copy of the seeded
+    vessel: a vessel has one open inspection of a kind at a time, and each call's inspection stays open.
 
     Returns (inspection id, pinned items, inspector auth header).
     """
     admin, inspector = token(call, *ADMIN), token(call, *INSPECTOR)
-    body = {"vessel_id": ids["vessel_id"], "kind": kind, "inspector_id": ids["inspector_id"],
+    body = {"vessel_id": copy_vessel(call, admin, ids["vessel_id"]), "kind": kind, "inspector_id": ids["inspector_id"],
             "scheduled_on": office_today().isoformat(), "port": port}
     inspection_id = expect(call("POST", "/api/v1/inspections", body, admin), 201, "schedule").body["id"]
     expect(call("POST", f"/api/v1/inspections/{inspection_id}/start", None, inspector), 200, "start")
@@ -179,6 +180,14 @@ def start_inspection(call: Caller, ids: dict, kind: str = "seguridad", port: str
     if detail["status"] != "in_progress" or not detail["items"]:
         raise RuntimeError(f"inspection {inspection_id} did not start: {detail['status']}, {len(detail['items'])} items")
     return inspection_id, detail["items"], inspector
+
+
+def copy_vessel(call: Caller, admin: dict, vessel_id: int) -> int:
+    """A new vessel with the particulars and owner of `vessel_id` and a registration of its own, through the API."""
+    vessel = expect(call("GET", f"/api/v1/vessels/{vessel_id}", None, admin), 200, "vessel").body
+    body = {name: vessel[name] for name in (*BIG_VESSEL, "owner_id")}
+    body["registration"] = f"PY-B{uuid.uuid4().hex[:8].upper()}"
+    return expect(call("POST", "/api/v1/vessels", body, admin), 201, "vessel copy").body["id"]
 
 
 # --- payloads -------------------------------------------------------------------------------------

@@ -1,8 +1,9 @@
 """Two fleets built with the operations (not HTTP), so every path of the OpenAPI document names a real record.
 
 `seed_fleets` makes one user per role and, for the owner user's fleet ("own") and a stranger's
-("other"), a vessel with a scheduled inspection, a started one, a submitted one that passed with an
-observation (its deficiency and its certificate), a detention and a late application with its art. 225 fine.
+("other"), a vessel with a submitted seguridad inspection that passed with an observation (its deficiency
+and its certificate), a scheduled seguridad one and a started navegabilidad one (one open inspection per
+kind), a detention and a late application with its art. 225 fine.
 """
 import uuid
 from datetime import date, datetime, timezone
@@ -76,10 +77,10 @@ def seed_fleets() -> dict:
     for n, (name, owner) in enumerate(owners.items()):
         vessel = create_vessel({**PARTICULARS, "registration": f"PY-900{n}", "name": f"Buque {name}",
                                 "owner_id": owner.id})
-        scheduled = schedule_inspection(admin, vessel, "seguridad", inspector, TODAY, "Asunción", TODAY)
-        started = schedule_inspection(admin, vessel, "seguridad", inspector, TODAY, "Asunción", TODAY)
-        start_inspection(inspector, started, NOW)
         submitted, deficiency, certificate = submit_inspection(admin, inspector, vessel)
+        scheduled = schedule_inspection(admin, vessel, "seguridad", inspector, TODAY, "Asunción", TODAY)
+        started = schedule_inspection(admin, vessel, "navegabilidad", inspector, TODAY, "Asunción", TODAY)
+        start_inspection(inspector, started, NOW)
         detention = detain_vessel(admin, vessel, "Prueba de detención", NOW)
         application = apply_for_inspection(admin, vessel, "seguridad", "Asunción", LATE_ON, LATE_ON)  # art. 225 fine
         db.session.flush()

@@ -8,7 +8,7 @@ import random
 import struct
 import zlib
 
-from PIL import Image
+from PIL import Image, ImageChops, ImageDraw
 
 from inspection.ops.demo import demo_signature
 
@@ -127,6 +127,34 @@ def make_flat_jpeg(width: int = 6000, height: int = 6600, progressive: bool = Fa
     """A single-colour JPEG, baseline or progressive (libjpeg buffers every coefficient)."""
     return encode(Image.new("RGB", (width, height), (120, 130, 140)), "JPEG", quality=82,
                   progressive=progressive)
+
+
+def make_lying_jpeg(width: int = 6000, height: int = 6600, seed: int = 1) -> bytes:
+    """A real 96 × 72 JPEG of about 5 kB whose SOF0 header claims `width` × `height`: libjpeg would pad
+    out every missing pixel in grey."""
+    data = bytearray(encode(noisy_image((96, 72), seed=seed), "JPEG", quality=80))
+    sof = data.index(b"\xff\xc0")
+    data[sof + 5:sof + 9] = struct.pack(">HH", height, width)
+    return bytes(data)
+
+
+def make_photo_like_jpeg(size=(4000, 3000), top=(90, 140, 200), bottom=(150, 190, 225), sigma: float = 1.0,
+                         quality: int = 85) -> bytes:
+    """A smooth scene (a vertical gradient from `top` to `bottom`, e.g. a sky) with a camera sensor's noise
+    (Gaussian, `sigma` grey levels): as compressible as a real photo gets."""
+    ramp, noise = Image.linear_gradient("L").resize(size), Image.effect_noise(size, sigma)
+    bands = [ImageChops.add(ramp.point(lambda v, a=a, b=b: a + (b - a) * v // 255), noise, offset=-128)
+             for a, b in zip(top, bottom)]
+    return encode(Image.merge("RGB", bands), "JPEG", quality=quality)
+
+
+def make_scanned_page_jpeg(quality: int = 85) -> bytes:
+    """An A4 page at 300 dpi, black lines of text on clean white (an invoice as evidence of a repair)."""
+    page = Image.new("RGB", (2480, 3508), "white")
+    draw = ImageDraw.Draw(page)
+    for y in range(300, 3200, 60):
+        draw.text((200, y), "Factura 001-001-0000123  Reparación de la bomba de achique  Gs. 1.200.000", fill="black")
+    return encode(page, "JPEG", quality=quality)
 
 
 def make_zip(name: str = "payload.html", body: bytes = b"<script>alert(1)</script>") -> bytes:

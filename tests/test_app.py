@@ -73,6 +73,103 @@ def test_migrations_match_the_models(migration_database, tmp_path):
     assert {"vessels", "inspections", "certificates", "audit_events"} <= tables
 
 
+@pytest.fixture
+def before_open19(migration_database):
+    """An app on a database migrated to the revision before open19 (no rule on open inspections and detentions),
+    with an admin, an inspector and two vessels; yields (app, admin, inspector, vessels)."""
+    from flask_migrate import upgrade
+
+    from inspection.accounts.users import create_user
+    from inspection.registry.vessels import create_owner, create_vessel
+    from tests.conftest import VESSEL_DEFAULTS
+
+    app = create_app({"DATABASE_URL": migration_database, "SECRET_KEY": "x", "PASSWORD_METHOD": "pbkdf2:sha256:1000"})
+    with app.app_context():
+        upgrade(revision="thr12")
+        owner = create_owner({"name": "Armador", "tax_id": "80000001-1", "email": None, "phone": None, "address": None})
+        vessels = [create_vessel({**VESSEL_DEFAULTS, "registration": f"PY-{n}", "name": f"Buque {n}",
+                                  "owner_id": owner.id}) for n in (1, 2)]
+        admin, inspector = create_user("admin", "x" * 12, "admin"), create_user("insp", "x" * 12, "inspector")
+        db.session.commit()
+        yield app, admin, inspector, vessels
+        db.session.remove()
+        db.engine.dispose()
+
+
+def add_rows(admin, inspector, vessel, *statuses, kind="seguridad") -> list[int]:
+    """Inspections of `vessel` in `statuses`, committed as an older release could have; their ids."""
+    from datetime import date
+
+    from inspection.core.models import Inspection
+
+    rows = [Inspection(vessel_id=vessel.id, kind=kind, inspector_id=inspector.id, scheduled_on=date(2026, 12, 1),
+                       port="Asunción", status=status, created_by_id=admin.id) for status in statuses]
+    db.session.add_all(rows)
+    db.session.commit()
+    return [row.id for row in rows]
+
+
+@pytest.mark.db
+def test_open19_keeps_one_open_inspection_per_vessel_and_kind_and_cancels_the_repeated(before_open19):
+    """The one in progress is kept (work done aboard), else the first scheduled; the rest are cancelled, audited,
+    and an application scheduled on one follows the kept inspection."""
+    from datetime import date
+
+    from flask_migrate import upgrade
+    from sqlalchemy.exc import IntegrityError
+
+    from inspection.core.models import Application, AuditEvent, Inspection
+
+    app, admin, inspector, (one, two) = before_open19
+    a, b, c, closed = add_rows(admin, inspector, one, "scheduled", "in_progress", "scheduled", "submitted")
+    d, e = add_rows(admin, inspector, two, "scheduled", "scheduled")
+    f, = add_rows(admin, inspector, two, "scheduled", kind="navegabilidad")
+    db.session.add(Application(vessel_id=two.id, kind="seguridad", port="Asunción", preferred_on=date(2026, 12, 1),
+                               applied_on=date(2026, 11, 20), applied_by_id=admin.id, status="scheduled",
+                               inspection_id=e))
+    db.session.commit()
+    upgrade(revision="open19")
+    status = dict(db.session.execute(db.select(Inspection.id, Inspection.status)).all())
+    assert status == {a: "cancelled", b: "in_progress", c: "cancelled", closed: "submitted", d: "scheduled",
+                      e: "cancelled", f: "scheduled"}
+    assert db.session.scalar(db.select(Application.inspection_id)) == d
+    events = {int(event.entity_id): event.details
+              for event in db.session.scalars(db.select(AuditEvent).filter_by(action="inspection.cancelled"))}
+    assert events == {a: {"reason": "duplicate", "kept_inspection_id": b, "migration": "open19"},
+                      c: {"reason": "duplicate", "kept_inspection_id": b, "migration": "open19"},
+                      e: {"reason": "duplicate", "kept_inspection_id": d, "migration": "open19"}}
+    with pytest.raises(IntegrityError):
+        add_rows(admin, inspector, two, "in_progress")
+    db.session.rollback()
+
+
+@pytest.mark.db
+@pytest.mark.parametrize("repeated", ["inspections in progress", "detentions"])
+def test_open19_stops_and_names_what_only_staff_can_settle(before_open19, capfd, repeated):
+    """Two inspections in progress hold answers each, two detentions are two decisions (art. 208): the upgrade
+    changes nothing and says which rows to settle, and how (`flask db upgrade` prints it and exits 1)."""
+    from flask_migrate import upgrade
+
+    from inspection.core.models import Detention, Inspection
+
+    app, admin, inspector, (one, two) = before_open19
+    repeated_scheduled = add_rows(admin, inspector, two, "scheduled", "scheduled")
+    if repeated == "inspections in progress":
+        ids = add_rows(admin, inspector, one, "in_progress", "in_progress")
+        message = f"vessel {one.id} seguridad: inspections {ids[0]}, {ids[1]}"
+    else:
+        rows = [Detention(vessel_id=one.id, reason=reason, decided_by_id=admin.id) for reason in ("Casco", "Bombas")]
+        db.session.add_all(rows)
+        db.session.commit()
+        message = f"vessel {one.id}: detentions {rows[0].id}, {rows[1].id}"
+    with pytest.raises(SystemExit):
+        upgrade(revision="open19")
+    printed = capfd.readouterr().err
+    assert message in printed and "then upgrade again" in printed
+    db.session.rollback()
+    assert [db.session.get(Inspection, n).status for n in repeated_scheduled] == ["scheduled", "scheduled"]
+
+
 def test_demo_seeds_only_an_empty_database(tmp_path):
     from inspection.core.models import Answer, Inspection, Owner, User, Vessel
     from inspection.ops.demo import prepare_database

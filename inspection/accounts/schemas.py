@@ -3,7 +3,7 @@ from marshmallow import ValidationError, fields, validate, validates_schema
 
 from inspection.core.models import ROLES
 from inspection.i18n.messages import Msg
-from inspection.web.schemas import BaseSchema, Integer, choice_field, id_field
+from inspection.web.schemas import BaseSchema, Integer, Text, choice_field, id_field
 
 
 class TokenRequest(BaseSchema):
@@ -11,14 +11,14 @@ class TokenRequest(BaseSchema):
 
     username = fields.String(required=True, validate=validate.Length(min=1, max=80))
     password = fields.String(required=True, load_only=True, validate=validate.Length(min=1, max=200))
-    device = fields.String(load_default=None, validate=validate.Length(min=1, max=120),
+    device = Text(load_default=None, validate=validate.Length(min=1, max=120),
                            metadata={"description": "Nombre de la tableta: pide un token de dispositivo (días, revocable)"})
 
 
 class DeviceRequest(BaseSchema):
     """A page session asking a token for its own device."""
 
-    name = fields.String(load_default=None, validate=validate.Length(min=1, max=120),
+    name = Text(load_default=None, validate=validate.Length(min=1, max=120),
                          metadata={"description": "Nombre del dispositivo; por omisión, el User-Agent"})
 
 
@@ -46,7 +46,7 @@ class ConflictSchema(BaseSchema):
 
     id = Integer(dump_only=True)
     owner_id = id_field(required=True)
-    reason = fields.String(required=True, validate=validate.Length(min=3, max=300))
+    reason = Text(required=True, validate=validate.Length(min=3, max=300))
     declared_at = fields.AwareDateTime(dump_only=True)
 
 
@@ -65,7 +65,7 @@ class UserSchema(BaseSchema):
 
     id = Integer(dump_only=True)
     username = fields.String(required=True, validate=validate.Regexp(r"^[a-z0-9_.-]{3,80}$"))
-    full_name = fields.String(load_default="", validate=validate.Length(max=200))
+    full_name = Text(load_default="", validate=validate.Length(max=200))
     role = choice_field(ROLES, "Rol", required=True)
     owner_id = id_field(allow_none=True, load_default=None)
     language = fields.String(load_default="es", validate=validate.OneOf(("es", "en")))

@@ -27,6 +27,7 @@ PRACTICAJE = ("unset", "none", "to_angostura", "beyond_angostura", "fixed_itiner
 KINDS = ("navegabilidad", "seguridad")
 INSPECTION_STATUSES = ("scheduled", "in_progress", "submitted", "interrupted", "cancelled")
 OPEN_INSPECTIONS = ("scheduled", "in_progress")  # on the calendar: still to be done aboard
+_OPEN_INSPECTION = sa.text("status IN (%s)" % ", ".join(f"'{status}'" for status in OPEN_INSPECTIONS))
 OUTCOMES = ("passed", "passed_with_observations", "failed")
 RESULTS = ("pass", "fail", "not_applicable")
 ACTIONS = ("rectified", "before_departure", "within_14_days", "next_port", "detained")
@@ -233,11 +234,17 @@ class RateCounter(db.Model):
 
 
 class Inspection(db.Model):
-    """One inspection of one vessel for one certificate kind, pinned to a checklist version."""
+    """One inspection of one vessel for one certificate kind, pinned to a checklist version.
+
+    One open inspection (scheduled or in progress) per vessel and kind is a fact of the schema (partial
+    unique index): two staff scheduling the same work at once cannot both commit it.
+    """
 
     __tablename__ = "inspections"
     # The dashboard's inspections per inspector and month, and failed answers of submitted inspections.
-    __table_args__ = (sa.Index("ix_inspections_status_scheduled_on", "status", "scheduled_on", "inspector_id"),)
+    __table_args__ = (sa.Index("ix_inspections_status_scheduled_on", "status", "scheduled_on", "inspector_id"),
+                      sa.Index("uq_inspections_open", "vessel_id", "kind", unique=True,
+                               sqlite_where=_OPEN_INSPECTION, postgresql_where=_OPEN_INSPECTION))
     id: Mapped[int] = mapped_column(primary_key=True)
     vessel_id: Mapped[int] = mapped_column(sa.ForeignKey("vessels.id"), index=True)
     kind: Mapped[str] = mapped_column(_enum("inspection_kind", KINDS))
@@ -393,9 +400,14 @@ class Deficiency(db.Model):
 
 
 class Detention(db.Model):
-    """A detention decision (art. 208), separate from the actions on single deficiencies."""
+    """A detention decision (art. 208), separate from the actions on single deficiencies.
+
+    A vessel is detained once at a time: one detention not yet lifted per vessel (partial unique index).
+    """
 
     __tablename__ = "detentions"
+    __table_args__ = (sa.Index("uq_detentions_open", "vessel_id", unique=True,
+                               sqlite_where=sa.text("lifted_at IS NULL"), postgresql_where=sa.text("lifted_at IS NULL")),)
     id: Mapped[int] = mapped_column(primary_key=True)
     vessel_id: Mapped[int] = mapped_column(sa.ForeignKey("vessels.id"), index=True)
     inspection_id: Mapped[int | None] = mapped_column(sa.ForeignKey("inspections.id"))

@@ -2,7 +2,7 @@
 from marshmallow import fields, validate
 
 from inspection.core.models import APPLICATION_STATUSES, KINDS
-from inspection.web.schemas import BaseSchema, Integer, PageArgs, id_field, money_field
+from inspection.web.schemas import BaseSchema, Integer, PageArgs, Text, id_field, money_field
 
 
 class FeeLineSchema(BaseSchema):
@@ -34,7 +34,7 @@ class ApplicationInSchema(BaseSchema):
 
     vessel_id = id_field(required=True)
     kind = fields.String(required=True, validate=validate.OneOf(KINDS))
-    port = fields.String(required=True, validate=validate.Length(min=2, max=120))
+    port = Text(required=True, validate=validate.Length(min=2, max=120))
     preferred_on = fields.Date(required=True)
     client_id = fields.UUID(load_default=None, metadata={"description": "Reintento sin duplicar (opcional)"})
 
@@ -82,7 +82,7 @@ class ApplicationSchema(BaseSchema):
 class WaiveInSchema(BaseSchema):
     """Waive a fine: the reason, kept and audited."""
 
-    reason = fields.String(required=True, validate=validate.Length(min=3, max=2000))
+    reason = Text(required=True, validate=validate.Length(min=3, max=2000))
 
 
 class FleetQuery(PageArgs):

@@ -70,6 +70,7 @@ TERMS = {
               "answer.recorded": Msg("Respuesta registrada"), "photo.added": Msg("Foto recibida"),
               "inspection.submitted": Msg("Inspección cerrada"),
               "inspection.interrupted": Msg("Inspección interrumpida"),
+              "inspection.cancelled": Msg("Inspección cancelada"),
               "inspection.reinspection_scheduled": Msg("Reinspección programada (art. 206)"),
               "deficiency.reported_fixed": Msg("Deficiencia informada subsanada"),
               "deficiency.closed": Msg("Deficiencia cerrada"), "vessel.detained": Msg("Buque detenido (art. 208)"),

@@ -6,10 +6,22 @@ the request boundary commits once, so an action and its audit event land togethe
 import hashlib
 from datetime import date, datetime, timedelta
 
+from sqlalchemy.exc import IntegrityError
+
 from inspection.core.audit import record_event
 from inspection.core.exceptions import Conflict, Forbidden, Invalid, NotFound
 from inspection.core.extensions import db
-from inspection.core.models import Answer, ConflictOfInterest, Deficiency, Detention, Inspection, Photo, User, Vessel
+from inspection.core.models import (
+    OPEN_INSPECTIONS,
+    Answer,
+    ConflictOfInterest,
+    Deficiency,
+    Detention,
+    Inspection,
+    Photo,
+    User,
+    Vessel,
+)
 from inspection.i18n.messages import Localized, Msg
 from inspection.inspections.evidence import evidence_status
 from inspection.inspections.outcomes import compute_outcome, item_bound, unanswered_items
@@ -101,14 +113,47 @@ def schedule_inspection(actor: User, vessel: Vessel, kind: str, inspector: User,
         raise Invalid(errors={"scheduled_on": [Msg("La fecha no puede ser anterior a hoy.")]})
     _refuse_conflict(inspector, vessel)
     pinned_items(particulars_of(vessel), kind)  # refuses an exempt vessel now, not on board
-    inspection = Inspection(vessel=vessel, kind=kind, inspector_id=inspector.id, scheduled_on=scheduled_on,
-                            port=port, created_by_id=actor.id, reinspection_of_id=reinspection_of.id if reinspection_of else None)
-    db.session.add(inspection)
-    db.session.flush()
+    inspection = add_open_inspection(Inspection(
+        vessel=vessel, kind=kind, inspector_id=inspector.id, scheduled_on=scheduled_on, port=port,
+        created_by_id=actor.id, reinspection_of_id=reinspection_of.id if reinspection_of else None))
     record_event(actor, "inspection.scheduled", "inspection", inspection.id, inspection_id=inspection.id,
                  details={"vessel_id": vessel.id, "kind": kind, "inspector_id": inspector.id,
                           "scheduled_on": scheduled_on.isoformat(), "port": port})
     return inspection
+
+
+def open_inspection_of(vessel_id: int, kind: str) -> Inspection | None:
+    """The vessel's inspection of this kind that is scheduled or in progress, if any (at most one: uq_inspections_open)."""
+    return db.session.scalar(db.select(Inspection).where(Inspection.vessel_id == vessel_id, Inspection.kind == kind,
+                                                         Inspection.status.in_(OPEN_INSPECTIONS)))
+
+
+def add_open_inspection(inspection: Inspection) -> Inspection:
+    """Add a new scheduled inspection unless its vessel already has an open one of its kind: then 409 naming it.
+
+    The check answers the common case; the partial unique index settles two requests that pass it at once
+    (the loser's insert fails, and by then the winner has committed, so the loser names it too).
+    """
+    vessel_id = inspection.vessel_id or inspection.vessel.id  # the id is set at the flush when given as `vessel`
+    existing = open_inspection_of(vessel_id, inspection.kind)
+    if existing is not None:
+        raise _already_open(existing)
+    try:
+        with db.session.begin_nested():
+            db.session.add(inspection)
+            db.session.flush()
+    except IntegrityError:
+        raise _already_open(open_inspection_of(vessel_id, inspection.kind)) from None
+    return inspection
+
+
+def _already_open(existing: Inspection | None) -> Conflict:
+    if existing is None:  # the winner was closed again before we looked: still one open at a time
+        return Conflict(Msg("El buque ya tiene una inspección de este tipo sin cerrar."))
+    return Conflict(Msg("El buque ya tiene la inspección n.º {inspection_id} de este tipo sin cerrar (programada para "
+                        "el {scheduled_on}): realícela en lugar de programar otra.",
+                        inspection_id=existing.id, scheduled_on=existing.scheduled_on),
+                    extra={"inspection_id": existing.id})
 
 
 class ChecklistChanged(Conflict):
@@ -396,11 +441,9 @@ def _schedule_reinspection(actor: User, inspection: Inspection, deficiencies, to
     """Art. 206: repairs found necessary get an inspection of the work done."""
     due = [d.due_on for d in deficiencies if d.status == "open" and d.due_on and d.due_on >= today]
     when = min(due) if due else today + timedelta(days=reinspection_days())
-    follow_up = Inspection(vessel_id=inspection.vessel_id, kind=inspection.kind, inspector_id=inspection.inspector_id,
-                           scheduled_on=when, port=inspection.port, created_by_id=actor.id,
-                           reinspection_of_id=inspection.id)
-    db.session.add(follow_up)
-    db.session.flush()
+    follow_up = add_open_inspection(Inspection(
+        vessel_id=inspection.vessel_id, kind=inspection.kind, inspector_id=inspection.inspector_id, scheduled_on=when,
+        port=inspection.port, created_by_id=actor.id, reinspection_of_id=inspection.id))
     record_event(actor, "inspection.reinspection_scheduled", "inspection", follow_up.id, inspection_id=inspection.id,
                  details={"reinspection_id": follow_up.id, "scheduled_on": when.isoformat(), "article": "206"})
     return follow_up
@@ -449,13 +492,32 @@ def detain_vessel(actor: User, vessel: Vessel, reason: str, now: datetime,
                   inspection: Inspection | None = None) -> Detention:
     """Record a detention decision with its reason (art. 208), apart from any deficiency's action."""
     _require_detention_authority(actor, vessel)
+    existing = open_detention_of(vessel.id)
+    if existing is not None:
+        raise _already_detained(existing)
     detention = Detention(vessel_id=vessel.id, inspection_id=inspection.id if inspection else None, reason=reason,
                           decided_by_id=actor.id, decided_at=now)
-    db.session.add(detention)
-    db.session.flush()
+    try:  # the partial unique index settles two decisions taken at once: the loser names the winner's
+        with db.session.begin_nested():
+            db.session.add(detention)
+            db.session.flush()
+    except IntegrityError:
+        raise _already_detained(open_detention_of(vessel.id)) from None
     record_event(actor, "vessel.detained", "detention", detention.id,
                  inspection_id=inspection.id if inspection else None, details={"vessel_id": vessel.id, "reason": reason})
     return detention
+
+
+def open_detention_of(vessel_id: int) -> Detention | None:
+    """The vessel's detention not yet lifted, if any (at most one: uq_detentions_open)."""
+    return db.session.scalar(db.select(Detention).where(Detention.vessel_id == vessel_id, Detention.lifted_at.is_(None)))
+
+
+def _already_detained(existing: Detention | None) -> Conflict:
+    if existing is None:  # lifted again before we looked
+        return Conflict(Msg("El buque ya tiene una detención sin levantar."))
+    return Conflict(Msg("El buque ya está detenido (detención n.º {detention_id}); levántela antes de decidir otra.",
+                        detention_id=existing.id), extra={"detention_id": existing.id})
 
 
 def lift_detention(actor: User, detention: Detention, reason: str, now: datetime) -> Detention:

@@ -7,7 +7,7 @@ from marshmallow import ValidationError, fields, validate
 from inspection.core.models import ACTIONS, DEFICIENCY_STATUSES, INSPECTION_STATUSES, KINDS, RESULTS
 from inspection.i18n.messages import Msg
 from inspection.media.signatures import ROLES as SIGNATURE_ROLES
-from inspection.web.schemas import BaseSchema, Integer, NoteSchema, PageArgs, decimal_between, id_field
+from inspection.web.schemas import BaseSchema, Integer, NoteSchema, PageArgs, Text, decimal_between, id_field
 
 _OBSERVED = decimal_between(0, 100_000, low_inclusive=True)
 
@@ -22,7 +22,7 @@ class InspectionCreateSchema(BaseSchema):
     kind = fields.String(required=True, validate=validate.OneOf(KINDS))
     inspector_id = id_field(required=True)
     scheduled_on = fields.Date(required=True)
-    port = fields.String(required=True, validate=validate.Length(min=2, max=120))
+    port = Text(required=True, validate=validate.Length(min=2, max=120))
 
 
 class InspectionQuery(PageArgs):
@@ -52,7 +52,7 @@ class AnswerInSchema(BaseSchema):
     result = fields.String(required=True, validate=validate.OneOf(RESULTS))
     observed = fields.Decimal(allow_none=True, load_default=None, places=2, validate=_OBSERVED[0],
                               metadata=_OBSERVED[1])
-    note = fields.String(load_default="", validate=validate.Length(max=2000))
+    note = Text(load_default="", validate=validate.Length(max=2000))
     recorded_at = fields.AwareDateTime(load_default=None, metadata={"description": "Hora de la tableta (UTC)"})
     photos = fields.List(fields.String(validate=HEX64), load_default=list, validate=validate.Length(max=20),
                          metadata={"description": "SHA-256 de las fotos tomadas para este ítem"})
@@ -160,9 +160,9 @@ class SubmitInSchema(BaseSchema):
                                metadata={"description": "Firmas dibujadas del inspector y del capitán o patrón"})
     submitted_at = fields.AwareDateTime(load_default=None, metadata={
         "description": "Hora de cierre en la tableta (UTC); a lo sumo 5 minutos después de la del servidor"})
-    signature = fields.String(required=True, validate=validate.Length(min=2, max=200),
+    signature = Text(required=True, validate=validate.Length(min=2, max=200),
                               metadata={"description": "Nombre del inspector, escrito como firma"})
-    master_name = fields.String(required=True, validate=validate.Length(min=2, max=200),
+    master_name = Text(required=True, validate=validate.Length(min=2, max=200),
                                 metadata={"description": "Capitán o patrón que toma conocimiento"})
     valid_until = fields.Date(load_default=None, allow_none=True,
                               metadata={"description": "Término que fija el inspector al certificado de navegabilidad (art. 203): "

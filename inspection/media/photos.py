@@ -15,15 +15,18 @@ small enough:
 4. Pixel count from that header against ``max_pixels``: ``too_many_pixels``, or
    ``decompression_bomb`` when the file is also tiny for its pixel count (see ``BOMB_RATIO``).
    Within the limit, the decode cost is bounded before any pixel is decoded: a 16-bit PNG is
-   ``high_bit_depth``; a PNG or WebP (decoded whole) above ``RATIO_FLOOR_PIXELS`` that expands
-   more than ``BOMB_RATIO`` is ``implausible_compression`` (a real photo never does);
+   ``high_bit_depth``; a file that claims more pixels than its bytes can carry is
+   ``implausible_compression`` (a real photo never is): a JPEG with more than
+   ``JPEG_PIXELS_PER_BYTE`` pixels per byte, at any size (its header may claim 40 MP over 5 kB
+   of data, which libjpeg would pad out in grey), or a PNG or WebP (decoded whole) above
+   ``RATIO_FLOOR_PIXELS`` that expands more than ``BOMB_RATIO``; and after ``draft`` (step 6)
+   the estimated peak memory (``decode_cost``, per format and mode) must fit
+   ``max_decode_bytes``, else ``over_decode_budget``.
    This is our own per-call limit; Pillow's global ``MAX_IMAGE_PIXELS`` is neither read nor
-   changed, and stays a backstop (its ``DecompressionBombError`` maps to ``decompression_bomb``).
-   Pillow only warns above 89.5 MP, far above any limit we accept, so its warning cannot fire for
-   an image we decode and we need no process-wide warnings filter (``catch_warnings`` is not
+   changed, and stays a backstop: its ``DecompressionBombError``, and its warning where a process
+   turns warnings into errors, map to ``decompression_bomb``. Pillow only warns above 89.5 MP, far
+   above any limit we accept, so we need no process-wide warnings filter (``catch_warnings`` is not
    thread-safe).
-   and after ``draft`` (step 6) the estimated peak memory (``decode_cost``, per format and
-   mode) must fit ``max_decode_bytes``, else ``over_decode_budget``.
 5. Polyglot rule (``mismatched_content``), see ``find_foreign_content``.
 6. Pillow opens the bytes with the one decoder the magic bytes name (``formats=[...]``); if it
    refuses, or reads other dimensions than the header walk, the content does not match.
@@ -66,6 +69,13 @@ BOMB_RATIO = 100
 # Below this many pixels a decode costs at most ~130 MB and a fraction of a second, so the
 # expansion ratio is not checked: small flat screenshots and drawings stay welcome.
 RATIO_FLOOR_PIXELS = 8_000_000
+# A JPEG with more pixels per byte than this claims pixels its data does not carry. Measured with
+# Pillow on 12 MP images (tests/media/test_photos.py): camera-like photos with sensor noise give
+# 5-40 px/byte, a clean scanned page 30; nothing baseline (what cameras, browsers' canvas and
+# libjpeg's defaults write) exceeds 64, the bound of a single colour at 4:2:0 (4 bytes per
+# 16 × 16 block); a progressive single colour reaches 170. A header lying about its size is far
+# above: 40 MP over a 5 kB scan is 8000.
+JPEG_PIXELS_PER_BYTE = 200
 # Peak bytes of memory per decoded pixel while a photo is decoded, converted to RGB and scaled
 # down, measured with Pillow 13 on 6000 × 6600 images (bench/photos.py) and rounded up.
 # PNG by IHDR colour type (0 grey, 2 RGB, 3 palette, 4 grey+alpha, 6 RGBA); WebP is decoded whole
@@ -85,6 +95,8 @@ class PhotoLimits:
     """Server limits for uploaded photos, published to the client before it sends anything."""
 
     max_bytes: int = 15 * MIB
+    # Over a tablet camera's 8-13 MP and a phone's usual 12 MP; the tablet itself sends at most
+    # 2560 px on the long side (static/js/tablet/photos.js). A 48 MP full-resolution file is refused.
     max_pixels: int = 40_000_000
     max_decode_bytes: int = 256 * MIB
     display_px: int = 1600
@@ -637,18 +649,25 @@ def _check_layout(data: bytes, mime: str, limits: PhotoLimits) -> _Layout:
             raise _reject("mismatched_content", format=name, found=found) from None
         code = "truncated" if broken.kind == "truncated" else "mismatched_content"
         raise _reject(code, format=name) from None
-    if layout.width * layout.height > limits.max_pixels:
+    pixels = layout.width * layout.height
+    if pixels > limits.max_pixels:
         raise _bomb(data, layout, limits)
     if layout.depth > 8:
         raise _reject("high_bit_depth", format=name, depth=layout.depth)
-    pixels = layout.width * layout.height
-    if mime != "image/jpeg" and pixels > RATIO_FLOOR_PIXELS and pixels * 3 > BOMB_RATIO * len(data):
+    if implausibly_small(mime, pixels, len(data)):
         raise _reject("implausible_compression", width=layout.width, height=layout.height,
                       pixels=pixels, size_bytes=len(data))
     found = find_foreign_content(data, mime, layout.end)
     if found:
         raise _reject("mismatched_content", format=name, found=found)
     return layout
+
+
+def implausibly_small(mime: str, pixels: int, size: int) -> bool:
+    """Whether a file of `size` bytes claims more pixels than a photo of its format can carry in them."""
+    if mime == "image/jpeg":
+        return pixels > JPEG_PIXELS_PER_BYTE * size
+    return pixels > RATIO_FLOOR_PIXELS and pixels * 3 > BOMB_RATIO * size
 
 
 def _bomb(data: bytes, layout: _Layout, limits: PhotoLimits,
@@ -691,7 +710,7 @@ def _open_checked(data: bytes, mime: str, layout: _Layout, limits: PhotoLimits):
     name = FORMAT_NAMES[mime]
     try:
         im = Image.open(io.BytesIO(data), formats=[PILLOW_FORMATS[mime]])
-    except Image.DecompressionBombError:
+    except (Image.DecompressionBombError, Image.DecompressionBombWarning):
         raise _bomb(data, layout, limits, pillow_refused=True) from None
     except (UnidentifiedImageError, OSError, SyntaxError, ValueError, EOFError):
         raise _reject("mismatched_content", format=name) from None
@@ -704,7 +723,7 @@ def _decode(im, data: bytes, mime: str, layout: _Layout, limits: PhotoLimits) ->
     """Decode every pixel now, so a damaged file fails here and not half-way through a save."""
     try:
         im.load()
-    except Image.DecompressionBombError:
+    except (Image.DecompressionBombError, Image.DecompressionBombWarning):
         raise _bomb(data, layout, limits, pillow_refused=True) from None
     except Exception as exc:  # Pillow raises OSError, SyntaxError, ValueError, EOFError...
         raise _reject("truncated", format=FORMAT_NAMES[mime]) from exc

@@ -1,7 +1,7 @@
 """Assigning an application to an inspector, as the API and the board's form read it."""
 from marshmallow import fields, validate
 
-from inspection.web.schemas import BaseSchema, id_field
+from inspection.web.schemas import BaseSchema, Text, id_field
 
 
 class AssignInSchema(BaseSchema):
@@ -9,5 +9,5 @@ class AssignInSchema(BaseSchema):
 
     inspector_id = id_field(required=True)
     scheduled_on = fields.Date(required=True)
-    port = fields.String(required=True, validate=validate.Length(min=2, max=120))
+    port = Text(required=True, validate=validate.Length(min=2, max=120))
     client_id = fields.UUID(load_default=None, metadata={"description": "Reintento sin duplicar (opcional)"})

@@ -7,19 +7,28 @@ from marshmallow import ValidationError, fields, post_dump, validate, validates_
 from inspection.core.models import COOKING, FLAGS, HULLS, ITINERARY_CATEGORIES, PRACTICAJE, PROPULSIONS, SERVICES
 from inspection.law.tonnage import gross_tonnage, round_tonnage
 from inspection.registry.vessels import particular_errors
-from inspection.web.schemas import BaseSchema, Integer, PageArgs, choice_field, count_field, id_field, metres_field
+from inspection.web.schemas import (
+    BaseSchema,
+    Integer,
+    PageArgs,
+    Text,
+    choice_field,
+    count_field,
+    id_field,
+    metres_field,
+)
 
 
 class OwnerSchema(BaseSchema):
     """An owner (armador)."""
 
     id = Integer(dump_only=True)
-    name = fields.String(required=True, validate=validate.Length(min=2, max=200))
-    tax_id = fields.String(required=True, validate=validate.Length(min=3, max=40),
+    name = Text(required=True, validate=validate.Length(min=2, max=200))
+    tax_id = Text(required=True, validate=validate.Length(min=3, max=40),
                            metadata={"description": "RUC o CI"})
     email = fields.Email(allow_none=True, validate=validate.Length(max=200))
-    phone = fields.String(allow_none=True, validate=validate.Length(max=60))
-    address = fields.String(allow_none=True, validate=validate.Length(max=300))
+    phone = Text(allow_none=True, validate=validate.Length(max=60))
+    address = Text(allow_none=True, validate=validate.Length(max=300))
     created_at = fields.AwareDateTime(dump_only=True)
     updated_at = fields.AwareDateTime(dump_only=True)
 
@@ -28,14 +37,14 @@ class VesselSchema(BaseSchema):
     """A vessel and its particulars (field names fixed by api.md)."""
 
     id = Integer(dump_only=True)
-    registration = fields.String(required=True, validate=validate.Length(min=2, max=40),
+    registration = Text(required=True, validate=validate.Length(min=2, max=40),
                                  metadata={"description": "Matrícula (art. 66)"})
-    name = fields.String(required=True, validate=validate.Length(min=1, max=120))
+    name = Text(required=True, validate=validate.Length(min=1, max=120))
     owner_id = id_field(required=True)
     flag = choice_field(FLAGS, "Bandera", required=True)
-    cabotage_permit = fields.String(allow_none=True, load_default=None, validate=validate.Length(max=60),
+    cabotage_permit = Text(allow_none=True, load_default=None, validate=validate.Length(max=60),
                                     metadata={"description": "Permiso de cabotaje de un buque extranjero"})
-    home_port = fields.String(required=True, validate=validate.Length(min=2, max=120))
+    home_port = Text(required=True, validate=validate.Length(min=2, max=120))
     propulsion = choice_field(PROPULSIONS, "Propulsión", required=True)
     service = choice_field(SERVICES, "Servicio", required=True)
     hull_material = choice_field(HULLS, "Material del casco (art. 195)", required=True)

@@ -51,6 +51,26 @@ def choice_field(values, description, **kw):
     return fields.String(validate=validate.OneOf(values), metadata={"description": description}, **kw)
 
 
+class Text(fields.String):
+    """Text a person types (a name, a port, a reason, a note), its surrounding whitespace trimmed.
+
+    Only spaces is blank: refused where the field is required or has a minimum length, and elsewhere read as
+    empty (null where the field takes null, else the empty text), so an empty optional note stays allowed.
+    Page forms trim their boxes already (web/forms.py); this holds the API to the same.
+    """
+
+    def deserialize(self, value, attr=None, data=None, **kwargs):
+        if isinstance(value, str) and not value.strip():
+            if self.required or any(isinstance(rule, validate.Length) and rule.min for rule in self.validators):
+                raise ValidationError(Msg("Este campo no puede quedar en blanco."))
+            if self.allow_none:
+                return None
+        return super().deserialize(value, attr, data, **kwargs)
+
+    def _deserialize(self, value, attr, data, **kwargs) -> str:
+        return super()._deserialize(value, attr, data, **kwargs).strip()
+
+
 class BaseSchema(Schema):
     """Unknown fields are refused (marshmallow's default), so a typo never silently drops data."""
 
@@ -162,7 +182,7 @@ def page_schema(item_schema, name: str):
 class NoteSchema(BaseSchema):
     """A reason or note for a decision."""
 
-    reason = fields.String(required=True, validate=validate.Length(min=3, max=2000))
+    reason = Text(required=True, validate=validate.Length(min=3, max=2000))
 
 
 

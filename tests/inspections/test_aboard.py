@@ -48,13 +48,15 @@ def agenda(client, crew, query=""):
 # --- the agenda ------------------------------------------------------------------------------------
 
 def test_the_agenda_holds_overdue_today_and_the_coming_days_in_date_order(client, crew):
-    late, due, coming, edge, beyond = (plan(crew, DAY + timedelta(days=n)) for n in (0, 2, 5, 9, 10))
-    running = plan(crew, DAY + timedelta(days=3))
+    late = plan(crew, DAY)
+    due, coming, edge, beyond = (plan(crew, DAY + timedelta(days=n), vessel=crew["make_vessel"]())
+                                 for n in (2, 5, 9, 10))  # one open inspection per vessel and kind
+    running = plan(crew, DAY + timedelta(days=3), vessel=crew["make_vessel"]())
     start_inspection(crew["inspector"], running, T0)
-    stopped = plan(crew, DAY + timedelta(days=2))
+    stopped = plan(crew, DAY + timedelta(days=2), vessel=crew["make_vessel"]())
     start_inspection(crew["inspector"], stopped, T0)
     interrupt_inspection(crew["inspector"], stopped, "Tormenta", T0)
-    plan(crew, DAY + timedelta(days=2), inspector=crew["other"])
+    plan(crew, DAY + timedelta(days=2), inspector=crew["other"], vessel=crew["make_vessel"]())
     _db.session.commit()
     crew["clock"](T0 + timedelta(days=2))
     body = agenda(client, crew)
@@ -102,8 +104,9 @@ def package(client, crew, inspection_id, headers=None, **kw):
 
 
 def test_a_scheduled_inspection_carries_what_starting_it_would_pin(client, crew):
-    inspection = plan(crew)
     earlier = plan(crew)
+    earlier.status = "submitted"  # closed with the deficiencies below
+    inspection = plan(crew)
     _db.session.add(Deficiency(inspection_id=earlier.id, vessel_id=crew["vessel"].id, item_id="seg.hoses.weekly",
                                source="Ley 928/1927", article="143", description="Mangueras", action="within_14_days",
                                due_on=DAY + timedelta(days=14), status="open"))

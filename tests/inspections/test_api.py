@@ -11,12 +11,21 @@ from inspection.core.models import (
     Certificate,
     ConflictOfInterest,
     Deficiency,
+    Detention,
     Inspection,
     Photo,
     utcnow,
 )
 from tests.fixtures.inspections import answer, answer_all, cid, jpeg, schedule, submit, upload
-from tests.media_samples import SIGNATURES, make_bomb_png, make_exif, make_flat_png, make_jpeg, make_zip
+from tests.media_samples import (
+    SIGNATURES,
+    make_bomb_png,
+    make_exif,
+    make_flat_png,
+    make_jpeg,
+    make_lying_jpeg,
+    make_zip,
+)
 
 # --- scheduling and conflict of interest -----------------------------------------------------------
 
@@ -63,6 +72,93 @@ def test_exempt_vessel_cannot_be_scheduled(client, crew, make_vessel):
             "scheduled_on": office_today().isoformat(), "port": "Asunción"}
     response = client.post("/api/v1/inspections", json=body, headers=crew["admin"])
     assert response.status_code == 422 and "210" in response.json["detail"]
+
+
+def schedule_body(crew, kind="seguridad", days=0) -> dict:
+    return {"vessel_id": crew["vessel"].id, "kind": kind, "inspector_id": crew["inspector"].id,
+            "scheduled_on": (office_today() + timedelta(days=days)).isoformat(), "port": "Asunción"}
+
+
+def test_a_vessel_has_one_open_inspection_of_a_kind_at_a_time(client, crew, db):
+    """Scheduled or in progress, an inspection is open: a second of its kind is 409 naming it, until it closes."""
+    first = schedule(client, crew, on=office_today() + timedelta(days=3))
+    again = client.post("/api/v1/inspections", json=schedule_body(crew, days=5), headers=crew["admin"])
+    assert again.status_code == 409 and again.mimetype == "application/problem+json"
+    assert again.json["inspection_id"] == first
+    assert again.json["detail"].startswith(f"El buque ya tiene la inspección n.º {first} de este tipo sin cerrar")
+    english = client.post("/api/v1/inspections", json=schedule_body(crew), headers={**crew["ih"], "Accept-Language": "en"})
+    assert english.status_code == 409
+    assert english.json["detail"].startswith(f"The vessel already has inspection no. {first} of this kind still open")
+    assert client.post("/api/v1/inspections", json=schedule_body(crew, "navegabilidad"),
+                       headers=crew["admin"]).status_code == 201  # the other kind is other work
+    assert client.post(f"/api/v1/inspections/{first}/start", headers=crew["ih"]).status_code == 200
+    assert client.post("/api/v1/inspections", json=schedule_body(crew), headers=crew["admin"]).status_code == 409
+    assert client.post(f"/api/v1/inspections/{first}/interrupt", json={"reason": "Tormenta"},
+                       headers=crew["ih"]).status_code == 200
+    assert client.post("/api/v1/inspections", json=schedule_body(crew), headers=crew["admin"]).status_code == 201
+    kinds = db.session.execute(db.select(Inspection.kind, Inspection.status).order_by(Inspection.id)).all()
+    assert kinds == [("seguridad", "interrupted"), ("navegabilidad", "scheduled"), ("seguridad", "scheduled")]
+
+
+def test_the_schema_holds_one_open_inspection_per_vessel_and_kind(crew, db):
+    from sqlalchemy.exc import IntegrityError
+
+    def row(status, kind="seguridad"):
+        return Inspection(vessel_id=crew["vessel"].id, kind=kind, inspector_id=crew["inspector"].id,
+                          scheduled_on=office_today(), port="Asunción", status=status,
+                          created_by_id=crew["inspector"].id)
+
+    db.session.add_all([row("submitted"), row("interrupted"), row("cancelled"), row("submitted"), row("scheduled"),
+                        row("in_progress", "navegabilidad")])
+    db.session.commit()  # closed ones are history, any number of them
+    for status in ("scheduled", "in_progress"):
+        db.session.add(row(status))
+        with pytest.raises(IntegrityError):
+            db.session.flush()
+        db.session.rollback()
+
+
+def miss_the_first_look(monkeypatch, check: str) -> list:
+    """The operation's check (`check`) finds nothing the first time, as a race's loser finds before the winner
+    commits; the calls are listed."""
+    from inspection.inspections import operations
+
+    real, looks = getattr(operations, check), []
+
+    def look(*args):
+        looks.append(args)
+        return None if len(looks) == 1 else real(*args)
+
+    monkeypatch.setattr(operations, check, look)
+    return looks
+
+
+def test_a_racing_schedule_that_loses_at_the_index_gets_the_same_409(client, crew, db, monkeypatch):
+    """The check passed (the winner not yet committed when it looked): the unique index refuses the insert,
+    and the loser answers 409 naming the winner's inspection, never a 500."""
+    first = schedule(client, crew)
+    looks = miss_the_first_look(monkeypatch, "open_inspection_of")
+    response = client.post("/api/v1/inspections", json=schedule_body(crew), headers=crew["admin"])
+    assert response.status_code == 409 and response.json["inspection_id"] == first and len(looks) == 2
+    assert db.session.scalar(db.select(db.func.count(Inspection.id))) == 1
+
+
+def test_a_vessel_is_detained_once_at_a_time(client, crew, db, monkeypatch):
+    url = f"/api/v1/vessels/{crew['vessel'].id}/detentions"
+    first = client.post(url, json={"reason": "Casco con filtraciones (art. 208)"}, headers=crew["admin"])
+    assert first.status_code == 201
+    again = client.post(url, json={"reason": "Extintores vencidos"}, headers={**crew["ih"], "Accept-Language": "en"})
+    assert again.status_code == 409 and again.json["detention_id"] == first.json["id"]
+    assert again.json["detail"] == (f"The vessel is already detained (detention no. {first.json['id']}); "
+                                    "lift it before deciding another.")
+    miss_the_first_look(monkeypatch, "open_detention_of")  # a race's loser: the index refuses its insert
+    raced = client.post(url, json={"reason": "Extintores vencidos"}, headers=crew["admin"])
+    assert raced.status_code == 409 and raced.json["detention_id"] == first.json["id"]
+    monkeypatch.undo()
+    assert client.post(f"/api/v1/detentions/{first.json['id']}/lift", json={"reason": "Reparado"},
+                       headers=crew["admin"]).status_code == 200
+    assert client.post(url, json={"reason": "Extintores vencidos"}, headers=crew["admin"]).status_code == 201
+    assert db.session.scalar(db.select(db.func.count(Detention.id)).where(Detention.lifted_at.is_(None))) == 1
 
 
 # --- start pins ------------------------------------------------------------------------------------
@@ -311,6 +407,7 @@ BAD_UPLOADS = {
     "bomb": (make_bomb_png(), 413),
     "16-bit 40 MP": (make_flat_png(6000, 6600, depth=16), 422),
     "flat 40 MP": (make_flat_png(6000, 6600, depth=8, colour=2), 422),
+    "5 kB JPEG claiming 40 MP": (make_lying_jpeg(), 422),
     "polyglot": (jpeg(4) + make_zip(), 422),
     "not-an-image": (b"%PDF-1.7\n" + b"x" * 500, 415),
     "html": (b"<html><script>alert(1)</script></html>", 415),
@@ -328,6 +425,16 @@ def test_bad_uploads_are_clear_4xx_and_store_nothing(client, crew, started, app,
     assert response.json["detail"] and response.json["limits"]["max_bytes"] > 0
     assert db.session.scalar(db.select(db.func.count(Photo.id))) == 0
     assert media_files(app) == before
+
+
+def test_a_jpeg_whose_header_claims_more_than_it_carries_is_422_in_the_callers_language(client, crew, started):
+    inspection_id, _ = started
+    response = client.post(f"/api/v1/inspections/{inspection_id}/photos", headers={**crew["ih"], "Accept-Language": "en"},
+                           data={"item_id": "seg.buckets.total", "client_id": cid(),
+                                 "file": (io.BytesIO(make_lying_jpeg()), "foto.jpg")},
+                           content_type="multipart/form-data")
+    assert response.status_code == 422 and response.json["reason"] == "implausible_compression"
+    assert response.json["detail"].startswith("The file claims 6000 × 6600 pixels (39.6 megapixels) but weighs only")
 
 
 def test_oversized_upload_is_413_with_the_limits(client, crew, started, app, db):

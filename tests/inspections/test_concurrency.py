@@ -126,3 +126,29 @@ def test_copies_of_one_submission_at_once_all_get_its_result(app, db, crew, star
     inspection = db.session.get(Inspection, inspection_id)
     assert sorted(media_storage().iter_keys("signatures/")) == sorted(
         [inspection.inspector_signature_key, inspection.master_signature_key])
+
+
+def test_eight_schedules_of_one_vessel_and_kind_at_once_are_one_inspection(app, db, crew):
+    """Eight staff scheduling the same work at once: one 201, seven 409 naming it, one row (uq_inspections_open)."""
+    from inspection.core.clock import office_today
+
+    body = {"vessel_id": crew["vessel"].id, "kind": "seguridad", "inspector_id": crew["inspector"].id,
+            "scheduled_on": office_today().isoformat(), "port": "Asunción"}
+    results = in_parallel(app, db, [lambda c: c.post("/api/v1/inspections", json=body, headers=crew["admin"])] * 8)
+    assert sorted(status for status, _ in results) == [201] + [409] * 7, results
+    [winner] = [body for status, body in results if status == 201]
+    assert all(body["inspection_id"] == winner["id"] for status, body in results if status == 409)
+    assert db.session.scalar(db.select(db.func.count(Inspection.id))) == 1
+
+
+def test_eight_detentions_of_one_vessel_at_once_are_one(app, db, crew):
+    """Eight staff detaining one vessel at once: one 201, seven 409 naming it, one detention (uq_detentions_open)."""
+    from inspection.core.models import Detention
+
+    url = f"/api/v1/vessels/{crew['vessel'].id}/detentions"
+    results = in_parallel(app, db, [lambda c: c.post(url, json={"reason": "Casco con filtraciones"},
+                                                     headers=crew["admin"])] * 8)
+    assert sorted(status for status, _ in results) == [201] + [409] * 7, results
+    [winner] = [body for status, body in results if status == 201]
+    assert all(body["detention_id"] == winner["id"] for status, body in results if status == 409)
+    assert db.session.scalar(db.select(db.func.count(Detention.id))) == 1

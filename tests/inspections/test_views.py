@@ -45,9 +45,9 @@ def crew(make_user, make_vessel, login_as):
             "police": login_as(police), "inspector_user": inspector, "owner_user": owner, "vessel": vessel}
 
 
-def schedule(crew, kind="seguridad", on=None, who="admin"):
+def schedule(crew, kind="seguridad", on=None, who="admin", vessel=None):
     """Schedule through the page's form (the vessel typed by its registration); returns the new inspection's id."""
-    form = {"vessel": crew["vessel"].registration, "kind": kind, "inspector_id": crew["inspector_user"].id,
+    form = {"vessel": (vessel or crew["vessel"]).registration, "kind": kind, "inspector_id": crew["inspector_user"].id,
             "scheduled_on": (on or office_today()).isoformat(), "port": "Asunción"}
     response = crew[who].post("/inspecciones", data=form)
     assert response.status_code == 302, text(response)
@@ -189,6 +189,16 @@ def test_schedule_errors_are_shown_in_the_form(crew):
     assert "<details class=\"card schedule\" id=\"programar\" open>" in response.get_data(as_text=True)
 
 
+def test_a_second_open_inspection_of_the_kind_is_refused_on_the_page_naming_the_first(crew):
+    first = schedule(crew, on=office_today() + timedelta(days=2))
+    form = {"vessel": crew["vessel"].registration, "kind": "seguridad", "inspector_id": crew["inspector_user"].id,
+            "scheduled_on": office_today().isoformat(), "port": "Pilar"}
+    response = crew["admin"].post("/inspecciones", data=form)
+    assert response.status_code == 409
+    assert (f"El buque ya tiene la inspección n.º {first} de este tipo sin cerrar (programada para el "
+            f"{format_day(office_today() + timedelta(days=2), 'es')})") in text(response)
+
+
 def test_inspector_cannot_schedule_for_another(crew, make_user):
     other = make_user("inspector")
     form = {"vessel_id": crew["vessel"].id, "kind": "seguridad", "inspector_id": other.id,
@@ -289,6 +299,9 @@ def test_deficiency_follow_up_and_detention_from_the_report(crew, db):
     assert detention.reason == "Sin salvavidas suficientes"
     assert "Sin salvavidas suficientes" in text(crew["owner"].get(f"/inspecciones/{inspection_id}/informe"))
     assert crew["owner"].post(f"/inspecciones/{inspection_id}/detener", data={"reason": "xxxx"}).status_code == 403
+    again = crew["inspector"].post(f"/inspecciones/{inspection_id}/detener", data={"reason": "Extintores vencidos"})
+    assert again.status_code == 409
+    assert f"El buque ya está detenido (detención n.º {detention.id}); levántela antes de decidir otra." in text(again)
 
 
 @pytest.mark.parametrize("settings, outcome, practice", [
@@ -344,14 +357,14 @@ def test_list_filters_and_pages(crew, db):
     assert response.status_code == 200 and "Debe ser uno de" in text(response)
 
 
-def test_list_query_count_does_not_grow_with_rows(crew, db, app, count_queries):
+def test_list_query_count_does_not_grow_with_rows(crew, db, app, count_queries, make_vessel):
     def load():
         assert crew["admin"].get("/inspecciones").status_code == 200
 
     schedule(crew)
     one = count_queries(load)
     for n in range(4):
-        schedule(crew, on=office_today() + timedelta(days=n + 1))
+        schedule(crew, on=office_today() + timedelta(days=n + 1), vessel=make_vessel())
     assert count_queries(load) == one
 
 

@@ -11,11 +11,15 @@ from media_samples import (
     gps_ifd,
     make_bomb_png,
     make_exif,
+    make_flat_jpeg,
     make_flat_png,
     make_flat_webp,
     make_jpeg,
+    make_lying_jpeg,
     make_other,
+    make_photo_like_jpeg,
     make_png,
+    make_scanned_page_jpeg,
     make_webp,
     make_zip,
     marked_image,
@@ -353,6 +357,50 @@ def test_small_flat_images_and_flat_jpegs_are_still_accepted():
     flat = Image.new("RGB", (2800, 2800), "white")  # 7.8 MP, under RATIO_FLOOR_PIXELS
     assert process_photo(encode(flat, "PNG"), LIMITS).width == 2800
     assert process_photo(encode(flat, "JPEG", progressive=True), LIMITS).width == 2800
+
+
+# --- a header that claims more than the file carries (issue 19: a 5 kB JPEG claiming 6000 x 6600) ----
+
+@pytest.mark.parametrize("width, height", [(6000, 6600), (2000, 2000)], ids=["40MP", "4MP"])
+def test_a_jpeg_claiming_more_pixels_than_its_bytes_carry_is_refused_without_decoding(monkeypatch, width, height):
+    """libjpeg would pad the missing pixels out in grey and the photo would pass as evidence: refused from the
+    header, below the floor that spares small flat PNGs too."""
+    data = make_lying_jpeg(width, height)
+    layout = photos._jpeg_layout(data)
+    assert len(data) < 6_000 and (layout.width, layout.height) == (width, height)
+    monkeypatch.setattr(Image, "open", _fail)
+    error = rejected(data)
+    assert error.code == "implausible_compression"
+    assert error.params == {"width": width, "height": height, "pixels": width * height, "size_bytes": len(data)}
+    assert error.messages().startswith(f"El archivo declara {width} × {height} píxeles")
+    assert "no es una foto real y se rechazó sin abrirlo" in error.messages()
+    assert f"but weighs only {len(data) / 1024:.1f} kB" in error.messages("en")
+
+
+@pytest.mark.parametrize("build", [
+    lambda: make_photo_like_jpeg(),  # a sky with sensor noise, 12 MP: ~36 px/byte
+    lambda: make_photo_like_jpeg(sigma=2, quality=95),
+    lambda: make_photo_like_jpeg(top=(8, 8, 8), bottom=(8, 8, 8)),  # at night: ~39
+    lambda: make_photo_like_jpeg(top=(235, 235, 235), bottom=(235, 235, 235), quality=55),  # a white wall: ~64
+    make_scanned_page_jpeg,  # ~29
+    lambda: make_flat_jpeg(6000, 6600),  # one colour, baseline: 64, the most any baseline JPEG holds
+    lambda: make_flat_jpeg(6000, 6600, progressive=True),  # one colour, progressive: ~170
+], ids=["sky", "sky-q95", "night", "white-wall-q55", "scanned-page", "flat-40MP", "flat-progressive-40MP"])
+def test_compressible_but_real_jpegs_are_accepted(build):
+    data = build()
+    layout = photos._jpeg_layout(data)
+    assert layout.width * layout.height <= photos.JPEG_PIXELS_PER_BYTE * len(data)
+    assert process_photo(data, LIMITS).width == layout.width
+
+
+def test_pillows_bomb_warning_made_an_error_is_a_refusal_not_a_crash(monkeypatch):
+    """A process run with warnings as errors (python -W error) turns Pillow's DecompressionBombWarning into an
+    exception: it is a refusal too."""
+    monkeypatch.setattr(Image, "MAX_IMAGE_PIXELS", 200_000)  # 640 x 480 is over it, under twice it
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", Image.DecompressionBombWarning)
+        for data in (make_jpeg(), make_png()):
+            assert rejected(data).code == "decompression_bomb"
 
 
 NOISE = noisy_image((400, 400))

@@ -8,7 +8,8 @@ from inspection.accounts.feeds import feed_secret, feed_url, renew_feed
 from inspection.core.extensions import db
 from inspection.core.models import Certificate, Deficiency, User
 from inspection.inspections.operations import schedule_inspection
-from tests.fleets import NOW, PASSWORD, TODAY, seed_fleets
+from inspection.registry.vessels import create_vessel
+from tests.fleets import NOW, PARTICULARS, PASSWORD, TODAY, seed_fleets
 
 SECRET = "test-secret"  # conftest's SECRET_KEY
 
@@ -16,6 +17,12 @@ SECRET = "test-secret"  # conftest's SECRET_KEY
 @pytest.fixture
 def seeded(app):
     return seed_fleets()
+
+
+def another_vessel(seeded):
+    """A second vessel of the owner user's fleet: the first already has an open inspection of each kind."""
+    return create_vessel({**PARTICULARS, "registration": "PY-9100", "name": "Buque own II",
+                          "owner_id": seeded["fleets"]["own"]["owner_id"]})
 
 
 def fetch(client, url: str):
@@ -58,15 +65,13 @@ def test_an_owner_sees_the_due_dates_and_inspections_of_their_own_fleet_only(cli
 def test_an_inspector_sees_their_own_inspections_in_their_language(client, seeded, make_user):
     inspector, own = seeded["users"]["inspector"], seeded["fleets"]["own"]
     other_inspector = make_user("inspector", language="en")
-    vessel_id = own["vessel_id"]
-    from inspection.core.models import Vessel
-
-    mine = schedule_inspection(seeded["users"]["admin"], db.session.get(Vessel, vessel_id), "navegabilidad",
+    mine = schedule_inspection(seeded["users"]["admin"], another_vessel(seeded), "navegabilidad",
                                other_inspector, TODAY + timedelta(days=5), "Pilar", TODAY)
     db.session.commit()
     events = events_of(fetch(client, feed_url(other_inspector, SECRET, "https://baliza.test")))
     assert list(events) == [f"inspection-{mine.id}@baliza.test"]
-    assert str(events[f"inspection-{mine.id}@baliza.test"]["summary"]) == "Navigability inspection: Buque own in Pilar"
+    assert str(events[f"inspection-{mine.id}@baliza.test"]["summary"]) == \
+        "Navigability inspection: Buque own II in Pilar"
     theirs = events_of(fetch(client, feed_url(inspector, SECRET, "https://baliza.test")))
     assert f"inspection-{mine.id}@baliza.test" not in theirs
     assert f"inspection-{own['scheduled_id']}@baliza.test" in theirs
@@ -132,9 +137,8 @@ def _close_deficiency(seeded):
 
 
 def _schedule(seeded):
-    from inspection.core.models import Vessel
-    schedule_inspection(seeded["users"]["admin"], db.session.get(Vessel, seeded["fleets"]["own"]["vessel_id"]),
-                        "navegabilidad", seeded["users"]["inspector"], TODAY + timedelta(days=9), "Pilar", TODAY)
+    schedule_inspection(seeded["users"]["admin"], another_vessel(seeded), "navegabilidad", seeded["users"]["inspector"],
+                        TODAY + timedelta(days=9), "Pilar", TODAY)
 
 
 def _english(seeded):

@@ -98,11 +98,10 @@ def test_an_exempt_kind_is_not_overdue(make_vessel):
 
 def test_each_inspectors_load_per_iso_week(make_vessel, make_user, staff):  # noqa: F811
     other = make_user("inspector", full_name="Insp. Zárate")
-    vessel = make_vessel()
     for inspector, day in [(staff["inspector"], date(2027, 4, 15)), (staff["inspector"], date(2027, 4, 16)),
                            (staff["inspector"], date(2027, 4, 19)), (other, date(2027, 6, 1)),
                            (other, date(2027, 6, 7))]:  # 7 Jun opens the ninth week: off the table
-        schedule_inspection(staff["admin"], vessel, "seguridad", inspector, day, "Asunción", TODAY)
+        schedule_inspection(staff["admin"], make_vessel(), "seguridad", inspector, day, "Asunción", TODAY)
     db.session.commit()
     load = planning_board(TODAY, {})["load"]
     assert [w["label"] for w in load["weeks"]][:2] == ["2027-W15", "2027-W16"] and len(load["weeks"]) == 8
@@ -155,6 +154,21 @@ def test_assigning_refuses(pending, staff, make_user, owner_user):  # noqa: F811
         assign_application(admin, pending, clean, date(2027, 4, 23), "Pilar", TODAY)
     assert "ya fue asignada" in str(twice.value) and twice.value.extra == {"inspection_id": pending.inspection_id}
     db.session.rollback()
+    assert db.session.scalar(db.select(db.func.count(Inspection.id))) == 1
+
+
+def test_assigning_a_vessel_already_scheduled_for_the_kind_names_that_inspection(client, pending, staff, token_for,
+                                                                               set_clock):  # noqa: F811
+    """The application stays pending: the work it asks for is already on someone's agenda."""
+    set_clock(NOON)
+    open_one = schedule_inspection(staff["admin"], pending.vessel, "navegabilidad", staff["inspector"],
+                                   date(2027, 4, 20), "Asunción", TODAY)
+    db.session.commit()
+    response = client.post(f"/api/v1/applications/{pending.id}/assign", headers=token_for(staff["admin"]),
+                           json={"inspector_id": staff["inspector"].id, "scheduled_on": "2027-04-22", "port": "Pilar"})
+    assert response.status_code == 409 and response.json["inspection_id"] == open_one.id
+    assert f"n.º {open_one.id}" in response.json["detail"] and "20 de abril de 2027" in response.json["detail"]
+    assert db.session.get(Application, pending.id).status == "pending"
     assert db.session.scalar(db.select(db.func.count(Inspection.id))) == 1
 
 

@@ -45,6 +45,9 @@ def test_registration_is_unique_after_normalising_case_and_spaces(client, admin,
     ({"propulsion": "nuclear"}, "propulsion", "Debe ser uno de"),
     ({"length_m": "abc"}, "length_m", "número"),
     ({"color": "rojo"}, "color", "desconocido"),
+    ({"name": "   "}, "name", "no puede quedar en blanco"),  # three spaces are no name
+    ({"home_port": " \t "}, "home_port", "no puede quedar en blanco"),
+    ({"registration": "  "}, "registration", "no puede quedar en blanco"),
 ])
 def test_impossible_vessels_are_refused_in_spanish_naming_the_field(client, admin, make_owner, db, changes, field, words):
     owner = make_owner()
@@ -55,6 +58,22 @@ def test_impossible_vessels_are_refused_in_spanish_naming_the_field(client, admi
     assert words in " ".join(response.json["errors"][field])
     assert field in response.json["detail"]
     assert db.session.scalar(db.select(db.func.count(Vessel.id))) == 0
+
+
+def test_typed_names_are_trimmed_and_a_blank_one_is_refused_on_change_too(client, admin, make_owner):
+    owner = make_owner()
+    created = client.post("/api/v1/vessels", json={**VESSEL, "owner_id": owner.id, "name": "  Tacuary  ",
+                                                   "cabotage_permit": "   "}, headers=admin)
+    assert created.status_code == 201, created.json
+    assert (created.json["name"], created.json["cabotage_permit"]) == ("Tacuary", None)
+    url = f"/api/v1/vessels/{created.json['id']}"
+    blank = client.patch(url, json={"name": "   "}, headers={**admin, "Accept-Language": "en"})
+    assert blank.status_code == 422 and blank.json["errors"] == {"name": ["This field cannot be blank."]}
+    assert client.get(url, headers=admin).json["name"] == "Tacuary"
+    owner_url = f"/api/v1/owners/{owner.id}"
+    assert client.patch(owner_url, json={"name": "  "}, headers=admin).status_code == 422
+    renamed = client.patch(owner_url, json={"name": " Naviera Tacuary S.A. ", "phone": "  "}, headers=admin)
+    assert (renamed.json["name"], renamed.json["phone"]) == ("Naviera Tacuary S.A.", None)
 
 
 def test_errors_in_english_when_asked(client, admin, make_owner):

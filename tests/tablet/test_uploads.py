@@ -109,7 +109,7 @@ def test_the_same_declaration_again_gives_the_current_offset(client, crew, start
                    {"taken_at": "2026-11-30T12:00:00+00:00"}, {"mime": "image/png"}):
         other = declare(client, crew, inspection_id, photo, client_id, **change)
         assert other.status_code == 409, change
-    other_inspection = schedule(client, crew)
+    other_inspection = schedule(client, crew, kind="navegabilidad")
     assert declare(client, crew, other_inspection, photo, client_id).status_code == 409
 
 
@@ -259,7 +259,7 @@ def test_only_the_assigned_inspector_uploads_to_an_inspection_in_progress(client
     assert client.post(uploads_url(inspection_id), json=body, headers=crew["oh"]).status_code == 403
     assert client.post(uploads_url(inspection_id), json=body, headers=crew["admin"]).status_code == 403
     assert client.post(uploads_url(inspection_id), json=body).status_code == 401
-    not_started = schedule(client, crew)
+    not_started = schedule(client, crew, kind="navegabilidad")
     assert client.post(uploads_url(not_started), json=body, headers=crew["ih"]).status_code == 409
     unknown_item = client.post(uploads_url(inspection_id), json={**body, "item_id": "no.such"}, headers=crew["ih"])
     assert unknown_item.status_code == 404

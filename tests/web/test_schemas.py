@@ -1,7 +1,45 @@
-"""The hand-written fast dumps stay identical to their marshmallow schemas."""
+"""The shared fields (typed text trimmed, blank refused) and the hand-written fast dumps, identical to their schemas."""
 import pytest
+from marshmallow import ValidationError
 
-from inspection.registry.schemas import VesselSchema, vessel_json
+from inspection.accounts.schemas import ConflictSchema, DeviceRequest, TokenRequest, UserSchema
+from inspection.cycle.schemas import ApplicationInSchema, WaiveInSchema
+from inspection.inspections.schemas import (
+    AnswerInSchema,
+    DetentionInSchema,
+    InspectionCreateSchema,
+    ReportFixedSchema,
+    SubmitInSchema,
+)
+from inspection.planning.schemas import AssignInSchema
+from inspection.registry.schemas import OwnerSchema, VesselSchema, vessel_json
+from inspection.web.schemas import NoteSchema
+
+# Every name, port, reason and signature a person types: those never empty (required, or a minimum length
+# when given, as a device's name), and those that may be, with what only spaces becomes.
+NEVER_EMPTY = [(OwnerSchema, "name"), (OwnerSchema, "tax_id"), (VesselSchema, "registration"), (VesselSchema, "name"),
+               (VesselSchema, "home_port"), (ConflictSchema, "reason"), (InspectionCreateSchema, "port"),
+               (ApplicationInSchema, "port"), (AssignInSchema, "port"), (SubmitInSchema, "signature"),
+               (SubmitInSchema, "master_name"), (NoteSchema, "reason"), (DetentionInSchema, "reason"),
+               (ReportFixedSchema, "reason"), (WaiveInSchema, "reason"), (TokenRequest, "device"),
+               (DeviceRequest, "name")]
+MAY_BE_EMPTY = [(UserSchema, "full_name", ""), (OwnerSchema, "phone", None), (OwnerSchema, "address", None),
+                (VesselSchema, "cabotage_permit", None), (AnswerInSchema, "note", "")]
+
+
+@pytest.mark.parametrize("schema, field", NEVER_EMPTY, ids=[f"{s.__name__}.{f}" for s, f in NEVER_EMPTY])
+def test_typed_text_that_is_only_spaces_is_refused_where_it_cannot_be_empty(schema, field):
+    for blank in ("   ", "\t\n ", "\u00a0"):
+        with pytest.raises(ValidationError) as refused:
+            schema().load({field: blank}, partial=True)
+        assert refused.value.messages == {field: ["Este campo no puede quedar en blanco."]}
+
+
+@pytest.mark.parametrize("schema, field, empty", MAY_BE_EMPTY, ids=[f"{s.__name__}.{f}" for s, f, _ in MAY_BE_EMPTY])
+def test_typed_text_is_trimmed_and_an_optional_blank_is_empty(schema, field, empty):
+    assert schema().load({field: "  Puerto Casado \n"}, partial=True)[field] == "Puerto Casado"
+    assert schema().load({field: "   "}, partial=True)[field] == empty
+    assert schema().load({field: ""}, partial=True)[field] == empty
 
 
 @pytest.mark.parametrize("overrides", [
