@@ -118,7 +118,7 @@ def test_a_maximum_over_particulars_is_checked_per_vessel(data_dir, maximum, ves
     ("navegabilidad.toml", '"Ley 928/1927" = ["26", "35",', '"Ley 928/1927" = ["26",',
      "which 'covers' does not list"),
     ("navegabilidad.toml", '"Decreto 6383/1951" = ', '"Decreto 9999" = ', "covers: unknown source"),
-    ("seguridad.toml", 'version = "2026.3"\n', "", "missing 'version'"),
+    ("seguridad.toml", 'version = "2026.4"\n', "", "missing 'version'"),
     ("seguridad.toml", 'kind = "seguridad"', 'kind = "navegabilidad"', "does not match the file name"),
     ("terms.toml", "expr = 'not has_machinery and", "expr = 'not pilot_cabins and",
      "unknown name 'pilot_cabins'"),  # a term may only use earlier terms: no cycles
