@@ -11,8 +11,8 @@ HEADING = re.compile(r"^(?:Art\.|Artículo)\s*(\d+)", re.MULTILINE)
 # A clause starts a line: lettered "a) ", numbered "1º. ", "1º) ", "13.º ", "3.ª ", "7ª ", "1. ". The Colombian
 # decree's copy prints many numbers as a bullet and a damaged "1" ("• 1. º", "• 1. ª", "• 1."): those are
 # numbered by their place in the article (see numbered_label).
-CLAUSE = re.compile(r"^(?P<bullet>•\s*)?(?:(?P<letter>[a-zñ])\)|(?P<number>\d+)\s*(?:\.?\s*[º°ª]\s*[.)]?|[.)]))\s+(?=\S)",
-                    re.MULTILINE)
+CLAUSE = re.compile(
+    r"^(?P<bullet>•\s*)?(?:(?P<letter>[a-zñ])\)|(?P<number>\d+)\s*(?:\.?\s*[º°ª]\s*[.)]?|[.)]))\s+(?=\S)", re.MULTILINE)
 LETTERS = "abcdefghijklmnñopqrstuvwxyz"
 
 

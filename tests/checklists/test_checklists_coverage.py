@@ -42,7 +42,8 @@ REASONS = 'reason_es = "Motivo."\nreason_en = "Reason."'
     # clauses: written 41(b); they must exist, be uncovered and be listed once, whole or one by one
     (f'source = "{CODIGO}"\narticles = ["41(g)"]\n{REASONS}', "art. 41 has no clause 41(g)"),
     (f'source = "{LEY}"\narticles = ["3(a)"]\n{REASONS}', "art. 3 has no clause 3(a)"),
-    (f'source = "{CODIGO}"\narticles = ["41(c)"]\n{REASONS}', "art. 41(c) is covered by item 'nav.health.first_aid_kit'"),
+    (f'source = "{CODIGO}"\narticles = ["41(c)"]\n{REASONS}',
+     "art. 41(c) is covered by item 'nav.health.first_aid_kit'"),
     (f'source = "{CODIGO}"\narticles = ["41"]\n{REASONS}', "art. 41 has a clause covered by item"),
     (f'source = "{COLOMBIA}"\narticles = ["18(8)"]\n{REASONS}', "art. 18(8) is listed twice"),
     (f'source = "{COLOMBIA}"\narticles = ["5(3)"]\n{REASONS}', "art. 5(3) is listed twice"),  # art. 5 is out whole

@@ -12,8 +12,8 @@ from tests.fixtures.checklists import vessel_particulars
 
 PROPULSIONS = ("steam", "motor", "sail", "rowing", "towed")
 SERVICES = ("passenger", "cargo", "mixed", "tug", "livestock", "tanker", "raft", "work")
-ITEM_KEYS = {"id", "title", "topic", "topic_title", "source", "article", "clauses", "text", "required", "maximum", "unit",
-             "evidence_required", "detainable", "certificate", "foreign", "practice"}
+ITEM_KEYS = {"id", "title", "topic", "topic_title", "source", "article", "clauses", "text", "required", "maximum",
+             "unit", "evidence_required", "detainable", "certificate", "foreign", "practice"}
 
 
 

@@ -30,6 +30,16 @@ def test_passenger_steamer_needs_240_lifebuoys(client, make_user, make_vessel):
     assert "<blockquote" in markup  # the article's quoted text, opened by tapping the line
 
 
+def test_a_line_names_the_clause_it_covers(client, make_user, make_vessel):
+    """Código art. 41 b) (issue 20): the citation names the clause; an article without clauses names none."""
+    steamer = make_vessel(**STEAMER)
+    login(client, make_user("inspector"))
+    page = text(client.get(f"/buques/{steamer.id}/listas/navegabilidad"))
+    assert "Código de Navegación Fluvial y Marítima, art. 41 (b)" in page  # accommodation and food
+    assert "Código de Navegación Fluvial y Marítima, art. 41 (c)" in page  # first-aid kit
+    assert "Ley 928/1927, art. 63 Requiere foto" in page  # hull condition: art. 63 has no clauses
+
+
 def test_lines_are_grouped_by_topic_with_tabs_between_kinds(client, make_user, make_vessel):
     steamer = make_vessel(**STEAMER)
     login(client, make_user("admin"))
