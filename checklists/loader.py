@@ -436,7 +436,11 @@ def _check_clauses(entry, part, source_name, article, text, file, item) -> tuple
     if unknown or len(set(clauses)) != len(clauses):
         raise ChecklistError(f"clauses {clauses} must be distinct clauses of art. {article} ({labels})", file, item)
     if not part.holds(text, clauses):
-        found = ", ".join(clause_ref(article, c) for c in part.clauses_holding(text)) or "more than one clause"
+        holding = part.clauses_holding(text)
+        if not holding:
+            raise ChecklistError(f"text runs across the clauses of art. {article}: quote within one clause or "
+                                 "the article's opening words", file, item)
+        found = ", ".join(clause_ref(article, c) for c in holding)
         raise ChecklistError(f"text is in art. {found}, which 'clauses' does not name", file, item)
     return tuple(sorted(clauses, key=list(part.clauses).index))
 

@@ -80,6 +80,9 @@ def test_copy_of_the_data_loads(data_dir):
      "text is in art. 41(c), which 'clauses' does not name"),
     ("navegabilidad.toml", "nav.health.first_aid_kit", 'clauses = ["c"]', 'clauses = "c"',
      "name those the item covers"),
+    ("navegabilidad.toml", "nav.health.first_aid_kit", "Dotar a las embarcaciones de un botiquín con elementos "
+     "sanitarios suficiente para brindar a la tripulación y a los pasajeros atención médica de primeros auxilios.",
+     "en materia sanitaria. d) Pedir el rearqueo", "text runs across the clauses of art. 41"),
     ("seguridad.toml", "seg.lifebuoys.cabins", 'article = "143"', 'article = "143"\nclauses = ["a"]',
      "Ley 928/1927 art. 143 has no clauses; remove 'clauses'"),
     # one duty, one bound: a floor and a ceiling on the same item are refused
