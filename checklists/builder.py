@@ -5,6 +5,7 @@ import json
 from collections.abc import Mapping
 
 from . import history
+from .legal import clause_ref
 from .loader import (BOUNDS, Catalog, Checklist, ChecklistError, Context, Item, check_count, check_particular,
                      citations)
 from .rules import RuleError
@@ -12,6 +13,7 @@ from .rules import RuleError
 LANGS = ("es", "en")
 STATUS_ES = {"covered": "CUBIERTO", "excluded": "EXCLUIDO", "pending": "PENDIENTE",
              "uncovered": "SIN CUBRIR"}
+EXCERPT = 160  # characters of a clause's words shown beside it on the coverage page
 
 
 class _Env(dict):
@@ -160,6 +162,7 @@ def build_checklist(checklist: Checklist, particulars: Mapping, settings: Mappin
             "topic_title": context.topics[item.topic][lang],
             "source": item.source,
             "article": item.article,
+            "clauses": list(item.clauses),
             "text": item.text,
             **bounds,
             "unit": getattr(item, f"unit_{lang}"),
@@ -204,54 +207,72 @@ def format_coverage(rows: list[dict]) -> str:
     return "\n".join(lines)
 
 
-def article_coverage(catalog: Catalog) -> list[dict]:
-    """Per source and article: the items (any checklist) citing it, or why it is excluded; else uncovered."""
-    cited: dict[tuple[str, str], list[dict]] = {}
+def clause_coverage(catalog: Catalog) -> list[dict]:
+    """Per source, every clause (an article without clauses counts as one): the items (any checklist) covering
+    it, or why it is excluded; else uncovered."""
+    cited: dict[tuple[str, str, str | None], list[dict]] = {}
     for kind in catalog.kinds:
         checklist = catalog.get(kind)
         titles = {i.id: (i.title_es, i.title_en) for i in checklist.items}
         titles.update({e.id: (e.reason_es, e.reason_en) for e in checklist.exemptions})
-        for source, article, entry_id in citations(checklist):
+        for source, article, clause, entry_id in citations(checklist):
             title_es, title_en = titles[entry_id]
-            cited.setdefault((source, article), []).append(
+            cited.setdefault((source, article, clause), []).append(
                 {"id": entry_id, "kind": kind, "title_es": title_es, "title_en": title_en})
     texts = []
     for name, source in catalog.context.sources.items():
-        articles = []
-        for article in sorted(source.articles, key=int):
-            items = cited.get((name, article), [])
-            exclusion = catalog.exclusions.get((name, article))
-            status = ("covered" if items else "uncovered" if exclusion is None
-                      else "pending" if exclusion.pending else "excluded")
-            articles.append({"article": article, "status": status, "items": items,
+        rows = []
+        for article in sorted(source.parts, key=int):
+            part = source.parts[article]
+            for clause in part.clauses or (None,):
+                items = cited.get((name, article, clause), [])
+                exclusion = catalog.exclusions.get((name, article, clause)) or catalog.exclusions.get(
+                    (name, article, None))
+                status = ("covered" if items else "uncovered" if exclusion is None
+                          else "pending" if exclusion.pending else "excluded")
+                words = part.text if clause is None else part.clauses[clause]
+                rows.append({"article": article, "clause": clause, "ref": clause_ref(article, clause),
+                             "words": words if len(words) <= EXCERPT else words[:EXCERPT - 1].rstrip() + "…",
+                             "status": status, "items": items,
                              "reason_es": exclusion.reason_es if exclusion else None,
                              "reason_en": exclusion.reason_en if exclusion else None})
         texts.append({"source": name, "short_es": source.short_es, "short_en": source.short_en,
-                      "files": list(source.files), "articles": articles})
+                      "files": list(source.files), "clauses": rows, "counts": _counts(rows)})
     return texts
 
 
-def uncovered_articles(texts: list[dict]) -> list[str]:
-    """'Source art. N' for each article neither covered nor excluded nor pending."""
-    return [f"{t['source']} art. {a['article']}" for t in texts for a in t["articles"] if a["status"] == "uncovered"]
+def _counts(rows: list[dict]) -> dict[str, int]:
+    """How many clauses have each status, and the total."""
+    return {**{status: sum(1 for r in rows if r["status"] == status) for status in STATUS_ES}, "total": len(rows)}
 
 
-def format_article_coverage(texts: list[dict]) -> str:
-    """Plain-text rendering of article_coverage() for the CLI, in Spanish: one line per article."""
+def clause_totals(texts: list[dict]) -> dict[str, int]:
+    """clause_coverage()'s counts summed over every text."""
+    return {key: sum(t["counts"][key] for t in texts) for key in (*STATUS_ES, "total")}
+
+
+def uncovered_clauses(texts: list[dict]) -> list[str]:
+    """'Source art. 41(b)' for each clause neither covered nor excluded nor pending."""
+    return [f"{t['source']} art. {c['ref']}" for t in texts for c in t["clauses"] if c["status"] == "uncovered"]
+
+
+def format_clause_coverage(texts: list[dict]) -> str:
+    """Plain-text rendering of clause_coverage() for the CLI, in Spanish: one line per clause, then the totals."""
     lines = []
     for text in texts:
-        counts = {label: sum(1 for a in text["articles"] if a["status"] == status)
-                  for status, label in STATUS_ES.items()}
         lines.append(f"== {text['source']} ({', '.join(text['files'])}): "
-                     + ", ".join(f"{label} {n}" for label, n in counts.items()))
-        for a in text["articles"]:
-            if a["status"] == "covered":
-                detail = ", ".join(i["id"] for i in a["items"])
-            elif a["status"] == "uncovered":
+                     + ", ".join(f"{label} {text['counts'][status]}" for status, label in STATUS_ES.items()))
+        for c in text["clauses"]:
+            if c["status"] == "covered":
+                detail = ", ".join(i["id"] for i in c["items"])
+            elif c["status"] == "uncovered":
                 detail = "ningún ítem lo cita y exclusions.toml no lo lista"
             else:
-                detail = a["reason_es"]
-            lines.append(f"  art. {a['article']}: {STATUS_ES[a['status']]}: {detail}")
+                detail = c["reason_es"]
+            lines.append(f"  art. {c['ref']}: {STATUS_ES[c['status']]}: {detail}")
+    totals = clause_totals(texts)
+    lines.append(f"Cláusulas: {totals['total']} ("
+                 + ", ".join(f"{label.lower()} {totals[status]}" for status, label in STATUS_ES.items()) + ")")
     return "\n".join(lines)
 
 

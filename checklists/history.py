@@ -12,7 +12,7 @@ from pathlib import Path
 
 HISTORY = "history"
 # What an item asks and on what legal basis; a change to any of these is a new version.
-FIELDS = ("title_es", "title_en", "source", "article", "applies", "required", "maximum", "detainable",
+FIELDS = ("title_es", "title_en", "source", "article", "clauses", "applies", "required", "maximum", "detainable",
           "evidence_required", "certificate", "foreign")
 RULES = ("applies", "required", "maximum")
 VERSION = re.compile(r"^\d+(\.\d+)*$")
@@ -28,7 +28,7 @@ def version_key(version: str) -> tuple[int, ...]:
 def snapshot(checklist) -> dict:
     """The frozen form of a loaded checklist: kind, version and each item's FIELDS (rules as their source).
 
-    A field an item does not use (no maximum; a Paraguayan source, so not `foreign`) is left out, so
+    A field an item does not use (no maximum; no clauses; a Paraguayan source, so not `foreign`) is left out, so
     snapshots frozen before the field existed compare equal where nothing changed.
     """
     items = []
@@ -37,6 +37,8 @@ def snapshot(checklist) -> dict:
         for field in FIELDS:
             if field == "foreign":
                 value = checklist.context.sources[item.source].foreign or None
+            elif field == "clauses":
+                value = list(item.clauses) or None
             else:
                 value = getattr(item, field)
                 value = value.source if field in RULES and value is not None else value

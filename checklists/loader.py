@@ -12,7 +12,7 @@ from pathlib import Path
 from types import MappingProxyType
 
 from . import history
-from .legal import Source, read_source
+from .legal import Source, clause_ref, read_source
 from .rules import Rule, RuleError, compile_rule
 
 DATA_DIR = Path(__file__).resolve().parent
@@ -23,12 +23,14 @@ CERTIFICATES = ("navegabilidad", "seguridad", "both", "none")
 PARTICULAR_TYPES = ("enum", "number", "integer", "bool")
 ITEM_ID = re.compile(r"^[a-z]+(\.[a-z0-9_]+)+$")
 ARTICLE = re.compile(r"^\d+$")
+# An exclusion names a whole article ("41") or one of its clauses ("41(b)", "18(3)").
+ARTICLE_OR_CLAUSE = re.compile(r"^(\d+)(?:\(([a-zñ]|\d+)\))?$")
 
 ITEM_REQUIRED = ("id", "topic", "title_es", "title_en", "source", "article", "text",
                  "evidence_required", "detainable", "certificate")
-ITEM_OPTIONAL = ("applies", "required", "maximum", "unit")
+ITEM_OPTIONAL = ("applies", "required", "maximum", "unit", "clauses")
 BOUNDS = ("required", "maximum")  # the observed count must be >= required or <= maximum
-EXEMPTION_FIELDS = ("id", "when", "source", "article", "text", "reason_es", "reason_en")
+EXEMPTION_FIELDS = ("id", "when", "source", "article", "clauses", "text", "reason_es", "reason_en")
 HEADER_REQUIRED = ("kind", "version", "title_es", "title_en", "covers", "items")
 EXCLUSION_FIELDS = ("source", "articles", "reason_es", "reason_en")
 EXCLUSION_LISTS = ("excluded", "pending")
@@ -98,6 +100,7 @@ class Item:
     title_en: str
     source: str
     article: str
+    clauses: tuple[str, ...]  # the article's clauses the item covers ("b"); empty when the article has none
     text: str
     applies: Rule
     required: Rule | None
@@ -117,6 +120,7 @@ class Exemption:
     when: Rule
     source: str
     article: str
+    clauses: tuple[str, ...]
     text: str
     reason_es: str
     reason_en: str
@@ -138,10 +142,11 @@ class Checklist:
 
 @dataclass(frozen=True)
 class Exclusion:
-    """An article no item covers, and why: left out on purpose, or pending an item being written."""
+    """An article or clause no item covers, and why: left out on purpose, or pending an item being written."""
 
     source: str
     article: str
+    clause: str | None  # None: the whole article, every clause of it
     reason_es: str
     reason_en: str
     pending: bool
@@ -149,11 +154,11 @@ class Exclusion:
 
 @dataclass(frozen=True)
 class Catalog:
-    """All checklists, loaded and validated, and the articles left out of them."""
+    """All checklists, loaded and validated, and the articles and clauses left out of them."""
 
     checklists: Mapping[str, Checklist]
     context: Context
-    exclusions: Mapping[tuple[str, str], Exclusion]
+    exclusions: Mapping[tuple[str, str, str | None], Exclusion]  # (source, article, clause or None)
     history: Mapping[str, Mapping[str, dict]]  # kind -> version -> frozen snapshot (history/)
 
     @property
@@ -393,7 +398,12 @@ def _compile(source, allowed, particulars, file, item, field) -> Rule:
     return rule
 
 
-def _check_citation(entry: Mapping, context: Context, file: str, item: str) -> tuple[str, str, str]:
+def _check_citation(entry: Mapping, context: Context, file: str, item: str) -> tuple[str, str, tuple[str, ...], str]:
+    """Source, article, clauses and quote of an item or exemption; the quote must be where the citation says.
+
+    An article divided into clauses is covered clause by clause: the citation names the clauses it covers
+    (`clauses = ["b"]`), and the quote lies in one of them or in the article's opening words.
+    """
     source_name = _text(entry, "source", file, item)
     source = context.sources.get(source_name)
     if source is None:
@@ -401,14 +411,38 @@ def _check_citation(entry: Mapping, context: Context, file: str, item: str) -> t
     article = entry.get("article")
     if not isinstance(article, str) or not ARTICLE.match(article):
         raise ChecklistError("'article' must be an article number as a string, e.g. \"143\"", file, item)
-    if article not in source.articles:
+    if article not in source.parts:
         raise ChecklistError(f"{source_name} has no art. {article}", file, item)
     text = _text(entry, "text", file, item)
     if not source.contains(text):
         raise ChecklistError(f"text not found in {source_name}: {text[:60]!r}", file, item)
     if not source.article_contains(article, text):
         raise ChecklistError(f"text is not in art. {article} of {source_name}", file, item)
-    return source_name, article, text
+    clauses = _check_clauses(entry, source.parts[article], source_name, article, text, file, item)
+    return source_name, article, clauses, text
+
+
+def _check_clauses(entry, part, source_name, article, text, file, item) -> tuple[str, ...]:
+    clauses = entry.get("clauses")
+    if not part.clauses:
+        if clauses is not None:
+            raise ChecklistError(f"{source_name} art. {article} has no clauses; remove 'clauses'", file, item)
+        return ()
+    labels = ", ".join(clause_ref(article, c) for c in part.clauses)
+    if not isinstance(clauses, list) or not clauses or not all(isinstance(c, str) for c in clauses):
+        raise ChecklistError(f"{source_name} art. {article} is divided into clauses ({labels}): name those the "
+                             "item covers, e.g. clauses = [\"b\"]", file, item)
+    unknown = [c for c in clauses if c not in part.clauses]
+    if unknown or len(set(clauses)) != len(clauses):
+        raise ChecklistError(f"clauses {clauses} must be distinct clauses of art. {article} ({labels})", file, item)
+    if not part.holds(text, clauses):
+        holding = part.clauses_holding(text)
+        if not holding:
+            raise ChecklistError(f"text runs across the clauses of art. {article}: quote within one clause or "
+                                 "the article's opening words", file, item)
+        found = ", ".join(clause_ref(article, c) for c in holding)
+        raise ChecklistError(f"text is in art. {found}, which 'clauses' does not name", file, item)
+    return tuple(sorted(clauses, key=list(part.clauses).index))
 
 
 def _load_checklist(directory: Path, kind: str, context: Context, seen: dict[str, str]) -> Checklist:
@@ -452,7 +486,7 @@ def _load_item(entry, kind, context, allowed, file, seen) -> Item:
         raise ChecklistError(f"unknown fields {sorted(unknown)}", file, item_id)
     if entry["topic"] not in context.topics:
         raise ChecklistError(f"unknown topic {entry['topic']!r}", file, item_id)
-    source, article, text = _check_citation(entry, context, file, item_id)
+    source, article, clauses, text = _check_citation(entry, context, file, item_id)
     applies = _compile(entry.get("applies", "true"), allowed, context.particulars, file, item_id, "applies")
     bounds = {field: _load_bound(entry, field, allowed, context, file, item_id) for field in BOUNDS}
     given = [field for field, rule in bounds.items() if rule is not None]
@@ -472,7 +506,7 @@ def _load_item(entry, kind, context, allowed, file, seen) -> Item:
     if entry["certificate"] not in CERTIFICATES:
         raise ChecklistError(f"certificate must be one of {CERTIFICATES}", file, item_id)
     return Item(item_id, entry["topic"], _text(entry, "title_es", file, item_id),
-                _text(entry, "title_en", file, item_id), source, article, text, applies,
+                _text(entry, "title_en", file, item_id), source, article, clauses, text, applies,
                 bounds["required"], bounds["maximum"], unit_es, unit_en, entry["evidence_required"], entry["detainable"], entry["certificate"])
 
 
@@ -507,8 +541,8 @@ def _load_exemption(entry, context, allowed, file, seen) -> Exemption:
     if unknown:
         raise ChecklistError(f"unknown fields {sorted(unknown)}", file, ex_id)
     when = _compile(_text(entry, "when", file, ex_id), allowed, context.particulars, file, ex_id, "when")
-    source, article, text = _check_citation(entry, context, file, ex_id)
-    return Exemption(ex_id, when, source, article, text,
+    source, article, clauses, text = _check_citation(entry, context, file, ex_id)
+    return Exemption(ex_id, when, source, article, clauses, text,
                      _text(entry, "reason_es", file, ex_id), _text(entry, "reason_en", file, ex_id))
 
 
@@ -534,23 +568,30 @@ def _check_covers(covers, items, context, file) -> Mapping[str, tuple[str, ...]]
     return MappingProxyType(result)
 
 
-def citations(checklist: Checklist) -> list[tuple[str, str, str]]:
-    """(source, article, id) of every item and exemption: what the checklist covers."""
-    return [(entry.source, entry.article, entry.id) for entry in (*checklist.items, *checklist.exemptions)]
+def citations(checklist: Checklist) -> list[tuple[str, str, str | None, str]]:
+    """(source, article, clause, id) of every clause each item and exemption covers (clause None: a whole
+    article that has no clauses)."""
+    return [(entry.source, entry.article, clause, entry.id) for entry in (*checklist.items, *checklist.exemptions)
+            for clause in (entry.clauses or (None,))]
 
 
 def _load_exclusions(directory: Path, context: Context, checklists: Mapping[str, Checklist]):
-    """exclusions.toml: each article named exists in its source, has reasons, and no item covers it."""
+    """exclusions.toml: each article or clause named exists in its source, has reasons, and no item covers it.
+
+    An article listed whole ("41") excludes every clause of it; one clause is listed as "41(b)".
+    """
     file = "exclusions.toml"
     data = _read_toml(directory / file)
     unknown = set(data) - set(EXCLUSION_LISTS)
     if unknown:
         raise ChecklistError(f"unknown keys {sorted(unknown)} (use {list(EXCLUSION_LISTS)})", file)
-    covered: dict[tuple[str, str], str] = {}
+    covered: dict[tuple[str, str], str] = {}  # (source, "141") or (source, "41(b)") -> first item covering it
+    cited: dict[tuple[str, str], str] = {}  # (source, article) -> first item citing it, whatever the clause
     for checklist in checklists.values():
-        for source, article, item_id in citations(checklist):
-            covered.setdefault((source, article), item_id)
-    exclusions: dict[tuple[str, str], Exclusion] = {}
+        for source, article, clause, item_id in citations(checklist):
+            covered.setdefault((source, clause_ref(article, clause)), item_id)
+            cited.setdefault((source, article), item_id)
+    exclusions: dict[tuple[str, str, str | None], Exclusion] = {}
     for key in EXCLUSION_LISTS:
         entries = data.get(key, [])
         if not isinstance(entries, list) or not all(isinstance(e, dict) for e in entries):
@@ -565,22 +606,36 @@ def _load_exclusions(directory: Path, context: Context, checklists: Mapping[str,
                 raise ChecklistError(f"{key}: unknown source {source_name!r}", file)
             articles = entry.get("articles")
             if not isinstance(articles, list) or not articles or not all(
-                    isinstance(a, str) and ARTICLE.match(a) for a in articles):
-                raise ChecklistError(f"{key}: {source_name}: 'articles' must list article numbers as strings",
-                                     file)
+                    isinstance(a, str) and ARTICLE_OR_CLAUSE.match(a) for a in articles):
+                raise ChecklistError(f"{key}: {source_name}: 'articles' must list article numbers as strings, or "
+                                     "clauses such as \"41(b)\"", file)
             where = f"{key}: {source_name} art. {articles[0]}"
             for field in ("reason_es", "reason_en"):
                 if not isinstance(entry.get(field), str) or not entry[field].strip():
                     raise ChecklistError(f"{where}: needs a non-empty {field!r}", file)
-            for article in articles:
-                if article not in source.articles:
-                    raise ChecklistError(f"{key}: {source_name} has no art. {article}", file)
-                if (source_name, article) in covered:
-                    raise ChecklistError(f"{key}: {source_name} art. {article} is covered by item "
-                                         f"{covered[source_name, article]!r}; remove it from {file}", file)
-                if (source_name, article) in exclusions:
-                    raise ChecklistError(f"{key}: {source_name} art. {article} is listed twice", file)
-                exclusions[source_name, article] = Exclusion(source_name, article, entry["reason_es"],
-                                                             entry["reason_en"], key == "pending")
+            for reference in articles:
+                article, clause = ARTICLE_OR_CLAUSE.match(reference).groups()
+                _check_excluded(source, key, source_name, article, clause, (covered, cited), exclusions, file)
+                exclusions[source_name, article, clause] = Exclusion(
+                    source_name, article, clause, entry["reason_es"], entry["reason_en"], key == "pending")
     return exclusions
 
+
+def _check_excluded(source, key, source_name, article, clause, citing, exclusions, file) -> None:
+    """An excluded article or clause exists, is not covered, and is listed once (whole or clause by clause)."""
+    covered, cited = citing
+    reference = clause_ref(article, clause)
+    if article not in source.parts:
+        raise ChecklistError(f"{key}: {source_name} has no art. {article}", file)
+    if clause is not None and clause not in source.parts[article].clauses:
+        raise ChecklistError(f"{key}: {source_name} art. {article} has no clause {reference}", file)
+    if (source_name, reference) in covered:
+        raise ChecklistError(f"{key}: {source_name} art. {reference} is covered by item "
+                             f"{covered[source_name, reference]!r}; remove it from {file}", file)
+    if clause is None and (source_name, article) in cited:
+        raise ChecklistError(f"{key}: {source_name} art. {article} has a clause covered by item "
+                             f"{cited[source_name, article]!r}; list the other clauses one by one", file)
+    taken = (source_name, article, clause) in exclusions or (source_name, article, None) in exclusions or (
+        clause is None and any(k[:2] == (source_name, article) for k in exclusions))
+    if taken:
+        raise ChecklistError(f"{key}: {source_name} art. {reference} is listed twice", file)

@@ -31,7 +31,7 @@ def fine_json(fine, lang: str) -> dict:
 def fines_of(inspection: Inspection) -> list[FineAssessment]:
     """The fines this inspection bills, oldest first: those assessed on the applications it answered (arts. 204,
     225), and art. 225's fine that the daily run assessed on the expired certificate those applications renew
-    ("o no la solicitase antes del vencimiento": no application carries it)."""
+    (an owner who "no presente a su debido tiempo la solicitud" may never file one: no application carries it)."""
     answered = db.select(Application.id).where(Application.inspection_id == inspection.id)
     renewed = db.select(Application.certificate_id).where(Application.inspection_id == inspection.id)
     return db.session.scalars(db.select(FineAssessment).where(or_(

@@ -26,10 +26,10 @@ Readings of the text (recorded so they can be challenged):
   "contorno exterior dado por la cadena", the length of a chain passed under the keel from
   the top edge of the upper deck on one side to the same point on the other, in the
   transverse section of greatest beam.
-- factor 0.18 for "casco de hierro" ("caso" in the text is a misprint of "casco"); 0.17 for
-  wood and for "mixto" (composite), as the text says. Steel takes the iron factor 0.18: in 1927
-  "hierro" named the metal hull, and steel is iron with carbon whose hull is built and measured
-  the same way (checklists/INTERPRETATIONS.md, Decisions).
+- factor 0.18 "si los buques son de caso de hierro" (so printed: "caso" is a misprint of "casco",
+  an iron hull); 0.17 "si son de casco de madera o mixto" (wood or composite), as the text says.
+  Steel takes the iron factor 0.18: in 1927 "hierro" named the metal hull, and steel is iron with
+  carbon whose hull is built and measured the same way (checklists/INTERPRETATIONS.md, Decisions).
 - The result is stored as the vessel's gross ("total", art. 197) tonnage; the article gives
   no deductions, so no net tonnage is computed here.
 - Rounding is not in the law: the exact quotient is kept, and round_tonnage() rounds half up
@@ -43,8 +43,8 @@ from decimal import ROUND_HALF_UP, Decimal
 from inspection.i18n.formats import format_number
 
 # Art. 195: "el factor 0.18, si los buques son de caso de hierro, o por 0.17, si son de casco
-# de madera o mixto". A steel hull is a "casco de hierro" for art. 195: the law's factor for the
-# metal hull, not a new one (checklists/INTERPRETATIONS.md, Decisions).
+# de madera o mixto" ("caso" so printed, for "casco"). A steel hull is an iron hull for art. 195: the
+# law's factor for the metal hull, not a new one (checklists/INTERPRETATIONS.md, Decisions).
 HULL_FACTORS = {"iron": Decimal("0.18"), "steel": Decimal("0.18"), "wood": Decimal("0.17"),
                 "mixed": Decimal("0.17")}
 # Art. 195: "tonelada de arqueo que equivale a cien (100) pies cúbicos ingleses o sean 2.83

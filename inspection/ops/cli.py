@@ -55,9 +55,10 @@ checklists_cli = AppGroup("checklists", help="Listas de verificación de la ley.
 @click.option("--dir", "directory", type=click.Path(exists=True, file_okay=False), default=None,
               help="Carpeta de datos a validar (por defecto, la instalada).")
 def check_checklists(directory):
-    """Validate the data; print each checklist's articles, then every article of the texts and its status.
+    """Validate the data; print each checklist's articles, then every clause of the texts and its status.
 
-    Exits non-zero while an article is neither covered, excluded nor pending, so CI keeps the coverage complete.
+    A clause is a numbered or lettered division of an article (Código art. 41 b); an article without them is one.
+    Exits non-zero while a clause is neither covered, excluded nor pending, so CI keeps the coverage complete.
     """
     import checklists
 
@@ -66,11 +67,11 @@ def check_checklists(directory):
     except checklists.ChecklistError as error:  # the message names the file and the item
         raise click.ClickException(f"Datos de listas de verificación no válidos: {error}")
     click.echo(checklists.format_coverage(checklists.coverage_report(catalog)))
-    texts = checklists.article_coverage(catalog)
-    click.echo(checklists.format_article_coverage(texts))
-    uncovered = checklists.uncovered_articles(texts)
+    texts = checklists.clause_coverage(catalog)
+    click.echo(checklists.format_clause_coverage(texts))
+    uncovered = checklists.uncovered_clauses(texts)
     if uncovered:
-        raise click.ClickException(f"Artículos sin cubrir ni excluir ({len(uncovered)}): {'; '.join(uncovered)}")
+        raise click.ClickException(f"Cláusulas sin cubrir ni excluir ({len(uncovered)}): {'; '.join(uncovered)}")
     for kind in catalog.kinds:
         if catalog.get(kind).version not in catalog.history[kind]:
             click.echo(f"Aviso: {kind} {catalog.get(kind).version} no está congelada en history/; "

@@ -168,6 +168,9 @@ class ChecklistItemSchema(BaseSchema):
     topic_title = fields.String()
     source = fields.String(metadata={"description": "Instrumento, p. ej. «Ley 928/1927»"})
     article = fields.String(metadata={"description": "Número de artículo, p. ej. «143»"})
+    clauses = fields.List(fields.String(), metadata={
+        "description": "Incisos del artículo que el ítem verifica (p. ej. [«b»] del Código art. 41); vacío si el "
+                       "artículo no se divide en incisos"})
     text = fields.String(metadata={"description": "Cita textual del artículo"})
     required = Integer(allow_none=True, metadata={
         "description": "Cantidad mínima: se aprueba si lo observado es mayor o igual; null si no fija mínimo"})

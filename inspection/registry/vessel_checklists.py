@@ -1,7 +1,7 @@
 """The law's checklists applied to a vessel, with the interpretation settings of this installation."""
 from flask import current_app
 
-from checklists import KINDS, article_coverage, build_checklist, checklist_versions, load_catalog
+from checklists import KINDS, build_checklist, checklist_versions, clause_coverage, clause_totals, load_catalog
 from inspection.core.exceptions import Invalid, NotFound
 from inspection.core.models import Vessel
 from inspection.i18n.messages import Msg
@@ -20,9 +20,11 @@ def checklist_for(particulars: dict, kind: str, lang: str = "es") -> dict:
 
 
 def law_coverage() -> dict:
-    """Every article of the texts with its items or why it is left out; each checklist's version and changes."""
+    """Every clause of the texts with its items or why it is left out, the totals; each checklist's version and
+    changes."""
     catalog = load_catalog()
-    return {"texts": article_coverage(catalog), "checklists": checklist_versions(catalog)}
+    texts = clause_coverage(catalog)
+    return {"texts": texts, "totals": clause_totals(texts), "checklists": checklist_versions(catalog)}
 
 
 def vessel_checklist(vessel: Vessel, kind: str, lang: str = "es") -> dict:

@@ -69,6 +69,22 @@ def test_copy_of_the_data_loads(data_dir):
     ("navegabilidad.toml", PASSENGERS, MAXIMUM, 'maximum = "1 / 0"', "maximum: division by zero"),
     ("navegabilidad.toml", PASSENGERS, '\nunit = { es = "pasajeros", en = "passengers" }', "",
      "a quantity item needs unit"),
+    # an article divided into clauses is cited clause by clause (Código art. 41 a-f), and the quote is in one named
+    ("navegabilidad.toml", "nav.health.first_aid_kit", 'clauses = ["c"]\n', "",
+     "art. 41 is divided into clauses (41(a), 41(b), 41(c), 41(d), 41(e), 41(f)): name those the item covers"),
+    ("navegabilidad.toml", "nav.health.first_aid_kit", 'clauses = ["c"]', 'clauses = ["g"]',
+     "clauses ['g'] must be distinct clauses of art. 41"),
+    ("navegabilidad.toml", "nav.health.first_aid_kit", 'clauses = ["c"]', 'clauses = ["c", "c"]',
+     "must be distinct clauses of art. 41"),
+    ("navegabilidad.toml", "nav.health.first_aid_kit", 'clauses = ["c"]', 'clauses = ["b"]',
+     "text is in art. 41(c), which 'clauses' does not name"),
+    ("navegabilidad.toml", "nav.health.first_aid_kit", 'clauses = ["c"]', 'clauses = "c"',
+     "name those the item covers"),
+    ("navegabilidad.toml", "nav.health.first_aid_kit", "Dotar a las embarcaciones de un botiquín con elementos "
+     "sanitarios suficiente para brindar a la tripulación y a los pasajeros atención médica de primeros auxilios.",
+     "en materia sanitaria. d) Pedir el rearqueo", "text runs across the clauses of art. 41"),
+    ("seguridad.toml", "seg.lifebuoys.cabins", 'article = "143"', 'article = "143"\nclauses = ["a"]',
+     "Ley 928/1927 art. 143 has no clauses; remove 'clauses'"),
     # one duty, one bound: a floor and a ceiling on the same item are refused
     ("navegabilidad.toml", PASSENGERS, MAXIMUM, f'{MAXIMUM}\nrequired = "1"', "'required' or 'maximum', not both"),
 ])
@@ -118,7 +134,7 @@ def test_a_maximum_over_particulars_is_checked_per_vessel(data_dir, maximum, ves
     ("navegabilidad.toml", '"Ley 928/1927" = ["26", "35",', '"Ley 928/1927" = ["26",',
      "which 'covers' does not list"),
     ("navegabilidad.toml", '"Decreto 6383/1951" = ', '"Decreto 9999" = ', "covers: unknown source"),
-    ("seguridad.toml", 'version = "2026.3"\n', "", "missing 'version'"),
+    ("seguridad.toml", 'version = "2026.4"\n', "", "missing 'version'"),
     ("seguridad.toml", 'kind = "seguridad"', 'kind = "navegabilidad"', "does not match the file name"),
     ("terms.toml", "expr = 'not has_machinery and", "expr = 'not pilot_cabins and",
      "unknown name 'pilot_cabins'"),  # a term may only use earlier terms: no cycles

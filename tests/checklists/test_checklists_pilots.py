@@ -61,6 +61,44 @@ def test_pilot_items_by_route_and_flag(name, vessel, expected):
     assert applicable(vessel, ids=PILOTS) == expected
 
 
+NATIONAL, FOREIGN, MONTHLY = "nav.pilots.embarked_national", "nav.pilots.embarked_foreign", "nav.pilots.monthly"
+EMBARKED = {NATIONAL, FOREIGN, MONTHLY, LOCATION}  # art. 1 a)-e), and the cabins of art. 4
+
+# Issue 20: whether the pilots art. 1 requires are embarked, by clause; cabins are those the vessel has.
+EMBARKED_CASES = [
+    ("national, up to Angostura: one pilot (art. 1 c)", vessel_particulars(cabins=4, practicaje="to_angostura"),
+     {NATIONAL: 1, LOCATION: 1}),
+    ("national, beyond Angostura: two pilots (art. 1 c)", vessel_particulars(cabins=4, practicaje="beyond_angostura"),
+     {NATIONAL: 2, LOCATION: 2}),
+    ("national, fixed itinerary: Capitán Práctico and pilots by the month (art. 1 b)",
+     vessel_particulars(cabins=4, practicaje="fixed_itinerary"), {MONTHLY: 2, LOCATION: 2}),
+    ("foreign, port pilot or up to Angostura (art. 1 a, d, e)", vessel_particulars(flag="foreign", cabins=3,
+                                                                                   practicaje="to_angostura"),
+     {FOREIGN: 1, LOCATION: 1}),
+    ("foreign beyond Angostura (art. 1 d, e)", vessel_particulars(flag="foreign", practicaje="beyond_angostura"),
+     {FOREIGN: 2}),
+    ("tug with one cabin and two pilots: one pilot's cabin, the one that exists (art. 4)",
+     vessel_particulars(service="tug", cabins=1, holds=0, practicaje="beyond_angostura"), {NATIONAL: 2, LOCATION: 1}),
+    ("no cabins: the pilots are still counted", vessel_particulars(cabins=0, practicaje="beyond_angostura"),
+     {NATIONAL: 2}),
+    ("towed barge: the tug embarks the convoy's pilots", vessel_particulars(propulsion="towed", crew=0, cooking="none",
+                                                                            cabins=2, practicaje="beyond_angostura"),
+     {}),
+    ("not on the route", vessel_particulars(cabins=6, practicaje="none"), {}),
+    ("route never recorded: only the route is asked", vessel_particulars(cabins=6, practicaje="unset"), {}),
+]
+
+
+@pytest.mark.parametrize("name, vessel, expected", EMBARKED_CASES, ids=[c[0] for c in EMBARKED_CASES])
+def test_pilots_embarked_by_clause_and_cabins_that_exist(name, vessel, expected):
+    assert applicable(vessel, ids=EMBARKED) == expected
+
+
+def test_cabin_use_follows_the_cabins_assigned():
+    tug = vessel_particulars(service="tug", cabins=1, holds=0, practicaje="beyond_angostura")
+    assert applicable(tug, ids={USE, LOCATION}) == {USE: 1, LOCATION: 1}
+
+
 COLOMBIAN_18 = {"nav.lifebuoys.six_aboard", "nav.rigging.compass", "nav.health.water_sterilizer_any",
                 "nav.flammables.apart_compartment"}
 ISSUE10 = COLOMBIAN_18 | {"nav.holds.fall_signs", "nav.animals.fierce_secured", "doc.crew.master_paraguayan",

@@ -21,7 +21,8 @@ SAILING = vessel_particulars(propulsion="sail", crew=3, hot_climate=True)
 
 HOT_STEAMER_ITEMS = {"nav.boats.canoe", "nav.lights.sides", "nav.screens.insects", "nav.health.medicine_chest",
                      "nav.health.water_sterilizer", "seg.lifebuoys.hot_climate", "seg.fire.engine",
-                     "seg.fire.smoking_room", "seg.fire.flammables_hold", "nav.rigging.compass"}  # compass: art. 18.3
+                     "seg.fire.smoking_room", "seg.fire.flammables_hold", "seg.fire.flammables_marked",
+                     "nav.rigging.compass"}  # compass: art. 18(3); packages marked: art. 36 (issue 20)
 HOLD = "seg.fire.flammables_hold"  # art. 36: the only Colombian item the data marks detainable
 
 

@@ -16,7 +16,7 @@ SERVICES = ("passenger", "cargo", "mixed", "tug", "livestock", "tanker", "raft",
 
 @pytest.mark.parametrize("length, beam, girth", [("45", "8", "14"), ("12.35", "3.1", "4.75"), ("5", "1.2", "2")])
 def test_steel_tonnage_is_the_iron_tonnage(length, beam, girth):
-    """Art. 195's 0.18 for "casco de hierro" is steel's factor too."""
+    """Art. 195's 0.18 for "caso de hierro" (so printed: iron hulls) is steel's factor too."""
     assert gross_tonnage(length, beam, girth, "steel") == gross_tonnage(length, beam, girth, "iron")
     assert gross_tonnage(length, beam, girth, "steel") != gross_tonnage(length, beam, girth, "wood")
 

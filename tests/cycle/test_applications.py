@@ -104,7 +104,8 @@ def test_staff_apply_on_behalf_and_a_vencimiento_is_fined_once(certify, steamer,
     first.status = "cancelled"
     db.session.flush()
     again = apply_for_inspection(staff["admin"], steamer, "seguridad", "Asunción", day, day)
-    assert (len(first.fines), again.late, again.fines) == (1, True, [])  # "por cada vencimiento" (art. 225)
+    # art. 204's "por cada vencimiento", read for art. 225
+    assert (len(first.fines), again.late, again.fines) == (1, True, [])
 
 
 def test_waiving_a_fine_is_the_prefecturas_with_a_reason_and_audited(certify, steamer, owner_user, staff):

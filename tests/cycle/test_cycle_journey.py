@@ -203,7 +203,7 @@ def test_a_late_hull_application_pays_the_fee_twice_and_the_configured_fine_unti
 
 
 def test_never_applied_before_expiry_the_swept_fine_is_owed_on_the_renewing_inspection(cycle, client, set_clock):
-    """Art. 225 "o no la solicitase antes del vencimiento": the daily run fines the expired certificate once; the
+    """Art. 225 "no presente a su debido tiempo la solicitud": the daily run fines the expired certificate once; the
     application filed after it adds no second fine, and the inspection that renews the certificate bills it."""
     vessel, send, at = cycle["vessel"], cycle["send"], cycle["at"]
     expired_on = VALID_UNTIL + timedelta(days=1)

@@ -30,6 +30,16 @@ def test_passenger_steamer_needs_240_lifebuoys(client, make_user, make_vessel):
     assert "<blockquote" in markup  # the article's quoted text, opened by tapping the line
 
 
+def test_a_line_names_the_clause_it_covers(client, make_user, make_vessel):
+    """Código art. 41 b) (issue 20): the citation names the clause; an article without clauses names none."""
+    steamer = make_vessel(**STEAMER)
+    login(client, make_user("inspector"))
+    page = text(client.get(f"/buques/{steamer.id}/listas/navegabilidad"))
+    assert "Código de Navegación Fluvial y Marítima, art. 41 (b)" in page  # accommodation and food
+    assert "Código de Navegación Fluvial y Marítima, art. 41 (c)" in page  # first-aid kit
+    assert "Ley 928/1927, art. 63 Requiere foto" in page  # hull condition: art. 63 has no clauses
+
+
 def test_lines_are_grouped_by_topic_with_tabs_between_kinds(client, make_user, make_vessel):
     steamer = make_vessel(**STEAMER)
     login(client, make_user("admin"))
@@ -151,16 +161,18 @@ def test_coverage_page_shows_each_version_and_its_changes(client, make_user):
     response = client.get("/listas/cobertura")
     markup = response.get_data(as_text=True)
     row = text(response).split("Versiones de las listas", 1)[1].split("Ley 928/1927", 1)[0]
-    assert "Navegabilidad 2026.3" in row and "Cambios respecto de la versión 2026.2" in row
-    assert "Ítems nuevos" in row and "nav.pilots.route_recorded Practicaje en la Sección Sur" in row
-    assert "Ítems modificados" in row and "nav.pilots.cabin_location" in row and "(título en español, título en inglés, cantidad requerida)" in row
-    seguridad = markup.split('id="version-seguridad"', 1)[1].split("</tr>", 1)[0]
-    assert "Cambios respecto de la versión 2026.2" in seguridad  # the Colombian items became adopted practice
-    assert "seg.fire.flammables_hold" in seguridad and "(instrumento extranjero (práctica adoptada))" in seguridad
-    assert "seg.machinery.condition" not in seguridad
-    assert "Documentación 2026.3" in row and "Cambios respecto de la versión 2026.1" in row
-    assert "doc.crew.master_paraguayan Capitán o patrón de nacionalidad paraguaya" in row
+    assert "Navegabilidad 2026.4" in row and "Cambios respecto de la versión 2026.3" in row
+    assert "Ítems nuevos" in row and "nav.pilots.embarked_national Prácticos embarcados" in row
+    assert "nav.markings.national_flag Pabellón nacional" in row
     nav = markup.split('id="version-navegabilidad"', 1)[1].split("</tr>", 1)[0]
+    assert "Ítems modificados" in nav and "nav.pilots.cabin_location" in nav and "(cantidad requerida)" in nav
+    assert "nav.health.first_aid_kit" in nav and "(cláusulas)" in nav  # the citation now names 41(c)
     assert "Ítems retirados" not in nav
+    seguridad = markup.split('id="version-seguridad"', 1)[1].split("</tr>", 1)[0]
+    assert "Cambios respecto de la versión 2026.3" in seguridad
+    assert "Ítems retirados" in seguridad and "seg.fire.elements_sufficient" in seguridad  # art. 168 (issue 20)
+    assert "seg.fire.flammables_hold" in seguridad and "(a qué buques se aplica)" in seguridad
+    assert "seg.machinery.condition" not in seguridad
+    assert "Documentación 2026.4" in row and "doc.crew.titles" in row
     english = text(client.get("/listas/cobertura?lang=en"))
-    assert "Changes from version 2026.2" in english and "Cabins of the pilots embarked" in english
+    assert "Changes from version 2026.3" in english and "Pilots embarked: one up to Angostura" in english
