@@ -37,6 +37,7 @@ API_PERMISSIONS = {
     "PATCH /api/v1/inspections/{inspection_id}/uploads/{client_id}": {"inspector"},
     "POST /api/v1/inspections/{inspection_id}/submit": {"inspector"},
     "POST /api/v1/inspections/{inspection_id}/interrupt": STAFF,
+    "POST /api/v1/inspections/{inspection_id}/cancel": STAFF,
     "POST /api/v1/deficiencies/{deficiency_id}/evidence": {"owner"},
     "POST /api/v1/deficiencies/{deficiency_id}/report-fixed": {"owner"},
     "POST /api/v1/deficiencies/{deficiency_id}/close": {"inspector"},
