@@ -72,6 +72,7 @@ PAGE_PERMISSIONS = {
     "/usuarios/<int:user_id>/dispositivos/revocar": {"admin"},
     "/inspecciones": STAFF,
     "/inspecciones/<int:inspection_id>/interrumpir": STAFF,
+    "/inspecciones/<int:inspection_id>/cancelar": STAFF,
     "/inspecciones/<int:inspection_id>/detener": STAFF,
     "/deficiencias/<int:deficiency_id>/subsanada": {"owner"},
     "/deficiencias/<int:deficiency_id>/cerrar": {"inspector"},
