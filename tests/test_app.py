@@ -97,16 +97,19 @@ def before_open19(migration_database):
 
 
 def add_rows(admin, inspector, vessel, *statuses, kind="seguridad") -> list[int]:
-    """Inspections of `vessel` in `statuses`, committed as an older release could have; their ids."""
+    """Inspections of `vessel` in `statuses`, committed as an older release could have; their ids.
+
+    Written with the columns named here only: the model has columns later revisions add."""
     from datetime import date
 
     from inspection.core.models import Inspection
 
-    rows = [Inspection(vessel_id=vessel.id, kind=kind, inspector_id=inspector.id, scheduled_on=date(2026, 12, 1),
-                       port="Asunción", status=status, created_by_id=admin.id) for status in statuses]
-    db.session.add_all(rows)
+    table = Inspection.__table__
+    ids = [db.session.execute(db.insert(table).values(
+        vessel_id=vessel.id, kind=kind, inspector_id=inspector.id, scheduled_on=date(2026, 12, 1), port="Asunción",
+        status=status, created_by_id=admin.id).returning(table.c.id)).scalar_one() for status in statuses]
     db.session.commit()
-    return [row.id for row in rows]
+    return ids
 
 
 @pytest.mark.db
@@ -167,7 +170,28 @@ def test_open19_stops_and_names_what_only_staff_can_settle(before_open19, capfd,
     printed = capfd.readouterr().err
     assert message in printed and "then upgrade again" in printed
     db.session.rollback()
-    assert [db.session.get(Inspection, n).status for n in repeated_scheduled] == ["scheduled", "scheduled"]
+    assert db.session.scalars(db.select(Inspection.status).where(Inspection.id.in_(repeated_scheduled))).all() \
+        == ["scheduled", "scheduled"]
+
+
+@pytest.mark.db
+def test_cancel19_says_when_and_why_open19_cancelled_each_repeated_inspection(before_open19):
+    """The upgrade copies the moment from open19's audit event and names the inspection kept; others stay empty."""
+    from flask_migrate import upgrade
+
+    from inspection.core.models import AuditEvent, Inspection
+
+    app, admin, inspector, (one, two) = before_open19
+    kept, repeated = add_rows(admin, inspector, one, "scheduled", "scheduled")
+    alone, = add_rows(admin, inspector, two, "scheduled")
+    upgrade(revision="cancel19")
+    rows = {row.id: row for row in db.session.execute(
+        db.select(Inspection.id, Inspection.status, Inspection.cancelled_at, Inspection.cancellation_reason))}
+    event = db.session.scalar(db.select(AuditEvent).filter_by(action="inspection.cancelled"))
+    assert (rows[repeated].status, rows[repeated].cancelled_at) == ("cancelled", event.at)
+    assert rows[repeated].cancellation_reason == ("Repetida: el buque tenía otra inspección de este tipo sin cerrar; "
+                                                  f"se conservó la n.º {kept}.")
+    assert [(rows[n].cancelled_at, rows[n].cancellation_reason) for n in (kept, alone)] == [(None, None)] * 2
 
 
 def test_demo_seeds_only_an_empty_database(tmp_path):

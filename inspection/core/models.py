@@ -264,6 +264,9 @@ class Inspection(db.Model):
     # An inspection that could not be finished: stopped with a reason, no outcome (closing.py).
     interrupted_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
     interruption_reason: Mapped[str | None] = mapped_column(sa.Text)
+    # A scheduled inspection called off before anyone went aboard (booked wrong), with the reason.
+    cancelled_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    cancellation_reason: Mapped[str | None] = mapped_column(sa.Text)
     outcome: Mapped[str | None] = mapped_column(_enum("outcome", OUTCOMES))
     inspector_signature: Mapped[str | None] = mapped_column(sa.String(200))
     master_name: Mapped[str | None] = mapped_column(sa.String(200))

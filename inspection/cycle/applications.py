@@ -162,6 +162,21 @@ def complete_applications(inspection: Inspection) -> None:
         application.status, application.inspection_id = "done", inspection.id
 
 
+def reopen_applications(inspection: Inspection) -> list[Application]:
+    """A cancelled inspection's applications ask for an inspection again: pending and unassigned, so planning
+    assigns them anew. One pending at a time (uq_applications_pending): where the vessel already has another
+    pending application of the kind, that one asks for the same work and this one is closed as cancelled."""
+    applications = db.session.scalars(db.select(Application).filter_by(inspection_id=inspection.id, status="scheduled")
+                                      .order_by(Application.id)).all()
+    for application in applications:
+        try:
+            with db.session.begin_nested():
+                application.status, application.inspection_id = "pending", None
+        except IntegrityError:  # restored as it was (still naming the cancelled inspection)
+            application.status = "cancelled"
+    return applications
+
+
 # --- read models -----------------------------------------------------------------------------------
 
 def applications_query(user: User):

@@ -21,6 +21,7 @@ from inspection.inspections.aboard import agenda, package
 from inspection.inspections.closing import close_inspection
 from inspection.inspections.operations import (
     add_repair_evidence,
+    cancel_inspection,
     close_deficiency,
     detain_vessel,
     filter_inspections,
@@ -284,8 +285,22 @@ def get_signature(inspection_id, role):
 @require(*STAFF)
 def post_interrupt(data, inspection_id):
     """Stop an inspection that cannot be finished, with the reason: no outcome, certificate or deficiencies."""
+    return _decided(interrupt_inspection, inspection_id, data["reason"])
+
+
+@blp.route("/inspections/<int:inspection_id>/cancel", methods=["POST"])
+@blp.arguments(NoteSchema)
+@blp.response(200, InspectionSchema)
+@require(*STAFF)
+def post_cancel(data, inspection_id):
+    """Call off a scheduled inspection, with the reason: the vessel's kind is free again, its application pending."""
+    return _decided(cancel_inspection, inspection_id, data["reason"])
+
+
+def _decided(operation, inspection_id: int, reason: str) -> Inspection:
+    """A decision with a reason (interrupt, cancel) on an inspection the caller may see, committed."""
     actor = api_user()
-    inspection = interrupt_inspection(actor, get_inspection_for(actor, inspection_id), data["reason"], office_now())
+    inspection = operation(actor, get_inspection_for(actor, inspection_id), reason, office_now())
     db.session.commit()
     return inspection
 

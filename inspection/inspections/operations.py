@@ -1,4 +1,4 @@
-"""Inspection operations: schedule, start, answer, attach photos, submit; plus deficiencies and detentions.
+"""Inspection operations: schedule, start, answer, attach photos, submit, interrupt or cancel; deficiencies, detentions.
 
 Every operation takes the acting user and the time (`now`, `today`) as values, flushes and never commits:
 the request boundary commits once, so an action and its audit event land together or not at all.
@@ -22,6 +22,7 @@ from inspection.core.models import (
     User,
     Vessel,
 )
+from inspection.cycle.applications import reopen_applications
 from inspection.i18n.messages import Localized, Msg
 from inspection.inspections.evidence import evidence_status
 from inspection.inspections.outcomes import compute_outcome, item_bound, unanswered_items
@@ -434,6 +435,28 @@ def interrupt_inspection(actor: User, inspection: Inspection, reason: str, now: 
     record_event(actor, "inspection.interrupted", "inspection", inspection.id, inspection_id=inspection.id,
                  details={"reason": reason, "answered": len(current_answers(inspection)),
                           "items": len(inspection.items or [])})
+    return inspection
+
+
+def cancel_inspection(actor: User, inspection: Inspection, reason: str, now: datetime) -> Inspection:
+    """Call off a scheduled inspection (booked with the wrong inspector or date), with the reason.
+
+    Nobody has been aboard, so nothing is lost: the vessel's kind is free to schedule again, and an
+    application assigned to it is pending again for planning (reopen_applications). Once started it is
+    interrupted instead. The assigned inspector, or an admin, decides; the same request again changes nothing.
+    """
+    if actor.role != "admin":
+        require_inspector(actor, inspection)
+    lock_inspection(inspection)
+    if inspection.status == "cancelled" and inspection.cancellation_reason == reason:
+        return inspection
+    if inspection.status == "in_progress":
+        raise Conflict(Msg("La inspección ya comenzó: no se cancela, se interrumpe con el motivo."))
+    require_status(inspection, "scheduled")
+    inspection.status, inspection.cancelled_at, inspection.cancellation_reason = "cancelled", now, reason
+    applications = reopen_applications(inspection)
+    record_event(actor, "inspection.cancelled", "inspection", inspection.id, inspection_id=inspection.id,
+                 details={"reason": reason, "applications": [{"id": a.id, "status": a.status} for a in applications]})
     return inspection
 
 

@@ -259,6 +259,8 @@ class InspectionSchema(BaseSchema):
     submitted_at = fields.AwareDateTime(allow_none=True)
     interrupted_at = fields.AwareDateTime(allow_none=True)
     interruption_reason = fields.String(allow_none=True)
+    cancelled_at = fields.AwareDateTime(allow_none=True)
+    cancellation_reason = fields.String(allow_none=True)
     reinspection_of_id = Integer(allow_none=True)
     master_name = fields.String(allow_none=True)
     inspector_signature = fields.String(allow_none=True)

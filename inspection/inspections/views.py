@@ -37,6 +37,7 @@ from inspection.i18n.language import current_language, gettext, localize
 from inspection.i18n.messages import Msg
 from inspection.inspections.operations import (
     add_repair_evidence,
+    cancel_inspection,
     close_deficiency,
     detain_vessel,
     filter_inspections,
@@ -120,7 +121,7 @@ def _label_of(vessel_id) -> str:
     return vessel_label(get_vessel_for(current_user, int(vessel_id))) if str(vessel_id or "").isdigit() else ""
 
 
-def _list_page(values: dict, errors: dict, status: int = 200):
+def _list_page(values: dict, errors: dict, status: int = 200, open_id: int | None = None):
     args, filter_errors = _query_args()
     query = filter_inspections(inspection_scope(db.select(Inspection), current_user), args).options(
         joinedload(Inspection.vessel), joinedload(Inspection.inspector))
@@ -136,7 +137,7 @@ def _list_page(values: dict, errors: dict, status: int = 200):
                 "vessel": linked, "kind": request.args.get("kind", "")}
     return render_template("inspections/list.html", page=page, args=args, filter_errors=filter_errors,
                            vessel_filter=request.args.get("vessel") or linked, inspectors=inspectors,
-                           choices=CHOICES, values={**defaults, **values}, errors=errors), status
+                           choices=CHOICES, values={**defaults, **values}, errors=errors, open_id=open_id), status
 
 
 @bp.route("/inspecciones")
@@ -182,7 +183,8 @@ def inspection_schedule():
 
     inspection, error = _attempt(schedule)
     if error:
-        return _list_page(values, domain_errors(error), error.status)
+        # the vessel's open inspection of the kind is linked: there it is done, or cancelled if booked wrong
+        return _list_page(values, domain_errors(error), error.status, error.extra.get("inspection_id"))
     return redirect(url_for(".inspection_page", inspection_id=inspection.id))
 
 
@@ -201,7 +203,8 @@ def _view_model(inspection: Inspection) -> dict:
             "missing_by_item": missing_by_item, "answered": len(detail["items"]) - len(unanswered),
             "unanswered": unanswered,
             "item_titles": {item["id"]: item["title"] for item in detail["items"]},
-            "can_interrupt": current_user.id == inspection.inspector_id or current_user.role == "admin"}
+            # interrupting or cancelling: the assigned inspector or an admin (operations.py decides again)
+            "can_stop": current_user.id == inspection.inspector_id or current_user.role == "admin"}
 
 
 def _inspection_page(inspection: Inspection, status: int = 200, **state):
@@ -267,20 +270,32 @@ def _back(inspection: Inspection, anchor: str | None = None):
     return redirect(url_for(".inspection_page", inspection_id=inspection.id, _anchor=anchor))
 
 
+def _inspection_decision(inspection_id: int, key: str, operation):
+    """A decision with a reason on the inspection: back to its page; bad input at form `key`, a refusal atop it."""
+    inspection = get_inspection_for(current_user, inspection_id)
+    data, errors = load_form(request.form, NoteSchema())
+    values = {key: request.form.to_dict()}
+    if errors:
+        return _inspection_page(inspection, 422, errors={key: errors}, values=values)
+    _, error = _attempt(lambda: operation(current_user, inspection, data["reason"], office_now()))
+    if error is None:
+        return _back(inspection)
+    # the form may be gone by now (an inspection started meanwhile is interrupted, no longer cancelled)
+    return _inspection_page(inspection, error.status, errors=_placed(error, key), values=values)
+
+
 @bp.route("/inspecciones/<int:inspection_id>/interrumpir", methods=["POST"])
 @require_page(*STAFF)
 def inspection_interrupt(inspection_id):
     """Interrupt an inspection that cannot be finished, with the reason; it gets no outcome."""
-    inspection = get_inspection_for(current_user, inspection_id)
-    data, errors = load_form(request.form, NoteSchema())
-    status = 422
-    if not errors:
-        _, error = _attempt(lambda: interrupt_inspection(current_user, inspection, data["reason"], office_now()))
-        if error is None:
-            return _back(inspection)
-        errors, status = domain_errors(error), error.status
-    return _inspection_page(inspection, status, errors={"interrupt": errors},
-                            values={"interrupt": request.form.to_dict()})
+    return _inspection_decision(inspection_id, "interrupt", interrupt_inspection)
+
+
+@bp.route("/inspecciones/<int:inspection_id>/cancelar", methods=["POST"])
+@require_page(*STAFF)
+def inspection_cancel(inspection_id):
+    """Cancel a scheduled inspection booked wrong, with the reason; its page then shows when and why."""
+    return _inspection_decision(inspection_id, "cancel", cancel_inspection)
 
 
 # --- deficiencies and detention (on the report) ----------------------------------------------------

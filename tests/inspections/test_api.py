@@ -7,6 +7,7 @@ import pytest
 from inspection.core.clock import office_today
 from inspection.core.models import (
     Answer,
+    Application,
     AuditEvent,
     Certificate,
     ConflictOfInterest,
@@ -588,6 +589,82 @@ def test_an_inspection_that_cannot_be_finished_is_interrupted(client, crew, star
     [event] = db.session.scalars(db.select(AuditEvent).filter_by(action="inspection.interrupted")).all()
     assert event.details == {"reason": reason["reason"], "answered": 2, "items": len(items)}
     assert client.get("/api/v1/inspections?status=interrupted", headers=crew["oh"]).json["total"] == 1
+
+
+def apply_and_assign(client, crew, days=3) -> tuple[int, int]:
+    """The owner applies for a seguridad inspection and the Prefectura assigns it: (application id, inspection id)."""
+    on = (office_today() + timedelta(days=days)).isoformat()
+    filed = client.post("/api/v1/applications", headers=crew["oh"], json={
+        "vessel_id": crew["vessel"].id, "kind": "seguridad", "port": "Asunción", "preferred_on": on})
+    assert filed.status_code == 201, filed.json
+    assigned = client.post(f"/api/v1/applications/{filed.json['id']}/assign", headers=crew["admin"],
+                           json={"inspector_id": crew["inspector"].id, "scheduled_on": on, "port": "Asunción"})
+    assert assigned.status_code == 200, assigned.json
+    return filed.json["id"], assigned.json["inspection_id"]
+
+
+def test_a_scheduled_inspection_booked_wrong_is_cancelled_and_planning_gets_its_application_back(
+        client, crew, db, as_role):
+    """Cancelling frees the vessel's kind (uq_inspections_open) and returns the application to pending, so the
+    Prefectura assigns it again; the cancelled one leaves the inspector's agenda and the tablet."""
+    application_id, inspection_id = apply_and_assign(client, crew)
+    url = f"/api/v1/inspections/{inspection_id}/cancel"
+    reason = {"reason": "Programada con el inspector equivocado."}
+    _, other_inspector = as_role("inspector")
+    _, police = as_role("police")
+    for refused in (other_inspector, crew["oh"], police):
+        assert client.post(url, json=reason, headers=refused).status_code == 403
+    assert client.post(url, json={"reason": "no"}, headers=crew["admin"]).status_code == 422
+    response = client.post(url, json=reason, headers=crew["admin"])
+    assert response.status_code == 200, response.json
+    assert response.json["status"] == "cancelled" and response.json["outcome"] is None
+    assert response.json["cancellation_reason"] == reason["reason"] and response.json["cancelled_at"]
+    assert client.post(url, json=reason, headers=crew["admin"]).json == response.json  # a retry changes nothing
+    assert client.post(url, json={"reason": "Otra razón"}, headers=crew["admin"]).status_code == 409
+    [event] = db.session.scalars(db.select(AuditEvent).filter_by(action="inspection.cancelled")).all()
+    assert (event.entity, event.entity_id, event.inspection_id) == ("inspection", str(inspection_id), inspection_id)
+    assert event.details == {"reason": reason["reason"], "applications": [{"id": application_id, "status": "pending"}]}
+    application = db.session.get(Application, application_id)
+    assert (application.status, application.inspection_id) == ("pending", None)
+    assert client.get(f"/api/v1/inspections/{inspection_id}/package", headers=crew["ih"]).status_code == 409
+    assert client.get("/api/v1/agenda", headers=crew["ih"]).json["items"] == []
+    again = client.post(f"/api/v1/applications/{application_id}/assign", headers=crew["admin"], json={
+        "inspector_id": crew["inspector"].id, "scheduled_on": office_today().isoformat(), "port": "Asunción"})
+    assert again.status_code == 200, again.json
+    assert [i["id"] for i in client.get("/api/v1/agenda", headers=crew["ih"]).json["items"]] \
+        == [again.json["inspection_id"]]
+
+
+def test_the_assigned_inspector_cancels_and_a_second_pending_application_stands(client, crew, db):
+    """One pending application per vessel and kind: one filed while the cancelled inspection was scheduled asks for
+    the same work, so it stays pending and the cancelled inspection's application is closed as cancelled."""
+    application_id, inspection_id = apply_and_assign(client, crew)
+    later = client.post("/api/v1/applications", headers=crew["oh"], json={
+        "vessel_id": crew["vessel"].id, "kind": "seguridad", "port": "Pilar",
+        "preferred_on": (office_today() + timedelta(days=9)).isoformat()})
+    assert later.status_code == 201, later.json
+    response = client.post(f"/api/v1/inspections/{inspection_id}/cancel", json={"reason": "Fecha equivocada."},
+                           headers=crew["ih"])
+    assert response.status_code == 200, response.json
+    statuses = dict(db.session.execute(db.select(Application.id, Application.status)).all())
+    assert statuses == {application_id: "cancelled", later.json["id"]: "pending"}
+    assert db.session.get(Application, application_id).inspection_id == inspection_id
+    event = db.session.scalar(db.select(AuditEvent).filter_by(action="inspection.cancelled"))
+    assert event.details["applications"] == [{"id": application_id, "status": "cancelled"}]
+    assert event.user_id == crew["inspector"].id
+
+
+def test_an_inspection_in_progress_is_interrupted_not_cancelled(client, crew, started, db):
+    inspection_id, _ = started
+    url = f"/api/v1/inspections/{inspection_id}/cancel"
+    response = client.post(url, json={"reason": "Fecha equivocada."}, headers=crew["admin"])
+    assert response.status_code == 409
+    assert response.json["detail"] == "La inspección ya comenzó: no se cancela, se interrumpe con el motivo."
+    english = client.post(url, json={"reason": "Wrong date."}, headers={**crew["ih"], "Accept-Language": "en"})
+    assert english.status_code == 409
+    assert english.json["detail"] == "The inspection has already started: it is not cancelled but interrupted, with the reason."
+    assert db.session.get(Inspection, inspection_id).status == "in_progress"
+    assert db.session.scalar(db.select(db.func.count(AuditEvent.id)).filter_by(action="inspection.cancelled")) == 0
 
 
 def test_submit_is_idempotent(client, crew, started, db):

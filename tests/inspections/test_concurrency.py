@@ -152,3 +152,23 @@ def test_eight_detentions_of_one_vessel_at_once_are_one(app, db, crew):
     [winner] = [body for status, body in results if status == 201]
     assert all(body["detention_id"] == winner["id"] for status, body in results if status == 409)
     assert db.session.scalar(db.select(db.func.count(Detention.id))) == 1
+
+
+def test_a_cancel_racing_the_tablets_start_and_its_own_copies_settles_once(app, db, client, crew):
+    """Four copies of one cancellation and the tablet's start at once: either the start wins (every cancel 409) or
+    the cancellation does (the start 409, the copies all 200 with one audit event); never both."""
+    from inspection.core.models import AuditEvent
+    from tests.fixtures.inspections import schedule
+
+    inspection_id = schedule(client, crew)
+    cancel = (lambda c: c.post(f"/api/v1/inspections/{inspection_id}/cancel", json={"reason": "Fecha equivocada."},
+                               headers=crew["admin"]))
+    start = (lambda c: c.post(f"/api/v1/inspections/{inspection_id}/start", json={"client_id": cid()},
+                              headers=crew["ih"]))
+    results = in_parallel(app, db, [start] + [cancel] * 4)
+    statuses = [status for status, _ in results]
+    status = db.session.get(Inspection, inspection_id).status
+    assert statuses in ([200] + [409] * 4, [409] + [200] * 4), results
+    assert status == ("in_progress" if statuses[0] == 200 else "cancelled")
+    cancelled = db.session.scalar(db.select(db.func.count(AuditEvent.id)).filter_by(action="inspection.cancelled"))
+    assert cancelled == (status == "cancelled")

@@ -18,6 +18,7 @@ from inspection.core.extensions import db as _db
 from inspection.core.models import Answer, Deficiency, Detention, Inspection, Photo, Vessel
 from inspection.core.office import current_office
 from inspection.i18n.formats import format_day
+from inspection.inspections.aboard import agenda
 from inspection.inspections.closing import close_inspection
 from inspection.inspections.operations import add_photo, record_answer, start_inspection
 from inspection.media.configured import media_storage, photo_limits
@@ -260,6 +261,45 @@ def test_an_admin_interrupts_an_inspection_from_its_page(crew, db):
     assert inspection.status == "interrupted" and inspection.outcome is None
     assert "Interrumpida" in text(crew["admin"].get("/inspecciones"))
     assert crew["inspector"].get(f"/inspecciones/{inspection_id}/informe").status_code == 302
+
+
+def test_a_scheduled_inspection_booked_wrong_is_cancelled_from_its_page_and_scheduled_again(crew, db):
+    """The refused second booking links to the open one; an admin cancels it there with the reason, its page then
+    says when and why (to the assigned inspector too, no longer the tablet's), the agenda drops it, the kind is free."""
+    first = schedule(crew, on=office_today() + timedelta(days=2))
+    form = {"vessel": crew["vessel"].registration, "kind": "seguridad", "inspector_id": crew["inspector_user"].id,
+            "scheduled_on": office_today().isoformat(), "port": "Pilar"}
+    refused = crew["admin"].post("/inspecciones", data=form)
+    assert refused.status_code == 409
+    assert f'<a href="/inspecciones/{first}">Ver la inspección n.º {first}</a>' in refused.get_data(as_text=True)
+    assert "Cancelar la inspección" in text(crew["admin"].get(f"/inspecciones/{first}"))
+    assert "Cancelar la inspección" not in text(crew["owner"].get(f"/inspecciones/{first}"))
+    url = f"/inspecciones/{first}/cancelar"
+    for who in ("owner", "police"):
+        assert crew[who].post(url, data={"reason": "Otra fecha"}).status_code == 403
+    bad = crew["admin"].post(url, data={"reason": "no"})
+    assert bad.status_code == 422 and "Debe tener entre 3 y 2000 caracteres." in text(bad)
+    response = crew["admin"].post(url, data={"reason": "Inspector equivocado: va Zárate."})
+    assert response.status_code == 302 and response.headers["Location"].endswith(f"/inspecciones/{first}")
+    for who in ("admin", "inspector", "owner"):
+        page = text(crew[who].get(f"/inspecciones/{first}"))
+        assert "Inspección cancelada" in page and "Motivo de la cancelación: Inspector equivocado: va Zárate." in page
+        assert "Cancelada el " in page and "Cancelar la inspección" not in page
+    assert "Cancelada" in text(crew["admin"].get("/inspecciones"))
+    assert agenda(crew["inspector_user"], office_today(), 7)["items"] == []
+    assert crew["admin"].post("/inspecciones", data=form).status_code == 302
+
+
+def test_an_inspection_started_meanwhile_is_not_cancelled_from_a_stale_page(crew, db):
+    inspection_id = schedule(crew)
+    assert "Cancelar la inspección" in text(crew["admin"].get(f"/inspecciones/{inspection_id}"))
+    start(crew, inspection_id, db)
+    _db.session.commit()
+    response = crew["admin"].post(f"/inspecciones/{inspection_id}/cancelar", data={"reason": "Fecha equivocada."})
+    page = text(response)
+    assert response.status_code == 409
+    assert "La inspección ya comenzó: no se cancela, se interrumpe con el motivo." in page
+    assert "Interrumpir inspección" in page and "Cancelar la inspección" not in page
 
 
 # --- the report: deficiencies and detention ---------------------------------------------------------
