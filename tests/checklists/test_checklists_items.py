@@ -198,7 +198,7 @@ def test_every_propulsion_and_service_builds(propulsion, service):
             assert (item["unit"] is None) is (item["required"] is None and item["maximum"] is None)
 
 
-@pytest.mark.parametrize("tonnage, exempt", [(4.9, True), (5.0, False), (120.0, False)])
+@pytest.mark.parametrize("tonnage, exempt", [(4.9, True), (4.998, True), (5.0, False), (120.0, False)])
 def test_sailing_vessels_under_five_tons_are_exempt(tonnage, exempt):
     sailer = vessel_particulars(propulsion="sail", gross_tonnage=tonnage)
     assert build("navegabilidad", sailer)["exempt"] is exempt
