@@ -162,12 +162,12 @@ def test_coverage_page_shows_each_version_and_its_changes(client, make_user):
     response = client.get("/listas/cobertura")
     markup = response.get_data(as_text=True)
     row = text(response).split("Versiones de las listas", 1)[1].split("Ley 928/1927", 1)[0]
-    assert "Navegabilidad 2026.4" in row and "Cambios respecto de la versión 2026.3" in row
-    assert "Ítems nuevos" in row and "nav.pilots.embarked_national Prácticos embarcados" in row
-    assert "nav.markings.national_flag Pabellón nacional" in row
+    assert "Navegabilidad 2026.5" in row and "Cambios respecto de la versión 2026.4" in row
+    assert "Ítems nuevos" in row and "nav.boats.canoe_paddles Tres canaletes" in row  # Colombian art. 45
+    assert "nav.rafts.tug_ball_signal Balón negro" in row  # art. 238, the towing steamer
     nav = markup.split('id="version-navegabilidad"', 1)[1].split("</tr>", 1)[0]
-    assert "Ítems modificados" in nav and "nav.pilots.cabin_location" in nav and "(cantidad requerida)" in nav
-    assert "nav.health.first_aid_kit" in nav and "(cláusulas)" in nav  # the citation now names 41(c)
+    assert "Ítems modificados" in nav and "nav.boats.canoe" in nav and "(a qué buques se aplica)" in nav
+    assert "nav.flammables.passenger_limit_360" in nav  # art. 138 counts the kilos aboard (issue 20)
     assert "Ítems retirados" not in nav
     seguridad = markup.split('id="version-seguridad"', 1)[1].split("</tr>", 1)[0]
     assert "Cambios respecto de la versión 2026.3" in seguridad
