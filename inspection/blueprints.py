@@ -19,6 +19,7 @@ from inspection.i18n.labels import field_label, label
 from inspection.i18n.language import current_language, gettext
 from inspection.inspections import api as inspections_api
 from inspection.inspections import views as inspections_views
+from inspection.law.tonnage import format_tonnage
 from inspection.notices import api as notices_api
 from inspection.notices import views as notices_views
 from inspection.ops import views as ops_views
@@ -81,3 +82,4 @@ def register_views(app: Flask) -> None:
                                  lang=current_language, unread_notices=_unread_notices)
     app.jinja_env.filters["number"] = lambda value, places=None: format_number(value, places, current_language())
     app.jinja_env.filters["day"] = lambda value, width="long": format_day(value, current_language(), width)
+    app.jinja_env.filters["tonnage"] = lambda value: format_tonnage(value, current_language())

@@ -34,7 +34,7 @@ from inspection.documents.certificate_pdf import DEFAULT_ARTICLES
 from inspection.i18n.messages import Msg
 from inspection.law.cycle import add_months, apply_by
 from inspection.law.legal_terms import TermPractice, certificate_months, navegabilidad_practice
-from inspection.law.tonnage import round_tonnage
+from inspection.law.tonnage import shown_tonnage
 from inspection.media.signatures import ROLES as SIGNATURE_ROLES
 
 STATUS_CODES = {"valid": 0, "expired": 0, "revoked": 1, "suspended": 2, "superseded": 3}
@@ -307,8 +307,8 @@ def certificate_document(certificate: Certificate, office: Office, zone: tzinfo,
     With `storage` (the PDF), the drawn signatures of the inspection are read and printed; the page names them.
     """
     vessel = dict(certificate.inspection.particulars or {}) if certificate.inspection else {}
-    if "gross_tonnage" in vessel:  # the snapshot keeps a float; the certificate prints art. 195's 2 decimals
-        vessel["gross_tonnage"] = round_tonnage(Decimal(str(vessel["gross_tonnage"])))
+    if "gross_tonnage" in vessel:  # the snapshot keeps a float; the certificate prints the shown figure
+        vessel["gross_tonnage"] = shown_tonnage(Decimal(str(vessel["gross_tonnage"])))
     v = certificate.vessel
     drawn = _drawn_signatures(certificate.inspection, storage)
     return {

@@ -53,6 +53,7 @@ from inspection.documents.pdf import (
     DocumentPDF,
     as_date,
     plain,
+    tonnage_text,
 )
 from inspection.documents.pdf import coded as _coded
 from inspection.documents.pdf import decimal_text as _decimal
@@ -158,7 +159,7 @@ def _particulars(vessel: dict) -> list[tuple[str, str]]:
         ("Eslora", _decimal(v.get("length_m"), 2, "m")),
         ("Manga", _decimal(v.get("beam_m"), 2, "m")),
         ("Contorno (cadena, art. 195)", _decimal(v.get("girth_m"), 2, "m")),
-        ("Tonelaje de arqueo (art. 195)", _decimal(v.get("gross_tonnage"), 2, "t")),
+        ("Tonelaje de arqueo (art. 195)", tonnage_text(v.get("gross_tonnage"))),
         ("Tripulación", _plain(v.get("crew"))),
         ("Pasajeros (máximo)", _plain(v.get("max_passengers"))),
         ("Calderas", _plain(v.get("boilers"))),

@@ -13,6 +13,7 @@ from fpdf.enums import XPos, YPos
 
 from inspection.i18n.formats import format_day, format_number
 from inspection.i18n.labels import label
+from inspection.law.tonnage import format_tonnage
 
 NAVY = (18, 42, 84)
 GOLD = (150, 120, 50)
@@ -47,6 +48,11 @@ def decimal_text(value, places: int, unit: str = "", lang: str = "es") -> str:
     if value is None or value == "":
         return DASH
     return f"{format_number(value, places, lang)} {unit}".strip()
+
+
+def tonnage_text(value, lang: str = "es") -> str:
+    """A tonnage as shown (law.tonnage.shown_tonnage: '4,998 t', '1.234,57 t'); an em dash when missing."""
+    return DASH if value is None or value == "" else f"{format_tonnage(value, lang)} t"
 
 
 def plain(value) -> str:

@@ -19,7 +19,7 @@ from fpdf.enums import XPos, YPos
 from fpdf.fonts import FontFace
 
 from inspection.core.clock import zone_city
-from inspection.documents.pdf import DASH, GREY, INK, NAVY, PAGE_H, SHADE, DocumentPDF, as_date, long_date
+from inspection.documents.pdf import DASH, GREY, INK, NAVY, PAGE_H, SHADE, DocumentPDF, as_date, long_date, tonnage_text
 from inspection.i18n.formats import format_moment, format_number
 from inspection.i18n.labels import field_label, label, term_label
 from inspection.i18n.messages import Msg
@@ -136,7 +136,7 @@ def _particular(field: str, value, lang: str) -> str:
     if field in TEXT:
         return str(value)
     if field == "gross_tonnage":
-        return f"{format_number(value, 2, lang)} t"
+        return tonnage_text(value, lang)
     return format_number(value, None, lang) or DASH
 
 

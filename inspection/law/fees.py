@@ -24,8 +24,8 @@ Readings of the text (each one visible in the data or the result, none applied s
   201–250 row is charged and, on top, 1 per counted ton above 250, using the same counting as
   the brackets (250.01 t started = 251 t, excess 1 t). The law prints one rate, so 1 is used in
   both columns; the data keeps `rate` and `rate_cl` separately so either can be changed.
-- Pass the certified tonnage (tonnage.round_tonnage, 2 decimals) so the fee matches the
-  certificate; this module does not round it again.
+- Pass the certified tonnage (tonnage.shown_tonnage, the figure the certificate prints) so the fee
+  matches the certificate; this module does not round it again.
 - Art. 233 does not depend on tonnage: it charges per boiler per semestral inspection
   (`boilers`), per report or damage survey (`reports`, "informes, peritajes de averías, etc.")
   and per resealed safety valve (`valve_reseals`), counts given as keywords; at least one must
@@ -386,9 +386,9 @@ def inspection_fees(kind: str, particulars: Mapping) -> tuple[Fee, ...]:
     vessel without boilers owes nothing under that scale. Late doubles (art. 204) and expenses
     outside the capital (arts. 209, 215) are not scale rows and are not computed here.
     """
-    from inspection.law.tonnage import round_tonnage
+    from inspection.law.tonnage import shown_tonnage
 
-    tons = round_tonnage(particulars["gross_tonnage"])
+    tons = shown_tonnage(particulars["gross_tonnage"])
     if kind == "navegabilidad":
         return (fee_for("navegabilidad", tons),)
     boilers = int(particulars.get("boilers") or 0)

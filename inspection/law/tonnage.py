@@ -32,8 +32,11 @@ Readings of the text (recorded so they can be challenged):
   carbon whose hull is built and measured the same way (checklists/INTERPRETATIONS.md, Decisions).
 - The result is stored as the vessel's gross ("total", art. 197) tonnage; the article gives
   no deductions, so no net tonnage is computed here.
-- Rounding is not in the law: the exact quotient is kept, and round_tonnage() rounds half up
-  to 2 decimals for display and certificates.
+- Rounding is not in the law: the exact quotient is kept (the register stores 6 decimals, the figure the
+  rules and fees read), and shown_tonnage() gives the figure pages, certificates and fees use: 2 decimals,
+  rounded half up, except where 2 decimals would make it a whole ton it is not (4.998 t is not 5.00 t: it is
+  under art. 210's five tons). Every tonnage the law compares is a whole ton (arts. 153, 210; the rows of
+  arts. 199, 209), so the shown figure is always on the same side of them as the figure the rule reads.
 """
 from __future__ import annotations
 
@@ -58,7 +61,8 @@ _EXACT = decimal.Context(
     prec=decimal.MAX_PREC, Emax=decimal.MAX_EMAX, Emin=decimal.MIN_EMIN, traps=[decimal.Inexact]
 )
 _QUOTIENT = decimal.Context(prec=40)
-_CENTS = Decimal("0.01")
+# The register keeps 6 decimals (the vessel's Numeric(16, 6) column): the figure the rules and fees read.
+_REGISTER = Decimal("0.000001")
 
 _HULL_NAMES = {
     "es": {"iron": "casco de hierro", "steel": "casco de acero, factor del hierro", "wood": "casco de madera",
@@ -121,12 +125,33 @@ def gross_tonnage(length_m, beam_m, girth_m, hull_material: str) -> Decimal:
     return _QUOTIENT.divide(numerator, CUBIC_METRES_PER_TON)
 
 
-def round_tonnage(value) -> Decimal:
-    """Round a tonnage half up to 2 decimals, the figure shown on pages and certificates."""
+def registered_tonnage(length_m, beam_m, girth_m, hull_material: str) -> Decimal:
+    """The art. 195 tonnage to the 6 decimals the register keeps, the figure the rules and fees read."""
+    return gross_tonnage(length_m, beam_m, girth_m, hull_material).quantize(_REGISTER)
+
+
+def shown_tonnage(value) -> Decimal:
+    """The tonnage as shown and charged: 2 decimals half up, more where 2 would make it a whole ton it is not.
+
+    The law's tonnage limits are whole tons, so a figure rounded to 2 decimals reads on the wrong side of one
+    only when the rounding makes it whole (4.998 t shown 5.00 t, under art. 210's five tons all the same); such
+    a figure keeps as few more decimals as tell it from the whole ton, up to all it has.
+    """
     number = value if isinstance(value, Decimal) else Decimal(str(value))
     if not number.is_finite():
         raise ValueError(f"tonnage must be a finite number, got {value!r}")
-    return number.quantize(_CENTS, rounding=ROUND_HALF_UP)
+    places = 2
+    while True:
+        shown = number.quantize(Decimal(1).scaleb(-places), rounding=ROUND_HALF_UP)
+        if shown == number or shown != shown.to_integral_value():
+            return shown
+        places += 1
+
+
+def format_tonnage(value, lang: str = "es") -> str:
+    """shown_tonnage() in the language's format, with every decimal it keeps ("4,998", "1.234,57", "5,00")."""
+    shown = shown_tonnage(value)
+    return format_number(shown, -shown.as_tuple().exponent, lang)
 
 
 def tonnage_formula(length, beam, girth, hull_material: str, lang: str = "es") -> str:
@@ -134,7 +159,7 @@ def tonnage_formula(length, beam, girth, hull_material: str, lang: str = "es") -
     if lang not in _TEMPLATES:
         raise ValueError(f"lang must be one of {', '.join(_TEMPLATES)}, got {lang!r}")
     length_d, beam_d, girth_d, factor, half, numerator = _terms(length, beam, girth, hull_material)
-    result = round_tonnage(_QUOTIENT.divide(numerator, CUBIC_METRES_PER_TON))
+    result = _QUOTIENT.divide(numerator, CUBIC_METRES_PER_TON).quantize(_REGISTER)
     numbers = {
         name: format_number(value, lang=lang, max_places=6)
         for name, value in {
@@ -143,7 +168,7 @@ def tonnage_formula(length, beam, girth, hull_material: str, lang: str = "es") -
             "result": result,
         }.items()
     }
-    numbers["result"] = format_number(result, 2, lang)  # the certified figure keeps its cents
+    numbers["result"] = format_tonnage(result, lang)  # the certified figure, as pages show it
     return _TEMPLATES[lang].format(
         article=ARTICLE, hull=_HULL_NAMES[lang][hull_material], **numbers
     )

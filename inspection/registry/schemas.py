@@ -5,7 +5,7 @@ from functools import lru_cache
 from marshmallow import ValidationError, fields, post_dump, validate, validates_schema
 
 from inspection.core.models import COOKING, FLAGS, HULLS, ITINERARY_CATEGORIES, PRACTICAJE, PROPULSIONS, SERVICES
-from inspection.law.tonnage import gross_tonnage, round_tonnage
+from inspection.law.tonnage import gross_tonnage, shown_tonnage
 from inspection.registry.vessels import particular_errors
 from inspection.web.schemas import (
     BaseSchema,
@@ -52,7 +52,8 @@ class VesselSchema(BaseSchema):
     beam_m = metres_field("Manga en metros")
     girth_m = metres_field("Contorno exterior bajo la quilla, en metros (art. 195)")
     gross_tonnage = fields.Method("dump_tonnage", dump_only=True,
-                                  metadata={"description": "Arqueo (art. 195), redondeado a 2 decimales"})
+                                  metadata={"description": "Arqueo (art. 195) como se muestra: 2 decimales, o los "
+                                                           "que lo distinguen de una tonelada entera (4.998, no 5.00)"})
     gross_tonnage_exact = fields.Method("dump_tonnage_exact", dump_only=True,
                                         metadata={"description": "Arqueo exacto (art. 195), como texto decimal"})
     crew = count_field("Tripulantes")
@@ -77,7 +78,7 @@ class VesselSchema(BaseSchema):
     updated_at = fields.AwareDateTime(dump_only=True)
 
     def dump_tonnage(self, vessel) -> float:
-        return float(round_tonnage(vessel.gross_tonnage))
+        return float(shown_tonnage(vessel.gross_tonnage))
 
     def dump_tonnage_exact(self, vessel) -> str:
         return exact_tonnage(vessel)
@@ -138,7 +139,7 @@ def _vessel_values_json(out: dict) -> dict:
     """The stored values of VESSEL_COLUMNS made JSON-ready in place: floats, the rounded and exact tonnage, ISO times."""
     length, beam, girth = out["length_m"], out["beam_m"], out["girth_m"]
     out.update(length_m=float(length), beam_m=float(beam), girth_m=float(girth),
-               gross_tonnage=float(round_tonnage(out["gross_tonnage"])),
+               gross_tonnage=float(shown_tonnage(out["gross_tonnage"])),
                gross_tonnage_exact=_exact_tonnage_text(str(length), str(beam), str(girth), out["hull_material"]),
                created_at=out["created_at"].isoformat(), updated_at=out["updated_at"].isoformat())
     return out

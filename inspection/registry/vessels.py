@@ -1,6 +1,5 @@
 """Registry operations: create and update owners and vessels, and the pure rules that bind particulars."""
 import re
-from decimal import Decimal
 
 from sqlalchemy import or_
 
@@ -8,7 +7,7 @@ from inspection.core.exceptions import Conflict, Invalid
 from inspection.core.extensions import db
 from inspection.core.models import Owner, Vessel
 from inspection.i18n.messages import Msg
-from inspection.law.tonnage import gross_tonnage
+from inspection.law.tonnage import registered_tonnage
 from inspection.registry.needs import decided_needs, needs_of, stored_needs
 
 SELF_PROPELLED = ("steam", "motor")
@@ -109,9 +108,7 @@ def _apply(vessel: Vessel, values: dict) -> Vessel:
     for field, value in values.items():
         setattr(vessel, field, value)
     vessel.registration_key = key
-    vessel.gross_tonnage = gross_tonnage(
-        vessel.length_m, vessel.beam_m, vessel.girth_m, vessel.hull_material
-    ).quantize(Decimal("0.000001"))
+    vessel.gross_tonnage = registered_tonnage(vessel.length_m, vessel.beam_m, vessel.girth_m, vessel.hull_material)
     for column, value in decided_needs(particulars_of(vessel)).items():  # stored with the particulars, in step
         setattr(vessel, column, value)
     return vessel

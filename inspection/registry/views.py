@@ -19,7 +19,7 @@ from inspection.core.models import (
     Vessel,
 )
 from inspection.i18n.language import current_language
-from inspection.law.tonnage import round_tonnage, tonnage_formula
+from inspection.law.tonnage import tonnage_formula
 from inspection.registry.schemas import OwnerSchema, VesselQuery, VesselSchema
 from inspection.registry.vessel_checklists import CHECKLIST_KINDS, group_by_topic, law_coverage, vessel_checklist
 from inspection.registry.vessels import (
@@ -71,8 +71,7 @@ def vessel_detail(vessel_id):
     vessel = get_vessel_for(current_user, vessel_id)
     length, beam, girth = (value.normalize() for value in (vessel.length_m, vessel.beam_m, vessel.girth_m))
     formula = tonnage_formula(length, beam, girth, vessel.hull_material, lang=current_language())
-    return render_template("vessels/detail.html", vessel=vessel, tonnage=round_tonnage(vessel.gross_tonnage),
-                           formula=formula)
+    return render_template("vessels/detail.html", vessel=vessel, formula=formula)
 
 
 def _owners():

@@ -42,9 +42,15 @@ def decimal_between(low, high, low_inclusive: bool):
 
 
 def metres_field(description: str):
+    """A measurement in metres to the centimetre, the register's 2 decimals: 8.125 is refused, never stored as 8.12."""
     check, bounds = decimal_between(0, 500, low_inclusive=False)
-    return fields.Decimal(required=True, places=2, as_string=False, validate=check,
-                          metadata={"description": description, **bounds})
+
+    def centimetres(value):
+        if value.normalize().as_tuple().exponent < -2:
+            raise ValidationError(Msg("Admite como mucho 2 decimales: las medidas se registran al centímetro."))
+
+    return fields.Decimal(required=True, as_string=False, validate=[check, centimetres],
+                          metadata={"description": f"{description}, al centímetro (como mucho 2 decimales)", **bounds})
 
 
 def choice_field(values, description, **kw):

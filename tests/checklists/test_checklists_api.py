@@ -66,7 +66,7 @@ def test_small_craft_check_is_served(client, as_role, make_vessel, vessel, exemp
     """GET .../checklists/menores: the art. 210 craft's short check; every other vessel is exempt, citing art. 210."""
     _, headers = as_role("police")
     body = client.get(f"/api/v1/vessels/{make_vessel(**vessel).id}/checklists/menores", headers=headers).json
-    assert body["kind"] == "menores" and body["version"] == "2026.1" and body["exempt"] is exempt
+    assert body["kind"] == "menores" and body["version"] == "2026.5" and body["exempt"] is exempt
     if exempt:
         assert body["exemption"]["article"] == "210" and body["items"] == []
     else:

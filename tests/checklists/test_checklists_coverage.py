@@ -196,7 +196,7 @@ def test_coverage_page_for_admin(client, make_user):
     assert 'href="/listas/cobertura"' in markup  # in the admin's navigation
     assert f"Navegabilidad {load_catalog().get('navegabilidad').version}" in page and "Cambios respecto de la versión" in page
     assert "seg.lifebuoys.total Salvavidas" in page and "(Seguridad)" in page  # art. 141, covered
-    assert "Embarcaciones menores (art. 210) 2026.1" in page and "men.buckets.total" in page
+    assert "Embarcaciones menores (art. 210) 2026.5" in page and "men.buckets.total" in page
     assert "Registros de la Prefectura y aranceles de arqueo" in page  # art. 199, excluded
     assert "Cláusulas: 472 · Cubierto: 126 · Excluido: 346 · Pendiente: 0 · Sin cubrir: 0" in page
     assert 'id="texto-1-art-141"' in markup and 'id="texto-4-art-18-3"' in markup

@@ -20,6 +20,11 @@ VESSELS = {
                        "max_passengers": 12, "cabins": 3},
     "motor": {**BASE, "propulsion": "motor", "hull_material": "iron", "gross_tonnage": 150.0, "crew": 8,
               "cabins": 4, "holds": 1, "fire_hydrants": 2, "cooking": "galley"},
+    "ferry_canoe": {**BASE, "propulsion": "rowing", "service": "passenger", "gross_tonnage": 2.0, "crew": 1,
+                    "max_passengers": 8},
+    "foreign_sail_3t": {**BASE, "propulsion": "sail", "service": "work", "flag": "foreign", "gross_tonnage": 3.0,
+                        "crew": 2},
+    "sail_4998": {**BASE, "propulsion": "sail", "service": "work", "gross_tonnage": 4.998, "crew": 2},
 }
 PRESENT = "present"  # applies, with no quantity
 
@@ -46,6 +51,8 @@ def check(kind, vessel, item_id, expected, settings=None):
     ("sail_3t", True, True, False),  # art. 210: sailing vessels under five tons
     ("sail_8t", False, True, True),
     ("motor", False, False, True),
+    ("sail_4998", True, True, False),   # art. 210: 4.998 t is under five tons (shown 4.998 t, issue 20)
+    ("ferry_canoe", True, True, False),
 ])
 def test_which_checklists_each_vessel_gets(vessel, nav, seg, men):
     catalog = load_catalog()
@@ -124,6 +131,54 @@ def test_small_craft_check(vessel, item_id, expected):
     check("menores", vessel, item_id, expected)
 
 
+# Finding 6 (issue 20): art. 210 exempts small craft "de la inspección de cascos y arqueo" only; the articles that
+# lay gear on them in their own words are asked in the short check, each of the craft its words name.
+SMALL_CRAFT_DUTIES = [
+    # art. 36: the handy boat, of a sailing craft ("Todo buque"); a rowing boat is such a boat itself
+    ("sail_3t", "men.boats.afloat", 1), ("rowing", "men.boats.afloat", None),
+    # art. 49: a buoy for every anchor let go, whatever the craft
+    ("sail_3t", "men.ground_tackle.anchor_buoys", PRESENT), ("rowing", "men.ground_tackle.anchor_buoys", PRESENT),
+    # art. 66: "Todo buque o embarcación de matrícula nacional de cabotaje"
+    ("sail_3t", "men.markings.name", PRESENT), ("sail_3t", "men.markings.registration", PRESENT),
+    ("sail_3t", "men.markings.size", PRESENT), ("rowing", "men.markings.name", PRESENT),
+    ("foreign_sail_3t", "men.markings.name", None),
+    # art. 70: the aground or not-under-command balls and lights, of a sailing craft
+    ("sail_3t", "men.signals.aground_balls", PRESENT), ("sail_3t", "men.signals.aground_lights", PRESENT),
+    ("rowing", "men.signals.aground_balls", None),
+    # art. 71: "los de vela el cuerno o bocina de nieblas y uno u otros la campana"
+    ("sail_3t", "men.signals.foghorn", PRESENT), ("sail_3t", "men.signals.bell", PRESENT),
+    ("sail_4998", "men.signals.foghorn", PRESENT), ("rowing", "men.signals.foghorn", None),
+    ("rowing", "men.signals.bell", None),
+    # art. 167: the fire bell
+    ("sail_3t", "men.fire.alarm_bell", PRESENT), ("rowing", "men.fire.alarm_bell", None),
+    # art. 64: "Las embarcaciones destinadas al transporte de pasajeros", a ferry canoe among them
+    ("ferry_canoe", "men.hygiene.passenger", PRESENT), ("ferry_canoe", "men.gangways.passenger", PRESENT),
+    ("ferry_canoe", "men.gangways.handrails", PRESENT), ("ferry_canoe", "men.passengers.within_maximum", 8),
+    ("rowing", "men.hygiene.passenger", None), ("sail_3t", "men.gangways.passenger", None),
+]
+
+
+@pytest.mark.parametrize("vessel, item_id, expected", SMALL_CRAFT_DUTIES,
+                         ids=[f"{v} {i}" for v, i, _ in SMALL_CRAFT_DUTIES])
+def test_small_craft_duties_by_the_articles_words(vessel, item_id, expected):
+    if item_id == "men.passengers.within_maximum":  # a maximum, not a requirement
+        got = {i["id"]: i["maximum"] for i in build_checklist(load_catalog().get("menores"), VESSELS[vessel])["items"]}
+        assert got[item_id] == expected
+        return
+    check("menores", vessel, item_id, expected)
+
+
+def test_small_craft_duties_quote_their_articles_and_detain_as_the_hull_inspection():
+    """Each new item of the short check asks what the hull inspection's item of the same article asks."""
+    catalog = load_catalog()
+    hull = {(i.article, i.text): i.detainable for i in catalog.get("navegabilidad").items}
+    new = [i for i in catalog.get("menores").items if i.article in ("36", "49", "64", "66", "70", "71", "167")]
+    assert {i.article for i in new} == {"36", "49", "64", "66", "70", "71", "167"}
+    for item in new:
+        assert hull[(item.article, item.text)] is item.detainable, item.id
+        assert item.certificate == "none"
+
+
 @pytest.mark.parametrize("vessel", ["rowing", "sail_3t"])
 def test_small_craft_are_not_asked_art_141_lifebuoys(vessel):
     """Art. 141 binds "todos los vapores"; small craft are rowing or sail."""
@@ -138,8 +193,8 @@ def test_small_craft_check_with_the_passenger_only_reading():
 
 def test_versions():
     catalog = load_catalog()
-    assert catalog.get("navegabilidad").version == "2026.4"
-    assert catalog.get("menores").version == "2026.1"
+    assert catalog.get("navegabilidad").version == "2026.5"
+    assert catalog.get("menores").version == "2026.5"
     assert catalog.get("menores").title_es == "Control de embarcaciones menores (Ley 928 art. 210)"
 
 

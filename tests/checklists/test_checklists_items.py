@@ -92,7 +92,7 @@ def test_acceptance_rowing_boat_is_exempt():
 # One row per vessel: every propulsion and every service appears at least once.
 VESSELS = [
     ("passenger steamer", PASSENGER_STEAMER,
-     {"nav.boats.lifeboats": 1, "nav.boats.canoe": 1, "nav.signals.code_flags": 1,
+     {"nav.boats.lifeboats": 1, "nav.boats.canoe": 1, "nav.boats.canoe_paddles": 3, "nav.signals.code_flags": 1,
       "nav.hull.slipway": None, "nav.pilots.cabin_location": 2, "doc.passengers.complaint_book": None,
       "seg.boilers.pressure_test": 2, "seg.fire.engine": 1, "nav.cargo.no_deck_cargo": None},
      {"nav.signals.foghorn", "nav.galley.brazier_box", "nav.rafts.solid", "doc.passengers.not_authorised"}),
@@ -129,14 +129,15 @@ VESSELS = [
      {"seg.hydrants.steam_fire_cocks", "seg.boilers.safety_valves", "doc.passengers.not_authorised"}),
     ("steam tug", vessel_particulars(propulsion="steam", service="tug", crew=6, boilers=1, holds=0, cooking="none"),
      {"seg.boilers.safety_valves": 2, "seg.boilers.manometers": 2, "seg.boilers.level_glasses": 2,
-      "seg.pumps.bilge_fire": None, "nav.refuse.ashes": None, "nav.boats.canoe": 1},
+      "seg.pumps.bilge_fire": None, "nav.refuse.ashes": None, "nav.boats.canoe": 1, "nav.rafts.tug_ball_signal": None},
      {"nav.signals.code_flags", "doc.books.commerce_code", "seg.hydrants.steam_fire_cocks",
       "seg.fire.no_brazier_motor", "nav.galley.stove_iron"}),
     ("steam launch", vessel_particulars(propulsion="steam", service="work", steam_launch=True, boilers=1, crew=2,
                                  cabins=1, gross_tonnage=8.0, holds=0),
      {"seg.boilers.safety_valves": 1, "seg.boilers.manometers": 1, "seg.boilers.level_glasses": 1,
-      "seg.boilers.valves_sealed": None, "seg.lifebuoys.total": 2},
-     {"nav.boats.canoe", "nav.pilots.cabin_location"}),
+      "seg.boilers.valves_sealed": None, "seg.lifebuoys.total": 2, "nav.boats.canoe": 1,
+      "nav.boats.canoe_paddles": 3},  # Colombian art. 45: "Todo buque", launches too (issue 20)
+     {"nav.pilots.cabin_location", "nav.rafts.tug_ball_signal"}),
     ("motor livestock carrier", vessel_particulars(service="livestock", crew=5),
      {"nav.hygiene.livestock": None, "nav.signals.code_flags": 1, "doc.books.commerce_code": None},
      {"nav.hygiene.passenger", "nav.flammables.red_flag"}),
@@ -145,7 +146,7 @@ VESSELS = [
       "nav.rafts.draught": None, "nav.rafts.ball_signal": None, "nav.galley.brazier_box": None,
       "nav.lights.navigation": None, "nav.buckets.total": 4},
      {"nav.hull.condition", "nav.tonnage.measured", "nav.markings.name", "nav.ground_tackle.outfit",
-      "nav.boats.afloat", "seg.buckets.total"}),
+      "nav.boats.afloat", "seg.buckets.total", "nav.boats.canoe", "nav.rafts.tug_ball_signal"}),
     ("motor tanker, hot climate", vessel_particulars(service="tanker", hot_climate=True, crew=7,
                                               flammable_cargo_kg=400_000),
      {"seg.fire.flammables_hold": None, "nav.flammables.red_flag": None, "nav.flammables.no_fire": None},
@@ -198,10 +199,58 @@ def test_every_propulsion_and_service_builds(propulsion, service):
             assert (item["unit"] is None) is (item["required"] is None and item["maximum"] is None)
 
 
-@pytest.mark.parametrize("tonnage, exempt", [(4.9, True), (5.0, False), (120.0, False)])
+@pytest.mark.parametrize("tonnage, exempt", [(4.9, True), (4.998, True), (5.0, False), (120.0, False)])
 def test_sailing_vessels_under_five_tons_are_exempt(tonnage, exempt):
     sailer = vessel_particulars(propulsion="sail", gross_tonnage=tonnage)
     assert build("navegabilidad", sailer)["exempt"] is exempt
+
+
+# Colombian art. 45 (issue 20): "Todo buque", where arts. 34 and 36 say "Todo buque de vapor": the canoe and its
+# three paddles on every vessel but rafts, whatever the propulsion, launches included; the vapor setting is not read.
+NO_MOTOR = {"opt_vapores_includes_motor": False}
+COLOMBIAN_45 = [
+    ("steam launch", vessel_particulars(propulsion="steam", service="work", steam_launch=True, boilers=1, crew=2,
+                                        gross_tonnage=8.0, boats=0), None, True),
+    ("motor launch", vessel_particulars(service="work", gross_tonnage=8.0, crew=2, boats=0), None, True),
+    ("motor launch, vapores read literally", vessel_particulars(service="work", gross_tonnage=8.0, crew=2, boats=0),
+     NO_MOTOR, True),
+    ("sailing cargo vessel", vessel_particulars(propulsion="sail", gross_tonnage=60.0, crew=4), None, True),
+    ("towed barge", vessel_particulars(propulsion="towed", crew=0, cooking="none"), None, True),
+    ("passenger steamer", PASSENGER_STEAMER, None, True),
+    ("log raft", vessel_particulars(propulsion="towed", service="raft", crew=4, holds=0), None, False),
+    ("motor launch, decree off", vessel_particulars(service="work", gross_tonnage=8.0, crew=2),
+     {"opt_apply_colombian_decree": False}, False),
+]
+
+
+@pytest.mark.parametrize("name, vessel, settings, asked", COLOMBIAN_45, ids=[c[0] for c in COLOMBIAN_45])
+def test_colombian_art_45_by_its_own_subject(name, vessel, settings, asked):
+    got = quantities(vessel, settings)
+    if asked:
+        assert (got.get("nav.boats.canoe"), got.get("nav.boats.canoe_paddles")) == (1, 3), name
+    else:
+        assert not {"nav.boats.canoe", "nav.boats.canoe_paddles"} & set(got), name
+
+
+# Art. 238 (issue 20): "la misma señal y en la misma altura usará el vapor mientras remolque la balsa".
+RAFT_TOWING = [
+    ("steam tug", vessel_particulars(propulsion="steam", service="tug", boilers=1, holds=0), None,
+     {"nav.rafts.tug_ball_signal"}),
+    ("motor tug", vessel_particulars(service="tug", holds=0), None, {"nav.rafts.tug_ball_signal"}),
+    ("motor tug, vapores read literally", vessel_particulars(service="tug", holds=0), NO_MOTOR, set()),
+    ("log raft", vessel_particulars(propulsion="towed", service="raft", crew=4, holds=0), None,
+     {"nav.rafts.ball_signal"}),
+    ("motor cargo vessel", vessel_particulars(), None, set()),
+]
+
+
+@pytest.mark.parametrize("name, vessel, settings, expected", RAFT_TOWING, ids=[c[0] for c in RAFT_TOWING])
+def test_art_238_black_ball_on_the_raft_and_on_the_towing_steamer(name, vessel, settings, expected):
+    got = {i: item for i, item in ((item["id"], item) for item in build("navegabilidad", vessel, settings)["items"])
+           if i in ("nav.rafts.ball_signal", "nav.rafts.tug_ball_signal")}
+    assert set(got) == expected, name
+    for item in got.values():
+        assert item["article"] == "238" and not item["detainable"] and "balsa" in item["text"]
 
 
 def test_checklist_shape_and_languages():
@@ -228,8 +277,8 @@ def test_checklist_shape_and_languages():
     ({"opt_art138_limit_400": True}, vessel_particulars(service="passenger", max_passengers=30),
      {"nav.flammables.passenger_limit_360"}, {"nav.flammables.passenger_limit_400"}),
     ({"opt_apply_colombian_decree": False}, PASSENGER_STEAMER,
-     {"nav.screens.insects", "seg.lifebuoys.hot_climate", "nav.boats.canoe", "nav.lights.sides",
-      "seg.fire.engine"}, set()),
+     {"nav.screens.insects", "seg.lifebuoys.hot_climate", "nav.boats.canoe", "nav.boats.canoe_paddles",
+      "nav.lights.sides", "seg.fire.engine"}, set()),
     ({"opt_unpowered_fire_gear_in_navegabilidad": False}, vessel_particulars(propulsion="towed", fire_hydrants=2),
      {"nav.buckets.total", "nav.hoses.total", "nav.hydrants.clear"}, set()),
 ])

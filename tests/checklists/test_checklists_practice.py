@@ -19,8 +19,9 @@ HOT_MOTOR_CARGO = vessel_particulars(hot_climate=True, flammable_cargo_kg=5_000)
 COOL_MOTOR_CARGO = vessel_particulars()
 SAILING = vessel_particulars(propulsion="sail", crew=3, hot_climate=True)
 
-HOT_STEAMER_ITEMS = {"nav.boats.canoe", "nav.lights.sides", "nav.screens.insects", "nav.health.medicine_chest",
-                     "nav.health.water_sterilizer", "seg.lifebuoys.hot_climate", "seg.fire.engine",
+HOT_STEAMER_ITEMS = {"nav.boats.canoe", "nav.boats.canoe_paddles", "nav.lights.sides", "nav.screens.insects",
+                     "nav.health.medicine_chest", "nav.health.water_sterilizer", "seg.lifebuoys.hot_climate",
+                     "seg.fire.engine",
                      "seg.fire.smoking_room", "seg.fire.flammables_hold", "seg.fire.flammables_marked",
                      "nav.rigging.compass"}  # compass: art. 18(3); packages marked: art. 36 (issue 20)
 HOLD = "seg.fire.flammables_hold"  # art. 36: the only Colombian item the data marks detainable
@@ -51,12 +52,14 @@ def foreign_items(vessel, settings=None):
     pytest.param(HOT_MOTOR_CARGO, BINDING,
                  {**{i: (False, False) for i in HOT_STEAMER_ITEMS - {"nav.health.water_sterilizer"}},
                   HOLD: (False, True)}, id="hot motor cargo with kerosene, binding"),
-    pytest.param(COOL_MOTOR_CARGO, None, {i: (True, False) for i in ("nav.boats.canoe", "nav.lights.sides",
-                                                                      "nav.lifebuoys.six_aboard", "nav.rigging.compass")},
+    pytest.param(COOL_MOTOR_CARGO, None, {i: (True, False) for i in ("nav.boats.canoe", "nav.boats.canoe_paddles",
+                                                                      "nav.lights.sides", "nav.lifebuoys.six_aboard",
+                                                                      "nav.rigging.compass")},
                  id="cool motor cargo: arts. 18.3, 35 and 45 only"),
-    pytest.param(SAILING, None, {i: (True, False) for i in ("nav.lights.sides", "nav.lifebuoys.six_aboard",
+    pytest.param(SAILING, None, {i: (True, False) for i in ("nav.boats.canoe", "nav.boats.canoe_paddles",
+                                                             "nav.lights.sides", "nav.lifebuoys.six_aboard",
                                                              "nav.rigging.compass")},
-                 id="sailing vessel: arts. 18.3 and 35 only"),
+                 id="sailing vessel: arts. 18.3, 35 and 45 (every buque, issue 20)"),
 ])
 def test_foreign_items_carry_their_standing(vessel, settings, expected):
     assert foreign_items(vessel, settings) == expected

@@ -128,6 +128,15 @@ def test_text_is_spanish_with_accents(make_cert):
         assert expected in text, expected
 
 
+@pytest.mark.parametrize("tonnage, printed", [(4.998, "4,998 t"), (5.0, "5,00 t"), (250.004, "250,004 t")])
+def test_the_tonnage_is_printed_on_the_rules_side_of_a_whole_ton(make_cert, tonnage, printed):
+    """4.998 t is under art. 210's five tons: the paper says 4,998 t, never 5,00 t (issue 20)."""
+    cert, _ = make_cert("seguridad")
+    cert["vessel"]["gross_tonnage"] = tonnage
+    (text,) = page_text(render_certificate_pdf(cert))
+    assert printed in text
+
+
 def test_navegabilidad_defaults(make_cert):
     """Navegabilidad: its own title and articles 201-210, default signature roles."""
     cert, _ = make_cert("navegabilidad", signatories=None, conditions=[])

@@ -297,7 +297,9 @@ def test_scale_error_is_a_value_error():
 
 @pytest.mark.parametrize("kind, particulars, expected", [
     ("navegabilidad", {"gross_tonnage": 24.99, "boilers": 0}, [("209", 1, Decimal("450"))]),
-    ("navegabilidad", {"gross_tonnage": 25.004, "boilers": 1}, [("209", 1, Decimal("450"))]),  # 25,00 t certified
+    ("navegabilidad", {"gross_tonnage": 25.0, "boilers": 1}, [("209", 1, Decimal("450"))]),  # 25,00 t certified
+    # issue 20: 25.004 t is shown and certified 25,004 t, not 25,00 t, so it counts 26 started tons
+    ("navegabilidad", {"gross_tonnage": 25.004, "boilers": 1}, [("209", 1, Decimal("600"))]),
     ("navegabilidad", {"gross_tonnage": 25.005, "boilers": 1}, [("209", 1, Decimal("600"))]),  # 25,01 t: 26 started
     ("seguridad", {"gross_tonnage": 80, "boilers": 1}, [("233", 1, Decimal("100"))]),
     ("seguridad", {"gross_tonnage": 80, "boilers": 0}, []),

@@ -1,9 +1,11 @@
 """Tests for the art. 195 tonnage formula (inspection.law.tonnage); pure, no app."""
+import re
 from decimal import Decimal
 
 import pytest
 
-from inspection.law.tonnage import gross_tonnage, round_tonnage, tonnage_formula
+from checklists.loader import DATA_DIR
+from inspection.law.tonnage import format_tonnage, gross_tonnage, registered_tonnage, shown_tonnage, tonnage_formula
 
 
 @pytest.mark.parametrize(
@@ -32,12 +34,12 @@ from inspection.law.tonnage import gross_tonnage, round_tonnage, tonnage_formula
     ],
 )
 def test_gross_tonnage_rounds_half_up(length, beam, girth, hull, expected):
-    assert round_tonnage(gross_tonnage(length, beam, girth, hull)) == Decimal(expected)
+    assert shown_tonnage(gross_tonnage(length, beam, girth, hull)) == Decimal(expected)
 
 
 def test_gross_tonnage_matches_hand_computation():
     """Recompute one row by hand so a typo in the table above cannot hide an error."""
-    assert round_tonnage(gross_tonnage("100", "15", "31", "wood")) == round_tonnage(
+    assert shown_tonnage(gross_tonnage("100", "15", "31", "wood")) == shown_tonnage(
         Decimal(23) ** 2 * 100 * Decimal("0.17") / Decimal("2.83")
     )
 
@@ -64,25 +66,65 @@ def test_gross_tonnage_uses_string_form_of_floats():
         ("346.325", "346.33"),
         ("346.3249999", "346.32"),
         ("2.675", "2.68"),  # float rounding would give 2.67
-        ("1.995", "2.00"),
         ("0.005", "0.01"),
-        ("0.0049999", "0.00"),
         ("58.865", "58.87"),
         ("100", "100.00"),
-        (Decimal("250.004"), "250.00"),
+        (5.0, "5.00"),
+        ("5.000000", "5.00"),
         (Decimal("250.005"), "250.01"),
+        ("4.994999", "4.99"),  # 2 decimals stay under five tons
+        # issue 20: 2 decimals would make these a whole ton they are not; as few more as tell them from it
+        ("4.998", "4.998"),
+        (Decimal("4.998048"), "4.998"),
+        ("4.9995", "4.9995"),
+        ("4.999999", "4.999999"),
+        ("1.995", "1.995"),
+        ("0.0049999", "0.005"),
+        ("99.9951", "99.995"),
+        (Decimal("250.004"), "250.004"),
+        ("5.001", "5.001"),
     ],
 )
-def test_round_tonnage_half_up(value, expected):
-    result = round_tonnage(value)
-    assert result == Decimal(expected)
-    assert str(result) == expected
+def test_shown_tonnage_is_two_decimals_unless_they_make_it_a_whole_ton(value, expected):
+    assert str(shown_tonnage(value)) == expected
+
+
+@pytest.mark.parametrize("limit", [5, 100])  # art. 210's five tons, art. 153's hundred
+def test_the_shown_tonnage_is_on_the_rules_side_of_every_whole_ton(limit):
+    """What a page or certificate prints never reads under a limit the rule finds the vessel over, nor the reverse."""
+    for step in range(-6000, 6001, 7):  # figures around the limit, to the register's 6 decimals
+        value = limit + Decimal(step).scaleb(-6)
+        shown = shown_tonnage(value)
+        assert (shown < limit) is (value < limit) and (shown > limit) is (value > limit), value
+
+
+def test_every_tonnage_limit_in_the_data_is_a_whole_ton():
+    """shown_tonnage keeps a figure on the rule's side of whole tons only: a 4.5 t limit in the data would need more."""
+    comparison = re.compile(r"gross_tonnage\s*(?:[<>]=?|[!=]=)\s*([\d.]+)|([\d.]+)\s*(?:[<>]=?|[!=]=)\s*gross_tonnage")
+    limits = [Decimal(a or b) for path in DATA_DIR.glob("*.toml")
+              for a, b in comparison.findall(path.read_text(encoding="utf-8"))]
+    assert {5, 100} <= set(limits)  # art. 210, art. 153
+    assert all(limit == limit.to_integral_value() for limit in limits), limits
+
+
+@pytest.mark.parametrize("value, lang, expected", [
+    ("4.998", "es", "4,998"), (Decimal("4.998048"), "en", "4.998"), ("1234.5678", "es", "1.234,57"),
+    ("1234.5678", "en", "1,234.57"), (5, "es", "5,00"), ("250.004", "es", "250,004"),
+])
+def test_format_tonnage(value, lang, expected):
+    assert format_tonnage(value, lang) == expected
 
 
 @pytest.mark.parametrize("value", ["NaN", "Infinity", Decimal("-Infinity")])
-def test_round_tonnage_rejects_non_finite(value):
+def test_shown_tonnage_rejects_non_finite(value):
     with pytest.raises(ValueError, match="tonnage"):
-        round_tonnage(value)
+        shown_tonnage(value)
+
+
+def test_the_register_keeps_six_decimals_and_the_formula_shows_them_as_pages_do():
+    """A sailing craft of 7.24 × 2.79 m, 3.99 m girth, wooden: 4.998048 t, exempt by art. 210 and shown 4,998 t."""
+    assert registered_tonnage("7.24", "2.79", "3.99", "wood") == Decimal("4.998048")
+    assert tonnage_formula("7.24", "2.79", "3.99", "wood").endswith("= 4,998 t")
 
 
 @pytest.mark.parametrize(
@@ -140,9 +182,9 @@ def test_formula_names_mixed_hull_and_keeps_given_decimals():
     assert text.endswith("= 18,77 t")
 
 
-def test_formula_result_matches_rounded_tonnage():
+def test_formula_result_matches_the_shown_tonnage():
     text = tonnage_formula("1939.2575", "0.5", "1.5", "iron", lang="en")
-    assert text.endswith(f"= {round_tonnage(gross_tonnage('1939.2575', '0.5', '1.5', 'iron'))} t")
+    assert text.endswith(f"= {shown_tonnage(registered_tonnage('1939.2575', '0.5', '1.5', 'iron'))} t")
 
 
 def test_formula_rejects_unknown_language():

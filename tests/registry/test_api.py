@@ -312,3 +312,51 @@ def test_the_vessel_list_rows_dump_as_the_schema_dumps_the_vessel(client, admin,
     for vessel in made:
         assert items[vessel.id] == VesselSchema().dump(db.session.get(Vessel, vessel.id))
 
+
+
+# Issue 20, finding 6: a measure finer than the centimetre is refused, never stored rounded (8.125 was kept as 8.12).
+@pytest.mark.parametrize("field", ["length_m", "beam_m", "girth_m"])
+@pytest.mark.parametrize("value", [8.125, "8.125", 4.001])
+def test_a_measure_finer_than_the_centimetre_is_refused_naming_the_precision(client, admin, make_owner, db, field,
+                                                                           value):
+    owner = make_owner()
+    response = client.post("/api/v1/vessels", json={**VESSEL, "owner_id": owner.id, field: value}, headers=admin)
+    assert response.status_code == 422, response.json
+    assert response.json["errors"][field] == ["Admite como mucho 2 decimales: las medidas se registran al centímetro."]
+    assert db.session.scalar(db.select(db.func.count(Vessel.id))) == 0
+    english = client.post("/api/v1/vessels", json={**VESSEL, "owner_id": owner.id, field: value},
+                          headers={**admin, "Accept-Language": "en"})
+    assert english.json["errors"][field] == ["At most 2 decimals: measurements are recorded to the centimetre."]
+
+
+def test_a_patch_finer_than_the_centimetre_changes_nothing(client, admin, make_vessel, db):
+    vessel = make_vessel(length_m=8, beam_m=2, girth_m=3, hull_material="wood")
+    response = client.patch(f"/api/v1/vessels/{vessel.id}", json={"length_m": 8.125}, headers=admin)
+    assert response.status_code == 422 and "length_m" in response.json["errors"]
+    db.session.expire_all()
+    assert db.session.get(Vessel, vessel.id).length_m == 8
+
+
+@pytest.mark.parametrize("value, stored", [(8.13, "8.13"), ("8.120", "8.12"), (8, "8")])
+def test_a_measure_to_the_centimetre_is_stored_as_given(client, admin, make_owner, db, value, stored):
+    from decimal import Decimal
+
+    owner = make_owner()
+    response = client.post("/api/v1/vessels", json={**VESSEL, "owner_id": owner.id, "length_m": value}, headers=admin)
+    assert response.status_code == 201, response.json
+    assert response.json["length_m"] == float(stored)
+    db.session.expire_all()
+    assert db.session.get(Vessel, response.json["id"]).length_m == Decimal(stored)
+
+
+def test_a_sailing_craft_of_4998_tons_reads_4998_and_is_exempt(client, admin, make_owner):
+    """Art. 210: under five tons is exempt; the API's gross_tonnage is the shown figure, never 5.0 (issue 20)."""
+    craft = {**VESSEL, "owner_id": make_owner().id, "propulsion": "sail", "service": "work", "hull_material": "wood",
+             "length_m": 7.24, "beam_m": 2.79, "girth_m": 3.99, "crew": 2, "fire_hydrants": 0, "holds": 0,
+             "boats": 0, "cooking": "none"}
+    body = client.post("/api/v1/vessels", json=craft, headers=admin).json
+    assert body["gross_tonnage"] == 4.998 and body["gross_tonnage_exact"].startswith("4.99804829")
+    nav = client.get(f"/api/v1/vessels/{body['id']}/checklists/navegabilidad", headers=admin).json
+    assert nav["exempt"] is True and nav["exemption"]["article"] == "210"
+    listed = client.get("/api/v1/vessels", headers=admin).json["items"]
+    assert [v["gross_tonnage"] for v in listed] == [4.998]

@@ -1,6 +1,7 @@
 """The checklist pages: a vessel's checklist by topic, every line citing its article."""
 import html
 import re
+from decimal import Decimal
 
 import pytest
 
@@ -161,12 +162,12 @@ def test_coverage_page_shows_each_version_and_its_changes(client, make_user):
     response = client.get("/listas/cobertura")
     markup = response.get_data(as_text=True)
     row = text(response).split("Versiones de las listas", 1)[1].split("Ley 928/1927", 1)[0]
-    assert "Navegabilidad 2026.4" in row and "Cambios respecto de la versión 2026.3" in row
-    assert "Ítems nuevos" in row and "nav.pilots.embarked_national Prácticos embarcados" in row
-    assert "nav.markings.national_flag Pabellón nacional" in row
+    assert "Navegabilidad 2026.5" in row and "Cambios respecto de la versión 2026.4" in row
+    assert "Ítems nuevos" in row and "nav.boats.canoe_paddles Tres canaletes" in row  # Colombian art. 45
+    assert "nav.rafts.tug_ball_signal Balón negro" in row  # art. 238, the towing steamer
     nav = markup.split('id="version-navegabilidad"', 1)[1].split("</tr>", 1)[0]
-    assert "Ítems modificados" in nav and "nav.pilots.cabin_location" in nav and "(cantidad requerida)" in nav
-    assert "nav.health.first_aid_kit" in nav and "(cláusulas)" in nav  # the citation now names 41(c)
+    assert "Ítems modificados" in nav and "nav.boats.canoe" in nav and "(a qué buques se aplica)" in nav
+    assert "nav.flammables.passenger_limit_360" in nav  # art. 138 counts the kilos aboard (issue 20)
     assert "Ítems retirados" not in nav
     seguridad = markup.split('id="version-seguridad"', 1)[1].split("</tr>", 1)[0]
     assert "Cambios respecto de la versión 2026.3" in seguridad
@@ -176,3 +177,19 @@ def test_coverage_page_shows_each_version_and_its_changes(client, make_user):
     assert "Documentación 2026.4" in row and "doc.crew.titles" in row
     english = text(client.get("/listas/cobertura?lang=en"))
     assert "Changes from version 2026.3" in english and "Pilots embarked: one up to Angostura" in english
+
+
+def test_a_craft_of_4998_tons_is_shown_4998_and_exempt(client, make_user, make_vessel):
+    """Art. 210 exempts sailing craft under five tons; the pages show 4,998 t, never 5,00 t, beside the exemption."""
+    craft = make_vessel(propulsion="sail", service="work", hull_material="wood", length_m=Decimal("7.24"),
+                        beam_m=Decimal("2.79"), girth_m=Decimal("3.99"), crew=2, fire_hydrants=0, holds=0, boats=0,
+                        cooking="none")
+    login(client, make_user("inspector"))
+    detail = text(client.get(f"/buques/{craft.id}"))
+    assert "Arqueo: 4,998 t" in detail and "= 4,998 t" in detail and "5,00" not in detail
+    listed = text(client.get("/buques"))
+    assert f"{craft.registration} {craft.name} Vela Trabajo 4,998" in listed and "5,00" not in listed
+    nav = text(client.get(f"/buques/{craft.id}/listas/navegabilidad"))
+    assert "Exento" in nav and "Ley 928/1927, art. 210" in nav
+    assert "Control de embarcaciones menores" in text(client.get(f"/buques/{craft.id}/listas/menores"))
+    assert "4.998 t" in text(client.get(f"/buques/{craft.id}?lang=en"))
