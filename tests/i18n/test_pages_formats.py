@@ -61,7 +61,8 @@ def test_certificate_pages_show_dates_in_words(app, crew, issued):  # noqa: F811
     assert ISO.findall(detail) == [] and ISO.findall(listing) == []
 
 
-def test_inspection_list_and_pages_show_dates_in_words(app, client, crew):  # noqa: F811
+def test_inspection_list_and_pages_show_dates_in_words(app, client, crew, set_clock):  # noqa: F811
+    set_clock(datetime(2026, 11, 20, 15, 0, tzinfo=timezone.utc))  # the office's today, so Dec 1 is ahead
     on = date(2026, 12, 1)
     inspection_id = schedule(client, crew, on=on)
     admin = signed_in(app, crew["admin_user"])
