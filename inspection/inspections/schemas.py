@@ -165,8 +165,8 @@ class SubmitInSchema(BaseSchema):
     master_name = Text(required=True, validate=validate.Length(min=2, max=200),
                                 metadata={"description": "Capitán o patrón que toma conocimiento"})
     valid_until = fields.Date(load_default=None, allow_none=True,
-                              metadata={"description": "Término que fija el inspector al certificado de navegabilidad (art. 203): "
-                                                       "menor que la práctica de la Prefectura, o mayor hasta su máximo"})
+                              metadata={"description": "Fecha anterior al término que fija el inspector al certificado "
+                                                       "(navegabilidad art. 203, seguridad art. 211); nunca posterior (422)"})
 
 
 class DeficiencySchema(BaseSchema):

@@ -213,9 +213,10 @@ function closingCard() {
                       value: c.signature || state.user.fullName || '' })),
       el('label', {}, gettext('Capitán o patrón presente'),
         el('input', { id: 'master-name', minlength: 2, maxlength: 200, disabled, value: c.master_name || '' })),
-      p.inspection.kind === 'navegabilidad'
-        ? el('label', {}, gettext('Término menor del certificado (art. 203, opcional)'),
-          el('input', { id: 'valid-until', type: 'date', disabled, value: c.valid_until || '' })) : null),
+      el('label', {}, p.inspection.kind === 'navegabilidad'
+        ? gettext('Término menor del certificado (art. 203, opcional)')
+        : gettext('Próxima inspección antes de los seis meses (art. 211, opcional)'),
+      el('input', { id: 'valid-until', type: 'date', disabled, value: c.valid_until || '' }))),
     el('div', { class: 'signatures' },
       signatureBlock('inspector', gettext('Firma del inspector'), disabled),
       signatureBlock('master', gettext('Firma del capitán o patrón'), disabled)),
