@@ -19,7 +19,7 @@ class TermPractice:
             raise ValueError(f"navegabilidad months must be a positive whole number, got {self.months!r}")
 
 
-TEXT_KEYS = ("article", "unit", "quote")  # the only words among the figures
+TEXT_KEYS = ("article", "unit", "quote", "provisions")  # the only words among the figures
 
 
 def figures(table: dict, prefix: str = ""):
@@ -73,21 +73,23 @@ def application_months(kind: str = "seguridad") -> int:
 
 @dataclass(frozen=True)
 class FineTerm:
-    """What a late application costs under one article: a fixed fine (art. 225) or a fee multiplier (art. 204)."""
+    """A fine under one article: a fixed amount (arts. 225, 232) or a fee multiplier (arts. 200, 204), and the
+    articles whose breach it fines when an inspection finds it (`provisions`: arts. 232, 200)."""
 
     article: str
     quote: str
     amount: Decimal | None = None
     unit: str | None = None
     fee_multiplier: int | None = None
+    provisions: tuple[str, ...] = ()
 
 
-def fine_term(kind: str) -> FineTerm:
-    """The late-application rule of a certificate kind: seguridad art. 225, navegabilidad art. 204."""
-    term = legal_terms()["fines"][kind]
+def fine_term(name: str) -> FineTerm:
+    """A fine's rule: seguridad art. 225, navegabilidad art. 204 (late applications), plans art. 232, arqueo art. 200."""
+    term = legal_terms()["fines"][name]
     return FineTerm(article=term["article"], quote=term["quote"],
                     amount=Decimal(term["amount"]) if "amount" in term else None, unit=term.get("unit"),
-                    fee_multiplier=term.get("fee_multiplier"))
+                    fee_multiplier=term.get("fee_multiplier"), provisions=tuple(term.get("provisions", ())))
 
 
 def hull_late_fine(configured: int | None = None) -> Decimal:
