@@ -1,11 +1,12 @@
 """Certificates: issue after a passed inspection, derive status from records, decide, verify.
 
 Terms run from the inspection's office date, not the issue date (art. 207 ties the next inspection
-to the one performed). Navegabilidad: the law sets no term (arts. 201, 203), so the Prefectura's
-practice (a year, legal_terms.toml [practice]) unless the inspector fixes a shorter one, or a longer
-one up to the office's maximum (art. 203); seguridad six months (arts. 211, 225). The owner applies for the next inspection a month before
-expiry (art. 222). Status precedence, for the police verdict: revoked > superseded > expired >
-suspended > valid (a certificate replaced or past its date says so even while a detention stands).
+to the one performed). Navegabilidad: the term arts. 203 and 207 take from art. 201, which names no
+figure, so the Prefectura's practice (a year, legal_terms.toml [practice]); seguridad six months (arts.
+211, 225). The inspector may fix an earlier date for either (arts. 203, 211), never a later one. The owner
+applies for the next inspection a month before expiry (art. 222). Status precedence, for the police
+verdict: revoked > superseded > expired > suspended > valid (a certificate replaced or past its date says
+so even while a detention stands).
 
 The police verdict on a scanned token (verify_certificate_token) comes first from the token, then
 from the record: any encoding but the one issued is malformed (a 400); unknown_issuer and
@@ -32,8 +33,8 @@ from inspection.core.models import Certificate, CertificateSerial, Deficiency, D
 from inspection.core.office import Office
 from inspection.documents.certificate_pdf import DEFAULT_ARTICLES
 from inspection.i18n.messages import Msg
-from inspection.law.cycle import add_months, apply_by
-from inspection.law.legal_terms import TermPractice, certificate_months, navegabilidad_practice
+from inspection.law.cycle import add_months, apply_by, late_after
+from inspection.law.legal_terms import TermPractice, certificate_months, earlier_term, navegabilidad_practice
 from inspection.law.tonnage import shown_tonnage
 from inspection.media.signatures import ROLES as SIGNATURE_ROLES
 
@@ -45,22 +46,29 @@ STATUS_INDEX_COUNTER = ("status-index", 0)
 
 def validity(kind: str, inspected_on: date, issued_on: date, chosen_until: date | None = None,
              practice: TermPractice | None = None) -> date:
-    """Valid-until date from the inspection (art. 207): the legal or practised term, or the inspector's (art. 203)."""
-    if kind != "navegabilidad":
-        if chosen_until is not None:
-            raise Invalid(errors={"valid_until": [Msg("El certificado de seguridad rige seis meses (art. 211).")]})
-        return add_months(inspected_on, certificate_months(kind))
-    practice = practice or navegabilidad_practice()
+    """Valid-until date from the inspection (art. 207): the kind's term, or an earlier date the inspector fixes.
+
+    Never a later one: the law lets the inspector shorten the term (art. 203 navegabilidad, art. 211 seguridad)
+    and nothing lengthens it. A seguridad date must leave the owner the month to apply in (art. 222).
+    """
+    months = (practice or navegabilidad_practice()).months if kind == "navegabilidad" else certificate_months(kind)
+    term = add_months(inspected_on, months)
     if chosen_until is None:
-        return add_months(inspected_on, practice.months)
-    longest = add_months(inspected_on, practice.max_months)
-    if chosen_until > longest:
+        return term
+    if chosen_until > term:
         raise Invalid(errors={"valid_until": [Msg(
-            "El término supera el máximo que admite la Prefectura: {months} meses desde la inspección, hasta el {until}.",
-            months=practice.max_months, until=longest.isoformat())]})
+            "El término no puede pasar del {until}, {months} meses desde la inspección: el inspector puede fijar "
+            "una fecha anterior, no posterior (art. {article}).",
+            until=term.isoformat(), months=months, article=earlier_term(kind).article)]})
     if chosen_until <= issued_on:
         raise Invalid(errors={"valid_until": [Msg("El término debe terminar después de la fecha de expedición, {on}.",
                                                   on=issued_on.isoformat())]})
+    if late_after(kind, chosen_until) < issued_on:
+        raise Invalid(errors={"valid_until": [Msg(
+            "Con vencimiento el {until}, la solicitud de la próxima inspección vencería el {apply_by}, antes de la "
+            "expedición del {on} (art. 222: un mes antes del vencimiento); elija una fecha posterior.",
+            until=chosen_until.isoformat(), apply_by=apply_by(chosen_until, kind).isoformat(),
+            on=issued_on.isoformat())]})
     return chosen_until
 
 

@@ -18,9 +18,8 @@ DEFAULTS = {
     "OFFICE_NAME": "Prefectura General de Puertos — Asunción",
     "OFFICE_TZ": DEFAULT_ZONE,  # the law's "today" is the office's date, not the UTC one
     # The navegabilidad term is the Prefectura's practice, not the law's (arts. 201, 203): None takes
-    # legal_terms.toml's [practice] (12 months, and no longer).
+    # legal_terms.toml's [practice] (12 months). The inspector may shorten it (art. 203), never lengthen it.
     "NAVEGABILIDAD_MONTHS": None,
-    "NAVEGABILIDAD_MAX_MONTHS": None,
     # Art. 204 fines a late hull application without naming the amount: None takes legal_terms.toml's
     # [practice] hull_late_fine (art. 225's amount); 0 charges only the double fee.
     "HULL_LATE_FINE": None,
@@ -94,7 +93,10 @@ def load_config(app, test_config=None):
     # The signed cookie itself stops being accepted when the longest session would have ended.
     app.config["PERMANENT_SESSION_LIFETIME"] = timedelta(hours=app.config["SESSION_LIFETIME_HOURS"])
     zone_named(app.config["OFFICE_TZ"])  # an unknown zone stops the app here, not on the first request
-    navegabilidad_practice(app.config["NAVEGABILIDAD_MONTHS"], app.config["NAVEGABILIDAD_MAX_MONTHS"])  # likewise
+    navegabilidad_practice(app.config["NAVEGABILIDAD_MONTHS"])  # likewise
+    if "NAVEGABILIDAD_MAX_MONTHS" in app.config:  # gone: an installation relying on it must hear so, not guess
+        raise RuntimeError("BALIZA_NAVEGABILIDAD_MAX_MONTHS no longer exists: art. 203 lets the inspector fix a "
+                           "shorter hull term, never a longer one; set the term itself with BALIZA_NAVEGABILIDAD_MONTHS")
     hull_late_fine(app.config["HULL_LATE_FINE"])  # likewise
     if not app.config.get("SECRET_KEY"):
         if server:

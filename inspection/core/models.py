@@ -275,6 +275,11 @@ class Inspection(db.Model):
     inspector_signature_sha256: Mapped[str | None] = mapped_column(sa.String(64))
     master_signature_key: Mapped[str | None] = mapped_column(sa.String(512))
     master_signature_sha256: Mapped[str | None] = mapped_column(sa.String(64))
+    # Services of the Inspección de Máquinas the inspector recorded at closing, charged by art. 233's rows.
+    # The database fills the 0 (no Python default), so an insert never names them: migrations older than these
+    # columns insert through the same model.
+    reports: Mapped[int] = mapped_column(server_default="0")  # "informes, peritajes de averías"
+    valve_reseals: Mapped[int] = mapped_column(server_default="0")  # valves sealed again
     created_by_id: Mapped[int] = mapped_column(sa.ForeignKey("users.id"))
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
 
@@ -513,15 +518,22 @@ class Application(db.Model):
 
 
 class FineAssessment(db.Model):
-    """A fine or surcharge for a late application (arts. 204, 225), kept with its reason; waived only with one.
+    """A fine or surcharge, kept with its article and reason; waived only with one. Of a late application
+    (arts. 204, 225), of an inspection that found the plans' provisions unmet (art. 232), or of an arqueo of
+    a vessel found unmeasured (art. 200).
 
-    "Por cada buque y por cada vencimiento" (art. 204): one of each code per certificate expiry.
+    "Por cada buque y por cada vencimiento" (art. 204): one of each code per certificate expiry; one of each
+    code per inspection and per arqueo.
     """
 
     __tablename__ = "fine_assessments"
-    __table_args__ = (sa.UniqueConstraint("certificate_id", "code", name="uq_fine_assessments_certificate_code"),)
+    __table_args__ = (sa.UniqueConstraint("certificate_id", "code", name="uq_fine_assessments_certificate_code"),
+                      sa.UniqueConstraint("inspection_id", "code", name="uq_fine_assessments_inspection_code"),
+                      sa.UniqueConstraint("arqueo_id", "code", name="uq_fine_assessments_arqueo_code"))
     id: Mapped[int] = mapped_column(primary_key=True)
     application_id: Mapped[int | None] = mapped_column(sa.ForeignKey("applications.id"), index=True)
+    inspection_id: Mapped[int | None] = mapped_column(sa.ForeignKey("inspections.id"))
+    arqueo_id: Mapped[int | None] = mapped_column(sa.ForeignKey("arqueos.id"))
     vessel_id: Mapped[int] = mapped_column(sa.ForeignKey("vessels.id"), index=True)
     certificate_id: Mapped[int | None] = mapped_column(sa.ForeignKey("certificates.id"))
     code: Mapped[str] = mapped_column(sa.String(40))
@@ -537,6 +549,27 @@ class FineAssessment(db.Model):
 
     application: Mapped[Application | None] = relationship(back_populates="fines")
     waived_by: Mapped[User | None] = relationship(foreign_keys=[waived_by_id])
+
+
+class Arqueo(db.Model):
+    """A measurement of a vessel's tonnage (arqueo, arts. 194, 195, 198): the dimensions taken, the tonnage they
+    give and the day, as the register of art. 197 keeps them; its fee is art. 199's, by that tonnage."""
+
+    __tablename__ = "arqueos"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    vessel_id: Mapped[int] = mapped_column(sa.ForeignKey("vessels.id"), index=True)
+    measured_on: Mapped[date] = mapped_column(sa.Date)  # art. 197: "fecha en que se arquea" (office date)
+    measured_by_id: Mapped[int] = mapped_column(sa.ForeignKey("users.id"))  # art. 197: "nombre del arqueador"
+    hull_material: Mapped[str] = mapped_column(_enum("hull_material", HULLS))
+    length_m: Mapped[Decimal] = mapped_column(sa.Numeric(8, 2, asdecimal=True))
+    beam_m: Mapped[Decimal] = mapped_column(sa.Numeric(8, 2, asdecimal=True))
+    girth_m: Mapped[Decimal] = mapped_column(sa.Numeric(8, 2, asdecimal=True))
+    gross_tonnage: Mapped[Decimal] = mapped_column(sa.Numeric(16, 6, asdecimal=True))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+
+    vessel: Mapped[Vessel] = relationship()
+    measured_by: Mapped[User] = relationship()
+    fines: Mapped[list[FineAssessment]] = relationship(order_by="FineAssessment.id")
 
 
 class Notice(db.Model):

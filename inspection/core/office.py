@@ -24,5 +24,4 @@ def current_office() -> Office:
     config = current_app.config
     return Office(code=config["OFFICE_CODE"], name=config["OFFICE_NAME"], public_url=config["PUBLIC_URL"],
                   prefect_name=config.get("PREFECT_NAME", ""), auto_signing_key=bool(config["AUTO_SIGNING_KEY"]),
-                  navegabilidad=navegabilidad_practice(config.get("NAVEGABILIDAD_MONTHS"),
-                                                       config.get("NAVEGABILIDAD_MAX_MONTHS")))
+                  navegabilidad=navegabilidad_practice(config.get("NAVEGABILIDAD_MONTHS")))

@@ -289,9 +289,9 @@ def _fee_lines(pdf: _Document, charges: dict, lang: str):
     pdf.set_text_color(*INK)
     lines = charges["lines"]
     if not lines:
-        pdf.multi_cell(pdf.width, 4.6, tr(Msg("Esta inspección no genera aranceles de escala: el art. 233 cobra la "
-                                                 "inspección semestral por caldera, y el buque no tiene calderas.")),
+        pdf.multi_cell(pdf.width, 4.6, tr(Msg("Esta inspección no genera aranceles de escala.")),
                        new_x=XPos.LMARGIN, new_y=YPos.NEXT)
+        _fee_notes(pdf, charges, lang)
         return
     cl = charges["charged"] == "amount_cl"
     first_head, cl_head = tr(Msg("1.ª cifra ($)")), tr(Msg("Cifra c/l."))
@@ -323,10 +323,21 @@ def _fee_lines(pdf: _Document, charges: dict, lang: str):
                 "ambas quedan registradas."))
     pdf.multi_cell(pdf.width, 3.8, tr(note), new_x=XPos.LMARGIN, new_y=YPos.NEXT)
     pdf.set_text_color(*INK)
+    _fee_notes(pdf, charges, lang)
+
+
+def _fee_notes(pdf: _Document, charges: dict, lang: str):
+    """What the inspection is not charged and why, each with its article (a raft's hull, a vessel without boilers)."""
+    pdf.set_font("Times", "", 9)
+    pdf.set_text_color(*INK)
+    for note in charges.get("notes") or []:
+        pdf.multi_cell(pdf.width, 4.2, f"{_cite(note['source'], note['article'], lang)}: {note['reason']}",
+                       new_x=XPos.LMARGIN, new_y=YPos.NEXT)
 
 
 def _fines(pdf: _Document, charges: dict, lang: str):
-    """The fines and surcharges of the application this inspection answered (arts. 204, 225), then what is owed."""
+    """The fines of this inspection (art. 232) and of the application it answered (arts. 204, 225), then what is
+    owed."""
     tr = _tr(lang)
     fines = charges.get("fines") or []
     pdf.set_y(pdf.get_y() + 2)
@@ -335,7 +346,7 @@ def _fines(pdf: _Document, charges: dict, lang: str):
         with pdf.table(col_widths=(30, 119, 25), headings_style=HEAD, line_height=4.2, text_align="LEFT",
                        borders_layout="HORIZONTAL_LINES", padding=(0.8, 1.2)) as table:
             head = table.row()
-            for text in (tr(Msg("Artículo")), tr(Msg("Multa o recargo de la solicitud")), tr(Msg("Importe"))):
+            for text in (tr(Msg("Artículo")), tr(Msg("Multa o recargo")), tr(Msg("Importe"))):
                 head.cell(text)
             for fine in fines:
                 reason = fine["reason"]

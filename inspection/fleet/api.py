@@ -1,10 +1,11 @@
-"""The semestral cycle: the fleet at a glance and the applications for inspection (art. 222) with their fines."""
+"""The semestral cycle: the fleet at a glance, the applications for inspection (art. 222) with their fines, and the
+vessels' arqueos with their fee and fine (arts. 194-200)."""
 from flask_smorest import Blueprint
 
 from inspection.accounts.access import get_owner_for, get_vessel_for
 from inspection.accounts.auth import api_user, require
 from inspection.core.client_requests import once
-from inspection.core.clock import office_now, office_today
+from inspection.core.clock import office_date, office_now, office_today
 from inspection.core.exceptions import Invalid
 from inspection.core.extensions import db
 from inspection.core.models import Application, User
@@ -17,10 +18,14 @@ from inspection.cycle.applications import (
     preview_application,
     waive_fine,
 )
+from inspection.cycle.arqueos import arqueo_json, arqueos_of, record_arqueo
 from inspection.cycle.schemas import (
     ApplicationInSchema,
     ApplicationQuery,
     ApplicationSchema,
+    ArqueoInSchema,
+    ArqueoSchema,
+    ArqueosSchema,
     FineSchema,
     FleetQuery,
     WaiveInSchema,
@@ -133,3 +138,34 @@ def post_waive(data, fine_id):
     body = fine_json(fine, current_language())
     db.session.commit()
     return body
+
+
+# The arqueo: each measurement of a vessel's tonnage, its fee (art. 199) and fine (art. 200).
+arqueos_blp = Blueprint("api_arqueos", __name__,
+                        description="Arqueo: medida del tonelaje, su arancel y su multa (Ley 928, arts. 194-200)")
+
+
+@arqueos_blp.route("/vessels/<int:vessel_id>/arqueos")
+@arqueos_blp.response(200, ArqueosSchema)
+@require(*APPLICANTS)
+def get_arqueos(vessel_id):
+    """The vessel's arqueos, newest first, with their fee and fines; or why the law does not measure it."""
+    return arqueos_of(get_vessel_for(api_user(), vessel_id), current_language())
+
+
+@arqueos_blp.route("/vessels/<int:vessel_id>/arqueos", methods=["POST"])
+@arqueos_blp.arguments(ArqueoInSchema)
+@arqueos_blp.response(201, ArqueoSchema)
+@require("admin", "inspector")
+def post_arqueo(data, vessel_id):
+    """Record an arqueo measured today: the dimensions become the vessel's, the fee is art. 199's and a vessel an
+    inspection found unmeasured is fined twice it (art. 200); 422 for a vessel the law does not measure."""
+    actor, lang = api_user(), current_language()
+
+    def measure() -> dict:
+        now = office_now()
+        arqueo = record_arqueo(actor, get_vessel_for(actor, vessel_id), data, office_date(now), now)
+        return ArqueoSchema().dump(arqueo_json(arqueo, lang))
+
+    payload = {"vessel_id": vessel_id, **{key: str(value) for key, value in data.items() if key != "client_id"}}
+    return json_response(*once(actor, "arqueo", data["client_id"], payload, measure, status=201))

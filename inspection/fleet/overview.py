@@ -60,7 +60,8 @@ def fleet_of(user: User, today: date, owner_id: int | None = None, limit: int | 
     # Whole rows (their vessel is already loaded, so billing reads it without a query), minus the heavy items.
     inspections = db.session.scalars(
         db.select(Inspection).options(load_only(Inspection.vessel_id, Inspection.kind, Inspection.scheduled_on,
-                                                Inspection.port, Inspection.status, Inspection.particulars))
+                                                Inspection.port, Inspection.status, Inspection.particulars,
+                                                Inspection.reports, Inspection.valve_reseals))
         .where(Inspection.vessel_id.in_(ids), Inspection.status.in_(OPEN_INSPECTIONS))
         .order_by(Inspection.scheduled_on, Inspection.id)).all()
     fines = db.session.scalars(db.select(FineAssessment).where(FineAssessment.vessel_id.in_(ids),

@@ -164,9 +164,13 @@ class SubmitInSchema(BaseSchema):
                               metadata={"description": "Nombre del inspector, escrito como firma"})
     master_name = Text(required=True, validate=validate.Length(min=2, max=200),
                                 metadata={"description": "Capitán o patrón que toma conocimiento"})
+    reports = Integer(load_default=0, validate=validate.Range(min=0, max=99), metadata={
+        "description": "Informes o peritajes de averías hechos en la inspección de seguridad (art. 233)"})
+    valve_reseals = Integer(load_default=0, validate=validate.Range(min=0, max=99), metadata={
+        "description": "Válvulas selladas de nuevo, cuyo corte fue autorizado (arts. 219, 233), en la de seguridad"})
     valid_until = fields.Date(load_default=None, allow_none=True,
-                              metadata={"description": "Término que fija el inspector al certificado de navegabilidad (art. 203): "
-                                                       "menor que la práctica de la Prefectura, o mayor hasta su máximo"})
+                              metadata={"description": "Fecha anterior al término que fija el inspector al certificado "
+                                                       "(navegabilidad art. 203, seguridad art. 211); nunca posterior (422)"})
 
 
 class DeficiencySchema(BaseSchema):

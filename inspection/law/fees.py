@@ -30,10 +30,17 @@ Readings of the text (each one visible in the data or the result, none applied s
   (`boilers`), per report or damage survey (`reports`, "informes, peritajes de averías, etc.")
   and per resealed safety valve (`valve_reseals`), counts given as keywords; at least one must
   be positive. Its c/l figures are lower than the first ones in two rows: kept as printed.
+- What a scale does not charge a vessel, and why, is data too (`not_charged`: a condition over the
+  particulars in the checklists' rule language, the article and the reason in both languages): a raft
+  is not measured (art. 234, "en lo que a ellas fueren aplicables"), so neither the arqueo (art. 199)
+  nor the hull fee by tonnage (art. 209) is charged on it; a foreign vessel is measured only when it
+  joins the national register (art. 194); a vessel without boilers pays no boiler row (art. 233). Each
+  holding entry is a note on the statement, so a fee that charges nothing says why.
 - Not computed here, because they are not scale rows: the doubled fee for late hull inspection
-  (arts. 204/205) and the fine of art. 200, the expenses of inspections outside the capital
-  (arts. 209, 215; charged at cost), and the exemptions of art. 210 (rowing boats and sailing
-  vessels under 5 t), which the caller decides before asking for a fee.
+  (arts. 204/205) and the doubled arqueo fee of art. 200 (cycle.py and legal_terms.toml [fines.*]),
+  the expenses of inspections outside the capital (arts. 209, 215; charged at cost), and the
+  exemptions of art. 210 (rowing boats and sailing vessels under 5 t), which the caller decides
+  before asking for a fee.
 """
 from __future__ import annotations
 
@@ -46,7 +53,8 @@ from os import PathLike
 from pathlib import Path
 from types import MappingProxyType
 
-from inspection.law.tonnage import to_positive_decimal
+from checklists.rules import Rule, RuleError, compile_rule
+from inspection.law.tonnage import shown_tonnage, to_positive_decimal
 
 SCALES_PATH = Path(__file__).with_name("fee_scales.toml")
 SERVICES = ("arqueo", "navegabilidad", "seguridad")
@@ -91,6 +99,22 @@ class Item:
 
 
 @dataclass(frozen=True)
+class NotCharged:
+    """A scale (or one row of it, `row`) a vessel is not charged when `when` holds over its particulars, and why."""
+
+    when: Rule
+    row: str | None
+    source: str
+    article: str
+    reason_es: str
+    reason_en: str
+
+    def reason(self, lang: str) -> str:
+        """The reason in `lang` (Spanish unless English is asked for)."""
+        return self.reason_en if lang == "en" else self.reason_es
+
+
+@dataclass(frozen=True)
 class Scale:
     """A validated fee scale with its article and the law's text."""
 
@@ -103,6 +127,7 @@ class Scale:
     brackets: tuple[Bracket, ...] = ()
     excess: Excess | None = None
     items: tuple[Item, ...] = ()
+    not_charged: tuple[NotCharged, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -240,17 +265,37 @@ def _parse_items(rows: object, where: str, quote_lines: set[str]) -> tuple[Item,
     return tuple(items.values())
 
 
+def _parse_not_charged(rows: object, where: str, item_keys: set[str]) -> tuple[NotCharged, ...]:
+    """Read when a scale, or one of its rows (items scales only), is not charged, with the article and reason."""
+    if not isinstance(rows, list):
+        raise ScaleError(f"{where}: expected an array of tables")
+    entries = []
+    for i, row in enumerate(rows):
+        at = f"{where}[{i}]"
+        row = _table(row, at, {"when", "source", "article", "reason_es", "reason_en"}, {"row"} if item_keys else set())
+        try:
+            when = compile_rule(_text(row["when"], f"{at}.when"))
+        except RuleError as exc:
+            raise ScaleError(f"{at}.when: {exc}") from None
+        if "row" in row and row["row"] not in item_keys:
+            raise ScaleError(f"{at}.row: {row['row']!r} is not a row of the scale")
+        entries.append(NotCharged(when, row.get("row"), _text(row["source"], f"{at}.source"),
+                                  _text(row["article"], f"{at}.article"), _text(row["reason_es"], f"{at}.reason_es"),
+                                  _text(row["reason_en"], f"{at}.reason_en")))
+    return tuple(entries)
+
+
 def _parse_scale(service: str, raw: object) -> Scale:
     """Validate one scale table."""
     where = f"scales.{service}"
     head = _table(raw, where, {"article", "title", "kind", "quote"},
-                  {"ton_count", "brackets", "excess", "items"})
+                  {"ton_count", "brackets", "excess", "items", "not_charged"})
     article = _text(head["article"], f"{where}.article")
     title = _text(head["title"], f"{where}.title")
     quote = _text(head["quote"], f"{where}.quote")
     quote_lines = {line.strip() for line in quote.splitlines() if line.strip()}
     if head["kind"] == "tonnage":
-        _table(raw, where, {"article", "title", "kind", "quote", "ton_count", "brackets"}, {"excess"})
+        _table(raw, where, {"article", "title", "kind", "quote", "ton_count", "brackets"}, {"excess", "not_charged"})
         if head["ton_count"] not in TON_COUNTS:
             raise ScaleError(f"{where}.ton_count: must be one of {', '.join(TON_COUNTS)}")
         brackets = _parse_brackets(head["brackets"], f"{where}.brackets", quote_lines)
@@ -269,11 +314,15 @@ def _parse_scale(service: str, raw: object) -> Scale:
                     f"{at}.above_tons: {excess.above_tons} t does not follow the last row "
                     f"({brackets[-1].max_tons} t)"
                 )
-        return Scale(service, article, title, "tonnage", quote, head["ton_count"], brackets, excess)
+        not_charged = _parse_not_charged(head.get("not_charged", []), f"{where}.not_charged", set())
+        return Scale(service, article, title, "tonnage", quote, head["ton_count"], brackets, excess,
+                     not_charged=not_charged)
     if head["kind"] == "items":
-        _table(raw, where, {"article", "title", "kind", "quote", "items"})
+        _table(raw, where, {"article", "title", "kind", "quote", "items"}, {"not_charged"})
         items = _parse_items(head["items"], f"{where}.items", quote_lines)
-        return Scale(service, article, title, "items", quote, items=items)
+        not_charged = _parse_not_charged(head.get("not_charged", []), f"{where}.not_charged",
+                                         {item.key for item in items})
+        return Scale(service, article, title, "items", quote, items=items, not_charged=not_charged)
     raise ScaleError(f"{where}.kind: must be tonnage or items, got {head['kind']!r}")
 
 
@@ -379,24 +428,49 @@ def fee_for(service: str, gross_tonnage: Decimal, *, charged: str | None = None,
     )
 
 
-def inspection_fees(kind: str, particulars: Mapping) -> tuple[Fee, ...]:
-    """What an inspection of `kind` charges: art. 209 by certified tonnage for the hull, art. 233 per boiler.
+def not_charged(service: str, particulars: Mapping) -> tuple[NotCharged, ...]:
+    """What the `service` scale does not charge this vessel, and why: the data's entries whose condition holds."""
+    return tuple(entry for entry in load_scales().by_service[service].not_charged if entry.when.evaluate(particulars))
 
-    The semestral machinery inspection is priced by the law only per boiler (art. 233), so a
-    vessel without boilers owes nothing under that scale. Late doubles (art. 204) and expenses
-    outside the capital (arts. 209, 215) are not scale rows and are not computed here.
+
+def _lifted(service: str, particulars: Mapping) -> set[str | None]:
+    """The rows the data lifts off this vessel (None: the whole scale, as a raft's, art. 234)."""
+    return {entry.row for entry in not_charged(service, particulars)}
+
+
+def inspection_fees(kind: str, particulars: Mapping, services: Mapping[str, int] | None = None) -> tuple[Fee, ...]:
+    """What an inspection of `kind` charges: art. 209 by certified tonnage for the hull; art. 233 per boiler and
+    per report or resealing the inspector recorded (`services`), for the machinery.
+
+    A scale or row the data lifts off the vessel charges nothing (not_charged says why). Late doubles (art. 204)
+    and expenses outside the capital (arts. 209, 215) are not scale rows and are not computed here.
     """
-    from inspection.law.tonnage import shown_tonnage
-
     tons = shown_tonnage(particulars["gross_tonnage"])
+    lifted = _lifted(kind, particulars)
+    if None in lifted:
+        return ()
     if kind == "navegabilidad":
         return (fee_for("navegabilidad", tons),)
-    boilers = int(particulars.get("boilers") or 0)
-    return (fee_for("seguridad", tons, boilers=boilers),) if boilers else ()
+    counts = {"boilers": int(particulars.get("boilers") or 0), **(services or {})}
+    counts = {key: count for key, count in counts.items() if count and key not in lifted}
+    return (fee_for("seguridad", tons, **counts),) if counts else ()
 
 
-def fee_statement(fees: tuple[Fee, ...]) -> dict:
-    """The fee lines of an inspection as people and the API read them: source, article, both figures."""
+def arqueo_fee(particulars: Mapping) -> Fee | None:
+    """What an arqueo of this vessel charges (art. 199, by the tonnage measured), or None when it is not measured."""
+    if None in _lifted("arqueo", particulars):
+        return None
+    return fee_for("arqueo", shown_tonnage(particulars["gross_tonnage"]))
+
+
+def note_json(entry: NotCharged, lang: str) -> dict:
+    """A not_charged entry as a statement shows it: source, article and the reason in `lang`."""
+    return {"source": entry.source, "article": entry.article, "reason": entry.reason(lang)}
+
+
+def fee_statement(fees: tuple[Fee, ...], notes: tuple[NotCharged, ...] = (), lang: str = "es") -> dict:
+    """The fee lines of an inspection as people and the API read them: source, article, both figures, and the
+    notes that say what is not charged and why."""
     lines = []
     for fee in fees:
         source, _, article = fee.article.partition(", art. ")
@@ -406,4 +480,5 @@ def fee_statement(fees: tuple[Fee, ...]) -> dict:
                           "quantity": line.quantity, "amount": charged,
                           "amount_first": line.amount, "amount_cl": line.amount_cl})
     return {"lines": lines, "total": sum((line["amount"] for line in lines), Decimal(0)),
-            "charged": fees[0].charged if fees else load_scales().charged}
+            "charged": fees[0].charged if fees else load_scales().charged,
+            "notes": [note_json(entry, lang) for entry in notes]}

@@ -10,21 +10,16 @@ PATH = Path(__file__).with_name("legal_terms.toml")
 
 @dataclass(frozen=True)
 class TermPractice:
-    """The navegabilidad term in months: the Prefectura's usual one and the longest an inspector may fix."""
+    """The navegabilidad term in months: the Prefectura's practice, the one term for every vessel (arts. 201, 203)."""
 
     months: int
-    max_months: int
 
     def __post_init__(self):
-        for name in ("months", "max_months"):
-            value = getattr(self, name)
-            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-                raise ValueError(f"navegabilidad {name} must be a positive whole number, got {value!r}")
-        if self.max_months < self.months:
-            raise ValueError(f"navegabilidad max_months ({self.max_months}) is below the usual term ({self.months})")
+        if not isinstance(self.months, int) or isinstance(self.months, bool) or self.months < 1:
+            raise ValueError(f"navegabilidad months must be a positive whole number, got {self.months!r}")
 
 
-TEXT_KEYS = ("article", "unit", "quote")  # the only words among the figures
+TEXT_KEYS = ("article", "unit", "quote", "provisions")  # the only words among the figures
 
 
 def figures(table: dict, prefix: str = ""):
@@ -51,16 +46,22 @@ def certificate_months(kind: str) -> int:
     return legal_terms()["certificate_months"][kind]
 
 
-def navegabilidad_practice(months: int | None = None, max_months: int | None = None) -> TermPractice:
-    """The Prefectura's navegabilidad term (no legal term, arts. 201, 203), with the installation's overrides.
+def navegabilidad_practice(months: int | None = None) -> TermPractice:
+    """The Prefectura's navegabilidad term (arts. 201, 203 name no figure), or the installation's override."""
+    return TermPractice(legal_terms()["practice"]["navegabilidad_months"] if months is None else months)
 
-    A usual term raised above the file's maximum raises the maximum with it, unless one is given.
-    """
-    practice = legal_terms()["practice"]
-    months = practice["navegabilidad_months"] if months is None else months
-    if max_months is None:
-        max_months = max(practice["navegabilidad_max_months"], months) if isinstance(months, int) else months
-    return TermPractice(months, max_months)
+
+@dataclass(frozen=True)
+class EarlierTerm:
+    """The article that lets the inspector fix an earlier date than a kind's term, never a later one."""
+
+    article: str
+    quote: str
+
+
+def earlier_term(kind: str) -> EarlierTerm:
+    """Why the inspector may shorten a kind's term: art. 203 (navegabilidad), art. 211 (seguridad)."""
+    return EarlierTerm(**legal_terms()["earlier_term"][kind])
 
 
 def application_months(kind: str = "seguridad") -> int:
@@ -72,21 +73,23 @@ def application_months(kind: str = "seguridad") -> int:
 
 @dataclass(frozen=True)
 class FineTerm:
-    """What a late application costs under one article: a fixed fine (art. 225) or a fee multiplier (art. 204)."""
+    """A fine under one article: a fixed amount (arts. 225, 232) or a fee multiplier (arts. 200, 204), and the
+    articles whose breach it fines when an inspection finds it (`provisions`: arts. 232, 200)."""
 
     article: str
     quote: str
     amount: Decimal | None = None
     unit: str | None = None
     fee_multiplier: int | None = None
+    provisions: tuple[str, ...] = ()
 
 
-def fine_term(kind: str) -> FineTerm:
-    """The late-application rule of a certificate kind: seguridad art. 225, navegabilidad art. 204."""
-    term = legal_terms()["fines"][kind]
+def fine_term(name: str) -> FineTerm:
+    """A fine's rule: seguridad art. 225, navegabilidad art. 204 (late applications), plans art. 232, arqueo art. 200."""
+    term = legal_terms()["fines"][name]
     return FineTerm(article=term["article"], quote=term["quote"],
                     amount=Decimal(term["amount"]) if "amount" in term else None, unit=term.get("unit"),
-                    fee_multiplier=term.get("fee_multiplier"))
+                    fee_multiplier=term.get("fee_multiplier"), provisions=tuple(term.get("provisions", ())))
 
 
 def hull_late_fine(configured: int | None = None) -> Decimal:

@@ -51,18 +51,21 @@ def test_add_months(day, months, expected):
 
 
 NOV_29, DEC_1 = date(2026, 11, 29), date(2026, 12, 1)
-YEAR, EIGHTEEN = TermPractice(12, 12), TermPractice(12, 18)
+YEAR = TermPractice(12)
 
 
 @pytest.mark.parametrize("kind, inspected_on, issued_on, chosen, practice, expected", [
     ("seguridad", TODAY, TODAY, None, YEAR, date(2027, 5, 30)),            # six months, arts. 211, 225
     ("seguridad", NOV_29, DEC_1, None, YEAR, date(2027, 5, 29)),           # from the inspection, art. 207
+    ("seguridad", TODAY, TODAY, date(2027, 3, 1), YEAR, date(2027, 3, 1)),  # "o antes", art. 211
+    ("seguridad", TODAY, TODAY, date(2026, 12, 30), YEAR, date(2026, 12, 30)),  # apply by the issue day, art. 222
+    ("seguridad", TODAY, TODAY, date(2027, 5, 30), YEAR, date(2027, 5, 30)),  # the whole six months
     ("navegabilidad", TODAY, TODAY, None, YEAR, date(2027, 11, 30)),       # the Prefectura's year
     ("navegabilidad", NOV_29, DEC_1, None, YEAR, date(2027, 11, 29)),      # from the inspection, art. 207
-    ("navegabilidad", TODAY, TODAY, None, TermPractice(6, 12), date(2027, 5, 30)),  # the practice is a setting
-    ("navegabilidad", TODAY, TODAY, date(2027, 3, 1), YEAR, date(2027, 3, 1)),      # shorter, art. 203
+    ("navegabilidad", TODAY, TODAY, None, TermPractice(6), date(2027, 5, 30)),  # the practice is a setting
+    ("navegabilidad", TODAY, TODAY, date(2027, 3, 1), YEAR, date(2027, 3, 1)),      # earlier, art. 203
+    ("navegabilidad", TODAY, TODAY, date(2026, 12, 1), YEAR, date(2026, 12, 1)),    # lateness runs from expiry, art. 204
     ("navegabilidad", TODAY, TODAY, date(2027, 11, 30), YEAR, date(2027, 11, 30)),  # the whole year
-    ("navegabilidad", TODAY, TODAY, date(2028, 5, 30), EIGHTEEN, date(2028, 5, 30)),  # longer, where allowed
 ])
 def test_terms_by_kind(kind, inspected_on, issued_on, chosen, practice, expected):
     assert validity(kind, inspected_on, issued_on, chosen, practice) == expected
@@ -74,13 +77,17 @@ def test_the_default_practice_is_a_year():
 
 
 @pytest.mark.parametrize("kind, chosen, practice, message", [
-    ("navegabilidad", date(2027, 12, 1), YEAR, "El término supera el máximo que admite la Prefectura: 12 meses"),
-    ("navegabilidad", date(2028, 1, 1), YEAR, "hasta el 2027-11-30"),
-    ("navegabilidad", date(2028, 5, 31), EIGHTEEN, "18 meses desde la inspección, hasta el 2028-05-30"),
+    ("navegabilidad", date(2027, 12, 1), YEAR, "El término no puede pasar del 2027-11-30, 12 meses desde la inspección: "
+                                               "el inspector puede fijar una fecha anterior, no posterior (art. 203)."),
+    ("navegabilidad", date(2028, 5, 30), TermPractice(6), "no puede pasar del 2027-05-30, 6 meses"),
+    ("seguridad", date(2027, 5, 31), YEAR, "El término no puede pasar del 2027-05-30, 6 meses desde la inspección: "
+                                           "el inspector puede fijar una fecha anterior, no posterior (art. 211)."),
     ("navegabilidad", TODAY, YEAR, "El término debe terminar después de la fecha de expedición"),
-    ("seguridad", date(2027, 3, 1), YEAR, "El certificado de seguridad rige seis meses (art. 211)."),
+    ("seguridad", TODAY, YEAR, "El término debe terminar después de la fecha de expedición"),
+    ("seguridad", date(2026, 12, 29), YEAR, "Con vencimiento el 2026-12-29, la solicitud de la próxima inspección "
+                                            "vencería el 2026-11-29, antes de la expedición del 2026-11-30 (art. 222"),
 ])
-def test_a_term_beyond_the_maximum_or_before_the_issue_is_refused(kind, chosen, practice, message):
+def test_a_term_past_the_laws_or_before_the_issue_is_refused(kind, chosen, practice, message):
     from inspection.core.exceptions import Invalid
     with pytest.raises(Invalid) as refused:
         validity(kind, TODAY, TODAY, chosen, practice)

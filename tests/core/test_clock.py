@@ -258,22 +258,28 @@ def test_a_certificate_synced_the_next_day_runs_from_the_inspection(client, crew
     assert claims["valid_until"] == valid_until                 # the signed token says the same
 
 
-def test_an_inspector_may_fix_a_shorter_term(client, crew, stand_at):
-    certificate = close_offline(client, crew, stand_at, "navegabilidad", valid_until="2027-03-01").json["certificate"]
-    assert certificate["valid_until"] == "2027-03-01"
+@pytest.mark.parametrize("kind, valid_until, apply_by", [
+    ("navegabilidad", "2027-03-01", "2027-02-01"),  # repairs due before the year, art. 203
+    ("seguridad", "2027-03-01", "2027-02-01"),      # "o antes, si a juicio fuere necesario", art. 211
+])
+def test_an_inspector_may_fix_an_earlier_date(client, crew, stand_at, kind, valid_until, apply_by):
+    certificate = close_offline(client, crew, stand_at, kind, valid_until=valid_until).json["certificate"]
+    assert (certificate["valid_until"], certificate["apply_by"]) == (valid_until, apply_by)  # art. 222's month
 
 
-def test_a_longer_term_than_the_maximum_is_refused_in_spanish(client, crew, stand_at):
-    response = close_offline(client, crew, stand_at, "navegabilidad", valid_until="2027-12-01")
+@pytest.mark.parametrize("kind, valid_until, message", [
+    ("navegabilidad", "2027-12-01", "El término no puede pasar del 2027-11-30, 12 meses desde la inspección: "
+                                    "el inspector puede fijar una fecha anterior, no posterior (art. 203)."),
+    ("seguridad", "2027-05-31", "El término no puede pasar del 2027-05-30, 6 meses desde la inspección: "
+                                "el inspector puede fijar una fecha anterior, no posterior (art. 211)."),
+    ("seguridad", "2026-12-20", "Con vencimiento el 2026-12-20, la solicitud de la próxima inspección vencería el "
+                                "2026-11-20, antes de la expedición del 2026-12-01 (art. 222: un mes antes del "
+                                "vencimiento); elija una fecha posterior."),
+])
+def test_a_date_past_the_term_is_refused_in_spanish(client, crew, stand_at, kind, valid_until, message):
+    response = close_offline(client, crew, stand_at, kind, valid_until=valid_until)
     assert response.status_code == 422
-    assert response.json["errors"]["valid_until"] == [
-        "El término supera el máximo que admite la Prefectura: 12 meses desde la inspección, hasta el 2027-11-30."]
-
-
-def test_a_longer_term_where_the_authority_allows_it(client, crew, stand_at, app):
-    app.config["NAVEGABILIDAD_MAX_MONTHS"] = 18
-    certificate = close_offline(client, crew, stand_at, "navegabilidad", valid_until="2028-05-30").json["certificate"]
-    assert certificate["valid_until"] == "2028-05-30"
+    assert response.json["errors"]["valid_until"] == [message]
 
 
 def test_the_certificate_says_the_year_is_practice_not_law(client, crew, stand_at, signed_in):

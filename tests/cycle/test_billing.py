@@ -44,9 +44,28 @@ def test_machinery_inspection_charges_art_233_per_pinned_boiler(planned, db):
         ("233", 2, Decimal("200"))]
 
 
-def test_machinery_inspection_without_boilers_has_no_scale_fee(planned):
+def test_machinery_inspection_without_boilers_has_no_scale_fee_and_says_why(planned):
     inspection, *_ = planned("seguridad", boilers=0)
-    assert fee_statement_of(inspection) == {"lines": [], "total": Decimal("0"), "charged": "amount_cl"}
+    assert fee_statement_of(inspection) == {"lines": [], "total": Decimal("0"), "charged": "amount_cl", "notes": [
+        {"source": "Ley 928/1927", "article": "233",
+         "reason": "El art. 233 cobra la inspección semestral «por cada caldera», y el buque no tiene calderas."}]}
+
+
+RAFT = dict(propulsion="towed", service="raft", hull_material="wood", length_m=100, beam_m=20, girth_m=20, crew=0,
+            holds=0, boats=0, fire_hydrants=0, cooking="none")
+
+
+def test_a_rafts_hull_inspection_charges_nothing_from_an_invented_girth_and_says_why(client, planned, token_for):
+    import pypdfium2
+
+    inspection, owner, _ = planned("navegabilidad", **RAFT)
+    assert inspection.vessel.gross_tonnage > 2000  # what art. 195 makes of the girth a raft does not have
+    body = client.get(f"/api/v1/inspections/{inspection.id}/fees", headers=token_for(owner)).json
+    assert (body["lines"], Decimal(body["total"]), Decimal(body["owed"])) == ([], 0, 0)
+    assert [(note["article"], note["reason"][:25]) for note in body["notes"]] == [("234", "Las balsas no se arquean ")]
+    pdf = client.get(f"/api/v1/inspections/{inspection.id}/fees.pdf", headers=token_for(owner)).data
+    text = " ".join(pypdfium2.PdfDocument(pdf)[0].get_textpage().get_text_range().split())
+    assert "Ley 928/1927, art. 234: Las balsas no se arquean" in text
 
 
 def test_fees_endpoint_for_the_owner_and_404_for_another(client, planned, token_for, make_user):

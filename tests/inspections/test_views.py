@@ -169,7 +169,7 @@ def test_others_follow_an_inspection_read_only_then_read_its_report(crew, db):
     answer_row = db.session.scalar(db.select(Answer).filter_by(inspection_id=inspection_id).limit(1))
     assert answer_row.client_id in page  # the audit trail shows each write's client_id
     assert "Sin deficiencias." in page
-    assert "Aranceles" in page and "el art. 233 cobra la inspección semestral por caldera" in page  # no boilers
+    assert "Aranceles" in page and "El art. 233 cobra la inspección semestral «por cada caldera»" in page  # no boilers
     assert crew["owner"].get(f"/inspecciones/{inspection_id}/informe").status_code == 200
     assert crew["inspector"].get(f"/inspecciones/{inspection_id}").headers.get("X-Baliza-Shell") is None  # closed
     assert "@media print" in crew["owner"].get("/static/css/baliza.css").get_data(as_text=True)

@@ -12,12 +12,16 @@ from inspection.law.fees import (
     SCALES_PATH,
     Fee,
     ScaleError,
+    arqueo_fee,
     fee_for,
     fee_statement,
     inspection_fees,
     load_scales,
+    not_charged,
     parse_scales,
 )
+from inspection.law.tonnage import gross_tonnage
+from tests.fixtures.checklists import vessel_particulars
 
 LAW = Path(__file__).resolve().parents[2] / "checklists" / "sources" / "ley-928-1927-arts-123-238.txt"
 TONNAGE_SERVICES = ["arqueo", "navegabilidad"]
@@ -282,6 +286,12 @@ _DELETE = object()
         (_set("scales.seguridad", _DELETE), "missing seguridad"),
         (_set("scales.patente", {}), "unknown patente"),
         (_set("charged", "oro"), "charged"),
+        # What a scale does not charge: a condition in the rule language, a row only of a per-unit scale.
+        (_set("scales.navegabilidad.not_charged.0.when", "service ==="), "when"),
+        (_set("scales.navegabilidad.not_charged.0.row", "boilers"), "unknown row"),
+        (_set("scales.seguridad.not_charged.0.row", "calderas"), "not a row of the scale"),
+        (_set("scales.arqueo.not_charged.0.reason_en", ""), "non-empty"),
+        (_set("scales.arqueo.not_charged.0.article", _DELETE), "missing article"),
     ],
 )
 def test_loader_rejects_broken_scales(mutate, match):
@@ -305,6 +315,71 @@ def test_scale_error_is_a_value_error():
     ("seguridad", {"gross_tonnage": 80, "boilers": 0}, []),
 ])
 def test_inspection_fees_by_kind(kind, particulars, expected):
-    statement = fee_statement(inspection_fees(kind, particulars))
+    statement = fee_statement(inspection_fees(kind, vessel_particulars(**particulars)))
     assert [(line["article"], line["quantity"], line["amount"]) for line in statement["lines"]] == expected
     assert statement["total"] == sum((amount for *_, amount in expected), Decimal(0))
+
+
+# --- what the law charges, and what it does not (issue 20) ------------------------------------------
+
+# A raft registered with a "girth" of 20 m: art. 195's formula gives it thousands of tons it was never measured for.
+RAFT = vessel_particulars(propulsion="towed", service="raft", hull_material="wood", length_m=100.0, beam_m=20.0,
+                          girth_m=20.0, crew=0, holds=0, boats=0, cooking="none",
+                          gross_tonnage=float(gross_tonnage("100", "20", "20", "wood")))
+STEAMER = vessel_particulars(propulsion="steam", service="passenger", max_passengers=80, boilers=2, gross_tonnage=180.0)
+MOTOR = vessel_particulars(boilers=0, gross_tonnage=30.0)
+
+
+@pytest.mark.parametrize("kind, vessel, services, lines, notes", [
+    # Art. 209 by tonnage; a raft is not measured (art. 234): no hull fee, and the statement says why.
+    ("navegabilidad", MOTOR, {}, [("209", "De 26 a 50 toneladas $ 200.- c/l. 600", 1, "600")], []),
+    ("navegabilidad", RAFT, {}, [], ["234"]),
+    # Art. 233: per boiler, per report or damage survey, per valve sealed again, as recorded at closing.
+    ("seguridad", STEAMER, {}, [("233", "Por inspección de caldera semestralmente, por cada caldera $ 350.- c/l. 100", 2, "200")],
+     []),
+    ("seguridad", STEAMER, {"reports": 1, "valve_reseals": 3}, [
+        ("233", "Por inspección de caldera semestralmente, por cada caldera $ 350.- c/l. 100", 2, "200"),
+        ("233", "Por informes, peritajes de averías, etc. $ 500.- c/l 200", 1, "200"),
+        ("233", "Por sellar de nuevo válvulas, cuyo corte ha sido autorizado $ 150.- c/l. 350", 3, "1050")], []),
+    # A motor vessel has no boiler to charge "por cada caldera": no boiler row, and the note says so.
+    ("seguridad", MOTOR, {}, [], ["233"]),
+    ("seguridad", MOTOR, {"reports": 2}, [("233", "Por informes, peritajes de averías, etc. $ 500.- c/l 200", 2, "400")],
+     ["233"]),
+])
+def test_what_an_inspection_charges_and_why_not(kind, vessel, services, lines, notes):
+    statement = fee_statement(inspection_fees(kind, vessel, services), not_charged(kind, vessel))
+    assert [(line["article"], line["description"], line["quantity"], line["amount"])
+            for line in statement["lines"]] == [(a, d, q, Decimal(amount)) for a, d, q, amount in lines]
+    assert [note["article"] for note in statement["notes"]] == notes
+    assert statement["total"] == sum((Decimal(line[-1]) for line in lines), Decimal(0))
+
+
+def test_a_raft_is_not_charged_for_the_tonnage_its_girth_invents():
+    assert RAFT["gross_tonnage"] > 2000  # what the invented girth gives
+    statement = fee_statement(inspection_fees("navegabilidad", RAFT), not_charged("navegabilidad", RAFT), "en")
+    assert (statement["lines"], statement["total"]) == ([], Decimal(0))
+    assert statement["notes"] == [{"source": "Ley 928/1927", "article": "234", "reason": (
+        'Rafts are not measured (art. 234: "en lo que a ellas fueren aplicables"): without a tonnage, the scale '
+        'of art. 209, charged by tons, has no row to charge them.')}]
+
+
+@pytest.mark.parametrize("vessel, expected, note", [
+    (MOTOR, ("199", "De 26 a 50 toneladas $ 200.- c/l. 600", Decimal("600")), None),       # art. 199 by tonnage
+    (STEAMER, ("199", "De 101 a 200 toneladas $ 300.- c/l. 1000", Decimal("1000")), None),
+    (vessel_particulars(gross_tonnage=300.5), ("199", "De 201 a 250 toneladas $ 350.- c/l. 1250", Decimal("1301")),
+     None),                                                                                  # 1250 + 51 started tons
+    (RAFT, None, "234"),                                                                     # a raft is not measured
+    (vessel_particulars(flag="foreign", gross_tonnage=80.0), None, "194"),                  # keeps its flag
+])
+def test_what_an_arqueo_charges(vessel, expected, note):
+    fee = arqueo_fee(vessel)
+    assert (None if fee is None else (fee.article.split()[-1], fee.breakdown[0].text, fee.charged_amount)) == expected
+    assert [entry.article for entry in not_charged("arqueo", vessel)] == ([note] if note else [])
+
+
+def test_what_is_not_charged_reads_only_particulars():
+    """Every condition names particulars the registry keeps (checklists/particulars.toml), nothing else."""
+    from checklists import load_catalog
+    known = set(load_catalog().context.particulars)
+    conditions = [entry.when for scale in load_scales().by_service.values() for entry in scale.not_charged]
+    assert conditions and all(rule.names <= known for rule in conditions)

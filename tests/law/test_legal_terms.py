@@ -5,6 +5,7 @@ from inspection.law.legal_terms import (
     TermPractice,
     application_months,
     certificate_months,
+    earlier_term,
     figures,
     legal_terms,
     navegabilidad_practice,
@@ -15,7 +16,7 @@ from inspection.law.legal_terms import (
 def test_terms_match_the_law():
     assert certificate_months("seguridad") == 6        # arts. 211, 225: semestral
     assert "navegabilidad" not in legal_terms()["certificate_months"]  # arts. 201, 203 set no term
-    assert navegabilidad_practice() == TermPractice(months=12, max_months=12)  # the Prefectura's practice
+    assert navegabilidad_practice() == TermPractice(months=12)  # the Prefectura's practice
     assert application_months() == 1                   # art. 222: a month before expiry
     assert reinspection_days() == 14
 
@@ -26,20 +27,24 @@ def test_every_figure_is_a_positive_whole_number():
     assert all(isinstance(v, int) and v > 0 for v in found.values())
 
 
-@pytest.mark.parametrize("months, max_months, expected", [
-    (None, None, TermPractice(12, 12)),
-    (6, None, TermPractice(6, 12)),
-    (18, None, TermPractice(18, 18)),   # a longer practice raises the maximum with it
-    (None, 24, TermPractice(12, 24)),
-])
-def test_the_practice_takes_the_installations_overrides(months, max_months, expected):
-    assert navegabilidad_practice(months, max_months) == expected
+@pytest.mark.parametrize("months, expected", [(None, TermPractice(12)), (6, TermPractice(6)), (18, TermPractice(18))])
+def test_the_practice_takes_the_installations_override(months, expected):
+    assert navegabilidad_practice(months) == expected
 
 
-@pytest.mark.parametrize("months, max_months", [(12, 6), (0, None), ("12", 12), (True, 12)])
-def test_a_practice_that_makes_no_sense_is_refused(months, max_months):
+@pytest.mark.parametrize("months", [0, -1, "12", True, 1.5])
+def test_a_practice_that_makes_no_sense_is_refused(months):
     with pytest.raises(ValueError, match="navegabilidad"):
-        navegabilidad_practice(months, max_months)
+        navegabilidad_practice(months)
+
+
+@pytest.mark.parametrize("kind, article, words", [
+    ("navegabilidad", "203", "antes de la fecha fijada"),
+    ("seguridad", "211", "o antes, si a juicio fuere necesario"),
+])
+def test_the_inspector_may_bring_a_term_forward_by_an_article(kind, article, words):
+    term = earlier_term(kind)
+    assert (term.article, words in term.quote) == (article, True)
 
 
 def test_the_practice_is_labelled_as_practice_not_law():
@@ -57,7 +62,7 @@ def test_the_environment_sets_the_practice(monkeypatch, tmp_path):
     monkeypatch.setenv("BALIZA_SECRET_KEY", "from-env")
     monkeypatch.setenv("BALIZA_NAVEGABILIDAD_MONTHS", "6")
     with create_app().app_context():
-        assert current_office().navegabilidad == TermPractice(6, 12)
-    monkeypatch.setenv("BALIZA_NAVEGABILIDAD_MAX_MONTHS", "3")
-    with pytest.raises(ValueError, match="max_months"):
+        assert current_office().navegabilidad == TermPractice(6)
+    monkeypatch.setenv("BALIZA_NAVEGABILIDAD_MAX_MONTHS", "18")  # art. 203 lets no term be lengthened
+    with pytest.raises(RuntimeError, match="BALIZA_NAVEGABILIDAD_MAX_MONTHS no longer exists"):
         create_app()

@@ -174,7 +174,7 @@ def test_coverage_page_shows_each_version_and_its_changes(client, make_user):
     assert "Ítems retirados" in seguridad and "seg.fire.elements_sufficient" in seguridad  # art. 168 (issue 20)
     assert "seg.fire.flammables_hold" in seguridad and "(a qué buques se aplica)" in seguridad
     assert "seg.machinery.condition" not in seguridad
-    assert "Documentación 2026.4" in row and "doc.crew.titles" in row
+    assert "Documentación 2026.5" in row and "doc.certificates.arqueo" in row  # not of rafts (issue 20)
     english = text(client.get("/listas/cobertura?lang=en"))
     assert "Changes from version 2026.3" in english and "Pilots embarked: one up to Angostura" in english
 

@@ -50,6 +50,7 @@ API_PERMISSIONS = {
     "POST /api/v1/applications/preview": STAFF | {"owner"},
     "POST /api/v1/applications/{application_id}/assign": {"admin"},
     "POST /api/v1/fines/{fine_id}/waive": {"admin"},
+    "POST /api/v1/vessels/{vessel_id}/arqueos": STAFF,
 }
 
 # The same for every page that takes a form (Flask rules, as app.url_map spells them).

@@ -187,6 +187,8 @@ export function createEngine({ store, api, upload, now, random = Math.random, an
     const body = { client_id: entry.client_id, signature: closing.signature, master_name: closing.master_name,
                    signatures: work.signatures, submitted_at: closing.submitted_at };
     if (closing.valid_until) body.valid_until = closing.valid_until;
+    if (closing.reports) body.reports = closing.reports;  // art. 233, the seguridad closing's services
+    if (closing.valve_reseals) body.valve_reseals = closing.valve_reseals;
     const result = await api(entry.user_id, 'POST', `/api/v1/inspections/${entry.inspection_id}/submit`, body, { timeout: 60000 });
     await updateWork(entry.inspection_id, () => ({ server_status: 'submitted', result }));
     await outbox.remove(entry.seq);

@@ -213,9 +213,16 @@ function closingCard() {
                       value: c.signature || state.user.fullName || '' })),
       el('label', {}, gettext('Capitán o patrón presente'),
         el('input', { id: 'master-name', minlength: 2, maxlength: 200, disabled, value: c.master_name || '' })),
-      p.inspection.kind === 'navegabilidad'
-        ? el('label', {}, gettext('Término menor del certificado (art. 203, opcional)'),
-          el('input', { id: 'valid-until', type: 'date', disabled, value: c.valid_until || '' })) : null),
+      el('label', {}, p.inspection.kind === 'navegabilidad'
+        ? gettext('Término menor del certificado (art. 203, opcional)')
+        : gettext('Próxima inspección antes de los seis meses (art. 211, opcional)'),
+      el('input', { id: 'valid-until', type: 'date', disabled, value: c.valid_until || '' })),
+      ...(p.inspection.kind === 'seguridad' ? [
+        el('label', {}, gettext('Informes o peritajes de averías (art. 233)'),
+          el('input', { id: 'closing-reports', type: 'number', min: 0, max: 99, step: 1, disabled, value: c.reports || 0 })),
+        el('label', {}, gettext('Válvulas selladas de nuevo (arts. 219, 233)'),
+          el('input', { id: 'closing-reseals', type: 'number', min: 0, max: 99, step: 1, disabled, value: c.valve_reseals || 0 })),
+      ] : [])),
     el('div', { class: 'signatures' },
       signatureBlock('inspector', gettext('Firma del inspector'), disabled),
       signatureBlock('master', gettext('Firma del capitán o patrón'), disabled)),
@@ -448,8 +455,10 @@ async function closeInspection() {
   }
   box.hidden = true;
   const validUntil = document.getElementById('valid-until');
+  const count = (id) => { const input = document.getElementById(id); return input ? Math.max(0, parseInt(input.value, 10) || 0) : 0; };
   state.work = { ...state.work, closing: { signature, master_name: master, submitted_at: new Date().toISOString(),
-                                           valid_until: validUntil && validUntil.value ? validUntil.value : null } };
+                                           valid_until: validUntil && validUntil.value ? validUntil.value : null,
+                                           reports: count('closing-reports'), valve_reseals: count('closing-reseals') } };
   await saving(() => put('work', state.work));
   await enqueue({ type: 'submit', user_id: state.user.userId, inspection_id: id, client_id: newId() });
   render();
