@@ -138,7 +138,7 @@ def test_small_craft_check_with_the_passenger_only_reading():
 
 def test_versions():
     catalog = load_catalog()
-    assert catalog.get("navegabilidad").version == "2026.4"
+    assert catalog.get("navegabilidad").version == "2026.5"
     assert catalog.get("menores").version == "2026.1"
     assert catalog.get("menores").title_es == "Control de embarcaciones menores (Ley 928 art. 210)"
 

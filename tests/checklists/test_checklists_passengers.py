@@ -64,8 +64,8 @@ def test_the_maximum_item_speaks_english_too():
 
 
 def test_navegabilidad_version_is_bumped():
-    assert load_catalog().get("navegabilidad").version == "2026.4"
-    assert load_catalog().get("documentacion").version == "2026.4"
+    assert load_catalog().get("navegabilidad").version == "2026.5"
+    assert load_catalog().get("documentacion").version == "2026.5"
 
 
 @pytest.mark.parametrize("label, vessel, maximum", [
