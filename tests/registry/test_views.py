@@ -161,18 +161,15 @@ def test_coverage_page_shows_each_version_and_its_changes(client, make_user):
     response = client.get("/listas/cobertura")
     markup = response.get_data(as_text=True)
     row = text(response).split("Versiones de las listas", 1)[1].split("Ley 928/1927", 1)[0]
-    assert "Navegabilidad 2026.4" in row and "Cambios respecto de la versión 2026.3" in row
-    assert "Ítems nuevos" in row and "nav.pilots.embarked_national Prácticos embarcados" in row
-    assert "nav.markings.national_flag Pabellón nacional" in row
+    assert "Navegabilidad 2026.5" in row and "Cambios respecto de la versión 2026.4" in row
+    assert "Ítems nuevos" in row and "nav.hull.slipway_judgement Varadero, si el inspector lo exige" in row  # art. 202
     nav = markup.split('id="version-navegabilidad"', 1)[1].split("</tr>", 1)[0]
-    assert "Ítems modificados" in nav and "nav.pilots.cabin_location" in nav and "(cantidad requerida)" in nav
-    assert "nav.health.first_aid_kit" in nav and "(cláusulas)" in nav  # the citation now names 41(c)
+    assert "Ítems modificados" in nav and "nav.rigging.steering" in nav  # art. 73 restricts (issue 20)
+    assert "(causa detención, restricción en lugar de detención)" in nav
     assert "Ítems retirados" not in nav
     seguridad = markup.split('id="version-seguridad"', 1)[1].split("</tr>", 1)[0]
-    assert "Cambios respecto de la versión 2026.3" in seguridad
-    assert "Ítems retirados" in seguridad and "seg.fire.elements_sufficient" in seguridad  # art. 168 (issue 20)
-    assert "seg.fire.flammables_hold" in seguridad and "(a qué buques se aplica)" in seguridad
-    assert "seg.machinery.condition" not in seguridad
-    assert "Documentación 2026.4" in row and "doc.crew.titles" in row
+    assert "Cambios respecto de la versión 2026.4" in seguridad and "seg.machinery.running" in seguridad
+    assert "seg.fire.elements_sufficient" not in seguridad  # retired in 2026.4, not now
+    assert "Documentación 2026.5" in row and "Cambios respecto de la versión 2026.4" in row
     english = text(client.get("/listas/cobertura?lang=en"))
-    assert "Changes from version 2026.3" in english and "Pilots embarked: one up to Angostura" in english
+    assert "Changes from version 2026.4" in english and "restriction instead of detention" in english
