@@ -21,8 +21,8 @@ DEFAULTS = {
     # legal_terms.toml's [practice] (12 months, and no longer).
     "NAVEGABILIDAD_MONTHS": None,
     "NAVEGABILIDAD_MAX_MONTHS": None,
-    # Art. 204 fines a late hull application without naming the amount: None takes legal_terms.toml's
-    # [practice] hull_late_fine (art. 225's amount); 0 charges only the double fee.
+    # Art. 204 fines a late hull application without naming the amount: None (or 0) charges only the double
+    # fee the article sets; an amount is the Prefectura's figure, billed as such (legal_terms.toml [practice]).
     "HULL_LATE_FINE": None,
     # Reminders by email (reminders.py): with no host the notices are only in the app (/avisos).
     "SMTP_HOST": None,
