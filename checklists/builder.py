@@ -14,20 +14,24 @@ LANGS = ("es", "en")
 STATUS_ES = {"covered": "CUBIERTO", "excluded": "EXCLUIDO", "pending": "PENDIENTE",
              "uncovered": "SIN CUBRIR"}
 EXCERPT = 160  # characters of a clause's words shown beside it on the coverage page
+STANDINGS = ("law", "foreign", "extension")  # the law's own, or the authority's practice it rests on
+CONSEQUENCES = ("detention", "restriction", "observation")  # what an item's failure brings about
 
 
 class _Env(dict):
-    """Particulars and settings by name; defined terms are computed on first use."""
+    """Particulars and settings by name; defined terms are computed on first use (`literal`: a term that extends
+    the law's word is read as the law's word alone)."""
 
-    def __init__(self, values: Mapping, terms: Mapping):
+    def __init__(self, values: Mapping, terms: Mapping, literal: bool = False):
         super().__init__(values)
         self._terms = terms
+        self._literal = literal
 
     def __missing__(self, name):
         term = self._terms.get(name)
         if term is None:
             raise KeyError(name)
-        value = term.rule.evaluate(self)
+        value = (term.law if self._literal and term.law is not None else term.rule).evaluate(self)
         self[name] = value
         return value
 
@@ -139,8 +143,8 @@ def build_checklist(checklist: Checklist, particulars: Mapping, settings: Mappin
     if lang not in LANGS:
         raise ChecklistError(f"unknown language {lang!r}; use one of {LANGS}")
     context = checklist.context
-    env = _Env({**resolve_particulars(context, particulars), **resolve_settings(context, settings)},
-               context.terms)
+    values = {**resolve_particulars(context, particulars), **resolve_settings(context, settings)}
+    env, literal = _Env(values, context.terms), _Env(values, context.terms, literal=True)
     result = {"kind": checklist.kind, "version": checklist.version, "title_es": checklist.title_es,
               "title_en": checklist.title_en, "exempt": False, "exemption": None, "items": []}
     for exemption in checklist.exemptions:
@@ -154,7 +158,9 @@ def build_checklist(checklist: Checklist, particulars: Mapping, settings: Mappin
             continue
         bounds = {field: _quantity(item, field, env, checklist.kind) for field in BOUNDS}
         source = context.sources[item.source]
-        practice = _is_practice(source, env)
+        standing, practice = _standing(item, context, env, literal, checklist.kind)
+        detainable = item.detainable and not practice
+        restriction = None if practice else context.restrictions.get(item.restriction)
         result["items"].append({
             "id": item.id,
             "title": getattr(item, f"title_{lang}"),
@@ -167,17 +173,34 @@ def build_checklist(checklist: Checklist, particulars: Mapping, settings: Mappin
             **bounds,
             "unit": getattr(item, f"unit_{lang}"),
             "evidence_required": item.evidence_required,
-            "detainable": item.detainable and not practice,
+            "detainable": detainable,
             "certificate": item.certificate,
             "foreign": source.foreign,
             "practice": practice,
+            "standing": standing,
+            "consequence": "detention" if detainable else "restriction" if restriction else "observation",
+            "restriction": restriction.name if restriction else None,
+            "restriction_label": getattr(restriction, f"label_{lang}") if restriction else None,
         })
     return result
 
 
-def _is_practice(source, env) -> bool:
-    """A foreign instrument not declared binding is adopted practice: its failures are observations."""
-    return source.foreign and not env[source.binding_setting]
+def _standing(item: Item, context: Context, env: _Env, literal: _Env, kind: str) -> tuple[str, bool]:
+    """(standing, practice) of an applicable item: "law", or the authority's practice it rests on: "foreign" (a
+    foreign instrument) or "extension" (it applies to this vessel only through a term read beyond the law's word,
+    e.g. a steamer's duty on a motor vessel). `practice` while that ground is not declared binding: its failures
+    are then observations. An extension is binding once every term's extension is declared so.
+    """
+    source = context.sources[item.source]
+    grounds = []
+    if source.foreign:
+        grounds.append(("foreign", env[source.binding_setting]))
+    if not _applies(item.applies, literal, kind, item.id, "applies"):
+        grounds.append(("extension", all(env[t.binding_setting] for t in context.terms.values() if t.law is not None)))
+    unbound = [ground for ground, binding in grounds if not binding]
+    if unbound:
+        return unbound[0], True
+    return (grounds[0][0] if grounds else "law"), False
 
 
 def coverage_report(catalog: Catalog) -> list[dict]:

@@ -13,7 +13,7 @@ from pathlib import Path
 HISTORY = "history"
 # What an item asks and on what legal basis; a change to any of these is a new version.
 FIELDS = ("title_es", "title_en", "source", "article", "clauses", "applies", "required", "maximum", "detainable",
-          "evidence_required", "certificate", "foreign")
+          "evidence_required", "certificate", "foreign", "restriction")
 RULES = ("applies", "required", "maximum")
 VERSION = re.compile(r"^\d+(\.\d+)*$")
 
@@ -28,8 +28,8 @@ def version_key(version: str) -> tuple[int, ...]:
 def snapshot(checklist) -> dict:
     """The frozen form of a loaded checklist: kind, version and each item's FIELDS (rules as their source).
 
-    A field an item does not use (no maximum; no clauses; a Paraguayan source, so not `foreign`) is left out, so
-    snapshots frozen before the field existed compare equal where nothing changed.
+    A field an item does not use (no maximum; no clauses; a Paraguayan source, so not `foreign`; no restriction) is
+    left out, so snapshots frozen before the field existed compare equal where nothing changed.
     """
     items = []
     for item in checklist.items:

@@ -12,7 +12,7 @@ from pathlib import Path
 from types import MappingProxyType
 
 from . import history
-from .legal import Source, clause_ref, read_source
+from .legal import Source, clause_ref, normalize, read_source
 from .rules import Rule, RuleError, compile_rule
 
 DATA_DIR = Path(__file__).resolve().parent
@@ -28,12 +28,15 @@ ARTICLE_OR_CLAUSE = re.compile(r"^(\d+)(?:\(([a-zñ]|\d+)\))?$")
 
 ITEM_REQUIRED = ("id", "topic", "title_es", "title_en", "source", "article", "text",
                  "evidence_required", "detainable", "certificate")
-ITEM_OPTIONAL = ("applies", "required", "maximum", "unit", "clauses")
+ITEM_OPTIONAL = ("applies", "required", "maximum", "unit", "clauses", "restriction")
 BOUNDS = ("required", "maximum")  # the observed count must be >= required or <= maximum
 EXEMPTION_FIELDS = ("id", "when", "source", "article", "clauses", "text", "reason_es", "reason_en")
 HEADER_REQUIRED = ("kind", "version", "title_es", "title_en", "covers", "items")
 EXCLUSION_FIELDS = ("source", "articles", "reason_es", "reason_en")
 EXCLUSION_LISTS = ("excluded", "pending")
+RESTRICTION_FIELDS = ("code", "label_es", "label_en", "source", "article", "text")
+RESTRICTION_CODE = re.compile(r"^[A-Z]{1,3}$")  # as it rides in the signed token (certificates/signing.py)
+EXTENSION_FIELDS = ("law", "binding_setting", "subject")
 
 
 class ChecklistError(Exception):
@@ -71,23 +74,44 @@ class Setting:
 
 @dataclass(frozen=True)
 class Term:
-    """A defined term (e.g. "vapor"): a named expression usable in other expressions."""
+    """A defined term (e.g. "vapor"): a named expression usable in other expressions.
+
+    A term that reads the law's word beyond its letter says what the word covers by itself (`law`), the
+    setting that declares the extension binding and the word the law uses (`subject`); otherwise all None.
+    """
 
     name: str
     rule: Rule
     label_es: str
     label_en: str
+    law: Rule | None = None
+    binding_setting: str | None = None
+    subject: str | None = None
+
+
+@dataclass(frozen=True)
+class Restriction:
+    """What an article orders in place of a detention (art. 73: no navigation at night), with its token code."""
+
+    name: str
+    code: str
+    label_es: str
+    label_en: str
+    source: str
+    article: str
+    text: str
 
 
 @dataclass(frozen=True)
 class Context:
-    """What every checklist shares: sources, particulars, settings, terms and topics."""
+    """What every checklist shares: sources, particulars, settings, terms, topics and restrictions."""
 
     sources: Mapping[str, Source]
     particulars: Mapping[str, Particular]
     settings: Mapping[str, Setting]
     terms: Mapping[str, Term]
     topics: Mapping[str, Mapping[str, str]]
+    restrictions: Mapping[str, Restriction]  # what an article orders instead of a detention, by name
 
 
 @dataclass(frozen=True)
@@ -110,6 +134,7 @@ class Item:
     evidence_required: bool
     detainable: bool
     certificate: str
+    restriction: str | None = None  # a Restriction's name: its failure restricts instead of detaining
 
 
 @dataclass(frozen=True)
@@ -202,7 +227,8 @@ def _load(directory: Path, frozen: bool) -> Catalog:
     _check_standing(sources, settings)
     topics = _load_topics(directory)
     terms = _load_terms(directory, particulars, settings)
-    context = Context(*(MappingProxyType(m) for m in (sources, particulars, settings, terms, topics)))
+    context = Context(*(MappingProxyType(m) for m in (sources, particulars, settings, terms, topics, {})))
+    context = replace(context, restrictions=MappingProxyType(_load_restrictions(directory, context)))
     seen: dict[str, str] = {}
     checklists = {kind: _load_checklist(directory, kind, context, seen) for kind in KINDS}
     exclusions = _load_exclusions(directory, context, checklists)
@@ -314,12 +340,15 @@ def _load_sources(directory: Path) -> dict[str, Source]:
 def _check_standing(sources: Mapping[str, Source], settings: Mapping[str, Setting]) -> None:
     """A foreign instrument names an existing boolean setting that declares it binding."""
     for name, source in sources.items():
-        if not source.foreign:
-            continue
-        setting = settings.get(source.binding_setting) if isinstance(source.binding_setting, str) else None
-        if setting is None or not isinstance(setting.default, bool):
-            raise ChecklistError(f"source {name!r}: binding_setting {source.binding_setting!r} is not a "
-                                 "boolean setting of settings.toml", "sources.toml")
+        if source.foreign:
+            _check_binding(settings, source.binding_setting, f"source {name!r}", "sources.toml")
+
+
+def _check_binding(settings: Mapping[str, Setting], name, owner: str, file: str) -> None:
+    """A practice (a foreign instrument, a term's extension) names the boolean setting that declares it binding."""
+    setting = settings.get(name) if isinstance(name, str) else None
+    if setting is None or not isinstance(setting.default, bool):
+        raise ChecklistError(f"{owner}: binding_setting {name!r} is not a boolean setting of settings.toml", file)
 
 
 def _load_particulars(directory: Path) -> dict[str, Particular]:
@@ -376,8 +405,42 @@ def _load_terms(directory: Path, particulars: Mapping, settings: Mapping) -> dic
             raise ChecklistError(f"term {name!r} has the name of a particular or setting", file)
         allowed = set(particulars) | set(settings) | set(terms)  # earlier terms only: no cycles
         rule = _compile(_text(entry, "expr", file), allowed, particulars, file, None, f"term {name!r}")
-        terms[name] = Term(name, rule, _text(entry, "label_es", file), _text(entry, "label_en", file))
+        extension = _load_extension(entry, name, allowed, particulars, settings, file)
+        terms[name] = Term(name, rule, _text(entry, "label_es", file), _text(entry, "label_en", file), *extension)
     return terms
+
+
+def _load_extension(entry, name, allowed, particulars, settings, file) -> tuple:
+    """(law, binding_setting, subject) of a term that extends the law's word, or three Nones."""
+    given = [field for field in EXTENSION_FIELDS if field in entry]
+    if not given:
+        return None, None, None
+    if len(given) != len(EXTENSION_FIELDS):
+        raise ChecklistError(f"term {name!r}: a term that extends the law's word names {list(EXTENSION_FIELDS)}: "
+                             "what the word covers by itself, the setting that declares the extension binding and "
+                             "the word the law uses", file)
+    law = _compile(_text(entry, "law", file), allowed, particulars, file, None, f"term {name!r} law")
+    _check_binding(settings, entry["binding_setting"], f"term {name!r}", file)
+    return law, entry["binding_setting"], normalize(_text(entry, "subject", file)).lower()
+
+
+def _load_restrictions(directory: Path, context: Context) -> dict[str, Restriction]:
+    """restrictions.toml: each restriction quotes the article that orders it and has a distinct token code."""
+    file = "restrictions.toml"
+    restrictions: dict[str, Restriction] = {}
+    for name, entry in _read_toml(directory / file).items():
+        unknown = set(entry) - set(RESTRICTION_FIELDS)
+        if unknown:
+            raise ChecklistError(f"restriction {name!r}: unknown fields {sorted(unknown)}", file)
+        code = entry.get("code")
+        if not isinstance(code, str) or not RESTRICTION_CODE.match(code):
+            raise ChecklistError(f"restriction {name!r}: code must be one to three capital letters", file)
+        if any(r.code == code for r in restrictions.values()):
+            raise ChecklistError(f"restriction {name!r}: code {code!r} is taken", file)
+        source, article, _, text = _check_citation(entry, context, file, name)
+        restrictions[name] = Restriction(name, code, _text(entry, "label_es", file), _text(entry, "label_en", file),
+                                         source, article, text)
+    return restrictions
 
 
 def _compile(source, allowed, particulars, file, item, field) -> Rule:
@@ -505,9 +568,42 @@ def _load_item(entry, kind, context, allowed, file, seen) -> Item:
             raise ChecklistError(f"{flag!r} must be true or false", file, item_id)
     if entry["certificate"] not in CERTIFICATES:
         raise ChecklistError(f"certificate must be one of {CERTIFICATES}", file, item_id)
+    restriction = _check_restriction(entry, context, source, article, file, item_id)
+    _check_subject(applies, context, source, article, text, file, item_id)
     return Item(item_id, entry["topic"], _text(entry, "title_es", file, item_id),
                 _text(entry, "title_en", file, item_id), source, article, clauses, text, applies,
-                bounds["required"], bounds["maximum"], unit_es, unit_en, entry["evidence_required"], entry["detainable"], entry["certificate"])
+                bounds["required"], bounds["maximum"], unit_es, unit_en, entry["evidence_required"], entry["detainable"],
+                entry["certificate"], restriction)
+
+
+def _check_restriction(entry, context, source, article, file, item_id) -> str | None:
+    """An item's restriction exists, is the one its own article orders, and replaces the detention."""
+    name = entry.get("restriction")
+    if name is None:
+        return None
+    restriction = context.restrictions.get(name) if isinstance(name, str) else None
+    if restriction is None:
+        raise ChecklistError(f"unknown restriction {name!r} (restrictions.toml)", file, item_id)
+    if (restriction.source, restriction.article) != (source, article):
+        raise ChecklistError(f"restriction {name!r} is ordered by {restriction.source} art. {restriction.article}, "
+                             f"not by the item's article", file, item_id)
+    if entry["detainable"]:
+        raise ChecklistError(f"an item that restricts ({name!r}) does not detain: set detainable = false", file, item_id)
+    return name
+
+
+def _check_subject(applies, context, source, article, text, file, item_id) -> None:
+    """An item applying through a term that extends the law's word quotes that word where its article names it
+    (an item that applies where the term does not, `not vapor`, need not)."""
+    words = normalize(text).lower()
+    for name in sorted(applies.affirmed):
+        term = context.terms.get(name)
+        if term is None or term.subject is None:
+            continue
+        if term.subject in context.sources[source].parts[article].text.lower() and term.subject not in words:
+            raise ChecklistError(f"the item applies through {name!r}, which extends the law's word, and its article "
+                                 f"names {term.subject!r}: quote from where the sentence names it, so the inspector "
+                                 "sees whom the law binds", file, item_id)
 
 
 def check_count(value, field: str, file: str, item_id: str) -> int:

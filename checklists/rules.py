@@ -95,11 +95,13 @@ def _same_kind(a, b) -> bool:
 class Rule:
     """A compiled expression: reusable, knows the names it reads."""
 
-    __slots__ = ("source", "names", "strings", "_evaluate")
+    __slots__ = ("source", "names", "affirmed", "strings", "_evaluate")
 
-    def __init__(self, source: str, names: frozenset, strings: frozenset, evaluate: Evaluator):
+    def __init__(self, source: str, names: frozenset, strings: frozenset, evaluate: Evaluator,
+                 affirmed: frozenset = frozenset()):
         self.source = source
         self.names = names  # particulars, settings and terms the expression reads
+        self.affirmed = affirmed  # the names read at least once outside a `not` ("vapor", not "not vapor")
         self.strings = strings  # (name, literal) pairs compared with ==/!=, to check enums
         self._evaluate = evaluate
 
@@ -131,7 +133,7 @@ def compile_rule(source: str, allowed: Iterable[str] | None = None) -> Rule:
         evaluate = compiler.compile(tree)
     except RecursionError:
         raise RuleError(f"expression too deeply nested: {source!r}") from None
-    return Rule(source, frozenset(compiler.names), frozenset(compiler.strings), evaluate)
+    return Rule(source, frozenset(compiler.names), frozenset(compiler.strings), evaluate, frozenset(compiler.affirmed))
 
 
 class _Compiler:
@@ -141,6 +143,8 @@ class _Compiler:
         self.allowed = allowed
         self.source = source
         self.names: set[str] = set()
+        self.affirmed: set[str] = set()
+        self.negated = False  # inside an odd number of `not`
         self.strings: set[tuple[str, str]] = set()
 
     def fail(self, message: str):
@@ -171,6 +175,8 @@ class _Compiler:
         if name.startswith("_") or (self.allowed is not None and name not in self.allowed):
             self.fail(f"unknown name {name!r}")
         self.names.add(name)
+        if not self.negated:
+            self.affirmed.add(name)
 
         def lookup(env):
             try:
@@ -192,7 +198,9 @@ class _Compiler:
         return either
 
     def _UnaryOp(self, node):
+        self.negated ^= isinstance(node.op, ast.Not)
         operand = self.compile(node.operand)
+        self.negated ^= isinstance(node.op, ast.Not)
         if isinstance(node.op, ast.Not):
             return lambda env: not _boolean(operand(env), "'not'")
         if isinstance(node.op, ast.USub):

@@ -368,7 +368,8 @@ def pass_every_item(inspection, inspector, at):
     start_inspection(inspector, inspection, at)
     for n, item in enumerate(inspection.items):
         record_answer(inspector, inspection, item["id"], {
-            "client_id": str(uuid.uuid4()), "result": "pass", "observed": item["required"], "note": "",
+            "client_id": str(uuid.uuid4()), "result": "pass", "note": "",
+            "observed": item["required"] if item.get("required") is not None else item.get("maximum"),  # at the bound
             "recorded_at": at, "photos": [], "action": None}, at)
         if item["evidence_required"]:
             jpeg = encode(noisy_image((16, 12), seed=inspection.vessel_id * 100 + n), "JPEG", quality=60)

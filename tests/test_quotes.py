@@ -49,6 +49,7 @@ OWN_WORDS = {
     "Solicitar inspección",  # README: the fleet page's button
     "Práctica adoptada (instrumento extranjero)",  # the badge of an adopted foreign instrument
     "declared binding", "práctica adoptada",  # the badges of a foreign instrument's items
+    "Práctica de la autoridad (deber de los vapores extendido a los buques a motor)",  # the badge of an extension
     "before departure",  # the action of a detainable failure
     "maximum of 0",  # INTERPRETATIONS: what art. 13's vessels are not
     "casco de acero, factor del hierro",  # the vessel page's formula for a steel hull

@@ -30,6 +30,7 @@ from inspection.core.extensions import db
 from inspection.core.models import Certificate
 from inspection.core.office import current_office
 from inspection.documents.certificate_pdf import render_certificate_pdf
+from inspection.i18n.language import current_language
 from inspection.i18n.messages import Msg
 from inspection.media.configured import media_storage
 from inspection.web.api_common import binary, json_response, paginate
@@ -156,7 +157,7 @@ def get_status_list():
 def get_verify(token):
     """Public verification of a QR token: the verdict and the certificate's particulars, nothing personal."""
     try:
-        answer = verify_certificate_token(token, office_today(), current_office().name)
+        answer = verify_certificate_token(token, office_today(), current_office().name, current_language())
     except MalformedToken:
         raise DomainError(Msg("El código no es un certificado de Baliza legible."))
     return json_response(answer, 200)

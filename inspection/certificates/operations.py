@@ -8,6 +8,11 @@ applies for the next inspection a month before expiry (art. 222). Status precede
 verdict: revoked > superseded > expired > suspended > valid (a certificate replaced or past its date says
 so even while a detention stands).
 
+A deficiency whose article orders a restriction instead of a detention (art. 73: daylight navigation only)
+is issued with: the certificate's conditions say it, and its code is signed into the token (claim -7), so
+the police see it on the QR's page and offline. It holds for that certificate's life: putting the failure
+right is proved at the re-inspection (art. 206), whose certificate supersedes this one.
+
 The police verdict on a scanned token (verify_certificate_token) comes first from the token, then
 from the record: any encoding but the one issued is malformed (a 400); unknown_issuer and
 invalid_signature are the token's own; a token signed with the office's key that is not the
@@ -23,6 +28,7 @@ from functools import cache
 from sqlalchemy import and_, bindparam, exists, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 
+from checklists import load_catalog
 from inspection.certificates.numbering import format_number
 from inspection.certificates.qrcodes import make_qr, verify_url
 from inspection.certificates.signing import CertificateClaims, MalformedToken, decode_token, sign_certificate
@@ -32,6 +38,7 @@ from inspection.core.extensions import db
 from inspection.core.models import Certificate, CertificateSerial, Deficiency, Detention, Inspection, User
 from inspection.core.office import Office
 from inspection.documents.certificate_pdf import DEFAULT_ARTICLES
+from inspection.i18n.labels import standing_key, term_label
 from inspection.i18n.messages import Msg
 from inspection.law.cycle import add_months, apply_by, late_after
 from inspection.law.legal_terms import TermPractice, certificate_months, earlier_term, navegabilidad_practice
@@ -145,15 +152,17 @@ class CertificateRecord:
     status: StatusFacts
 
     def claims(self, issued: CertificateClaims) -> CertificateClaims:
-        """The claims on record: these columns, and the registration and name from `issued`, the token as issued.
+        """The claims on record: these columns, and the registration, name and restrictions from `issued`, the
+        token as issued.
 
         The certificate copies the vessel's registration and name nowhere but into its token, and the vessel
         may be renamed or re-registered since (registry.vessels.update_vessel): its token says what it certified.
+        Its restrictions are in its conditions as words, and in its token as codes.
         """
         return CertificateClaims(issuer=self.office_code, number=self.number, kind=self.kind, revision=self.revision,
                                  registration=issued.registration, vessel_name=issued.vessel_name,
                                  issued_on=self.issued_on, valid_until=self.status.valid_until,
-                                 status_index=self.status_index)
+                                 status_index=self.status_index, restrictions=issued.restrictions)
 
 
 def _as_date(value) -> date:
@@ -231,13 +240,26 @@ def _next_counter(kind: str, year: int) -> int:
 
 
 def condition_line(deficiency: Deficiency) -> str:
-    """One open deficiency as the certificate prints it; a practice item says it is only an observation."""
-    if deficiency.practice:
-        cited = (f"{deficiency.source}, art. {deficiency.article}: práctica adoptada (instrumento extranjero), "
-                 "observación que no causa detención")
+    """One open deficiency as the certificate prints it (in Spanish): a restriction first, with its article; a
+    practice item says it is only an observation."""
+    due = f"plazo {deficiency.due_on.isoformat()}"
+    if deficiency.restriction:
+        restriction = load_catalog().context.restrictions[deficiency.restriction]
+        return (f"Restricción: {restriction.label_es}, {restriction.source}, art. {restriction.article} — "
+                f"{deficiency.description} — {due}")
+    standing = standing_key(deficiency)
+    if deficiency.practice and standing:
+        words = term_label("standing", standing, "es")
+        cited = f"{deficiency.source}, art. {deficiency.article}: {words[:1].lower()}{words[1:]}"
     else:
         cited = f"art. {deficiency.article}"
-    return f"{deficiency.description} — {cited} — plazo {deficiency.due_on.isoformat()}"
+    return f"{deficiency.description} — {cited} — {due}"
+
+
+def restriction_codes(deficiencies) -> tuple[str, ...]:
+    """The token codes (claim -7) of the restrictions the open deficiencies carry, sorted."""
+    restrictions = load_catalog().context.restrictions
+    return tuple(sorted({restrictions[d.restriction].code for d in deficiencies if d.restriction}))
 
 
 def issue_certificate(actor: User, inspection: Inspection, office: Office, signer: Callable[[], tuple],
@@ -264,7 +286,8 @@ def issue_certificate(actor: User, inspection: Inspection, office: Office, signe
     kid, private = signer()
     claims = CertificateClaims(issuer=office.code, number=number, kind=kind, revision=revision,
                                registration=vessel.registration, vessel_name=vessel.name, issued_on=today,
-                               valid_until=valid_until, status_index=status_index)
+                               valid_until=valid_until, status_index=status_index,
+                               restrictions=restriction_codes(open_deficiencies))
     token = sign_certificate(claims, private, kid)
     qr = make_qr(office.public_url, token)
     certificate = Certificate(number=number, kind=kind, vessel_id=vessel.id, inspection_id=inspection.id,
@@ -401,13 +424,27 @@ VERDICTS = ("valid", "expired", "suspended", "revoked", "superseded", "mismatch"
             "unknown_issuer")
 
 
-def public_view(claims, today: date, office_name: str) -> dict:
-    """What the police may see: the claims and days left; nothing about owner or inspector."""
+def public_view(claims, today: date, office_name: str, lang: str = "es") -> dict:
+    """What the police may see: the claims, days left and restrictions; nothing about owner or inspector."""
     return {"number": claims.number, "kind": claims.kind, "revision": claims.revision,
             "registration": claims.registration, "vessel_name": claims.vessel_name,
             "issued_on": claims.issued_on.isoformat(), "valid_until": claims.valid_until.isoformat(),
             "days_left": (claims.valid_until - today).days, "office_code": claims.issuer,
-            "office_name": office_name}
+            "office_name": office_name, "restrictions": restrictions_view(claims.restrictions, lang)}
+
+
+def restrictions_view(codes, lang: str) -> list[dict]:
+    """The restrictions behind a token's codes, in `lang`, with the article that orders each (restrictions.toml).
+
+    A code this installation does not know (none is, today) is shown as itself, never dropped."""
+    by_code = {r.code: r for r in load_catalog().context.restrictions.values()}
+    shown = []
+    for code in codes:
+        found = by_code.get(code)
+        shown.append({"code": code, "name": found.name if found else None,
+                      "label": getattr(found, f"label_{lang}") if found else code,
+                      "source": found.source if found else None, "article": found.article if found else None})
+    return shown
 
 
 def _answer(verdict: str, certificate: dict | None, mismatched: list[str] | None = None) -> dict:
@@ -415,7 +452,7 @@ def _answer(verdict: str, certificate: dict | None, mismatched: list[str] | None
     return {"verdict": verdict, "certificate": certificate, "mismatched": mismatched or []}
 
 
-def verify_certificate_token(token: str, today: date, office_name: str) -> dict:
+def verify_certificate_token(token: str, today: date, office_name: str, lang: str = "es") -> dict:
     """The police answer on a QR token (module docstring: the verdicts' precedence); MalformedToken is a clear 400.
 
     A token signed with the office's key is held to the record: its claims and key must be the certificate's,
@@ -429,7 +466,7 @@ def verify_certificate_token(token: str, today: date, office_name: str) -> dict:
     if result.outcome == "malformed":
         raise MalformedToken(result.detail or "malformed token")
     if not result.signed:  # unknown_issuer or invalid_signature: the token's claims, which the page flags
-        return _answer(result.outcome, public_view(result.claims, today, office_name) if result.claims else None)
+        return _answer(result.outcome, public_view(result.claims, today, office_name, lang) if result.claims else None)
     record = record_by_number(result.claims.number)
     if record is None:  # signed by us but not on record: nothing to vouch for, nothing of the token's to show
         return _answer("mismatch", None, ["number"])
@@ -437,7 +474,7 @@ def verify_certificate_token(token: str, today: date, office_name: str) -> dict:
     if not issued and result.outcome == "high_s":
         raise MalformedToken("a high-S signature is accepted only on the token its certificate was issued with")
     recorded = record.claims(result.claims if issued else decode_token(record.token, allow_high_s=True)[1])
-    view = public_view(recorded, today, office_name)
+    view = public_view(recorded, today, office_name, lang)
     mismatched = differing_claims(result.claims, result.kid, recorded, record.kid)
     if mismatched:
         return _answer("mismatch", view, mismatched)

@@ -65,8 +65,19 @@ class StatusListSchema(BaseSchema):
     count = Integer()
 
 
+class RestrictionSchema(BaseSchema):
+    """A restriction the certificate carries instead of a detention (checklists/restrictions.toml)."""
+
+    code = fields.String(metadata={"description": "Su código en el token firmado (claim -7), p. ej. D"})
+    name = fields.String(allow_none=True, metadata={"description": "p. ej. daylight_only; null si esta instalación "
+                                                                   "no conoce el código"})
+    label = fields.String(metadata={"description": "En palabras, en el idioma pedido (p. ej. solo navegación diurna)"})
+    source = fields.String(allow_none=True)
+    article = fields.String(allow_none=True, metadata={"description": "El artículo que la ordena, p. ej. 73"})
+
+
 class PublicCertificateSchema(BaseSchema):
-    """What the police may see of a certificate: its particulars and days left, nothing personal."""
+    """What the police may see of a certificate: its particulars, days left and restrictions, nothing personal."""
 
     number = fields.String()
     kind = fields.String()
@@ -78,6 +89,9 @@ class PublicCertificateSchema(BaseSchema):
     days_left = Integer()
     office_code = fields.String()
     office_name = fields.String()
+    restrictions = fields.List(fields.Nested(RestrictionSchema), metadata={
+        "description": "Lo que el buque debe observar en lugar de una detención (p. ej. Ley 928 art. 73: solo "
+                       "navegación diurna); vacío si nada"})
 
 
 class VerificationSchema(BaseSchema):

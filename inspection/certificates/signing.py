@@ -20,6 +20,12 @@ Claims map (only these; nothing personal ever goes in a token):
      -4  registration   tstr        matrícula, to compare with the hull markings (art. 66)
      -5  vessel_name    tstr        vessel name as registered (UTF-8, NFC)
      -6  status_index   uint        index into the signed status list (2 bits per certificate)
+     -7  restrictions   [+ tstr]    what the vessel sails under instead of a detention, by code (checklists/
+                                    restrictions.toml: "D", daylight only, art. 73), sorted; absent when none
+
+Claim -7 is written only when the certificate carries a restriction, so every token issued before it
+existed, and every one without a restriction, is byte for byte what it was; a verifier that does not know
+it (an offline page cached before) still verifies the token and shows the rest.
 
 The printed number ``SEG-2026-000123-7`` is rebuilt from kind + number (the check digit is
 recomputed, see numbering.py): 5 bytes instead of 18, which with NFC names keeps a 40-character
@@ -57,6 +63,7 @@ import binascii
 import datetime as dt
 import hashlib
 import io
+import re
 import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -102,6 +109,8 @@ P256_ORDER = 0xFFFFFFFF00000000FFFFFFFFFFFFFFFFBCE6FAADA7179E84F3B9CAC2FC632551
 CLAIM_ISS, CLAIM_EXP, CLAIM_IAT = 1, 4, 6
 CLAIM_NUMBER, CLAIM_KIND, CLAIM_REVISION = -1, -2, -3
 CLAIM_REGISTRATION, CLAIM_VESSEL_NAME, CLAIM_STATUS_INDEX = -4, -5, -6
+CLAIM_RESTRICTIONS = -7
+RESTRICTION_CODE = re.compile(r"^[A-Z]{1,3}$")  # as checklists/loader.py admits them
 
 KIND_CODES = {"navegabilidad": "N", "seguridad": "S"}
 KIND_NAMES = {code: name for name, code in KIND_CODES.items()}
@@ -130,6 +139,7 @@ class CertificateClaims:
     issued_on: dt.date
     valid_until: dt.date
     status_index: int
+    restrictions: tuple[str, ...] = ()  # restriction codes, sorted (claim -7)
 
     def __post_init__(self):
         """Reject claims that could not be encoded or would not round-trip."""
@@ -152,10 +162,15 @@ class CertificateClaims:
             raise ValueError("valid_until must not be before issued_on")
         if parse_number(self.number).kind != self.kind:
             raise ValueError("the number's KIND prefix does not match kind")
+        if not isinstance(self.restrictions, tuple) or not all(
+                isinstance(code, str) and RESTRICTION_CODE.match(code) for code in self.restrictions):
+            raise ValueError("restrictions must be a tuple of codes of one to three capital letters")
+        if list(self.restrictions) != sorted(set(self.restrictions)):
+            raise ValueError("restrictions must be sorted and distinct")
 
     def to_cwt(self) -> dict:
-        """Return the CWT claims map (see the module docstring for the keys)."""
-        return {
+        """Return the CWT claims map (see the module docstring for the keys); claim -7 only with a restriction."""
+        claims = {
             CLAIM_ISS: self.issuer,
             CLAIM_IAT: _date_to_numeric(self.issued_on),
             CLAIM_EXP: _date_to_numeric(self.valid_until + dt.timedelta(days=1)),
@@ -166,6 +181,9 @@ class CertificateClaims:
             CLAIM_VESSEL_NAME: unicodedata.normalize("NFC", self.vessel_name),
             CLAIM_STATUS_INDEX: self.status_index,
         }
+        if self.restrictions:
+            claims[CLAIM_RESTRICTIONS] = list(self.restrictions)
+        return claims
 
     @classmethod
     def from_cwt(cls, cwt) -> "CertificateClaims":
@@ -194,6 +212,7 @@ class CertificateClaims:
                 issued_on=_numeric_to_date(cwt[CLAIM_IAT], "iat"),
                 valid_until=_numeric_to_date(cwt[CLAIM_EXP], "exp") - dt.timedelta(days=1),
                 status_index=_expect(cwt[CLAIM_STATUS_INDEX], int, "status_index"),
+                restrictions=_restrictions(cwt.get(CLAIM_RESTRICTIONS, [])),
             )
         except MalformedToken:
             raise
@@ -391,6 +410,13 @@ def _expect(value, typ, name):
     if type(value) is not typ:
         raise MalformedToken(f"{name} has the wrong type")
     return value
+
+
+def _restrictions(value) -> tuple[str, ...]:
+    """Claim -7 as a tuple of codes; an empty array is not how it is written (to_cwt leaves it out)."""
+    if type(value) is not list or not all(type(code) is str for code in value):
+        raise MalformedToken("restrictions must be an array of text codes")
+    return tuple(value)
 
 
 def _number_to_int(number: str) -> int:

@@ -23,7 +23,7 @@ from inspection.core.extensions import db
 from inspection.core.models import Certificate, Vessel
 from inspection.core.office import current_office
 from inspection.documents.exports import csv_response, streamed
-from inspection.i18n.language import gettext
+from inspection.i18n.language import current_language, gettext
 from inspection.i18n.messages import Msg
 
 bp = Blueprint("certificates", __name__)
@@ -43,7 +43,7 @@ def verify_page(token):
     """The police page inside the QR: a big verdict and what to compare with the hull (art. 66)."""
     status = 200
     try:
-        answer = verify_certificate_token(token, office_today(), current_office().name)
+        answer = verify_certificate_token(token, office_today(), current_office().name, current_language())
     except MalformedToken:
         answer, status = {"verdict": "malformed", "certificate": None}, 400
     label, tone = VERDICT_LABELS[answer["verdict"]]

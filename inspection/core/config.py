@@ -20,8 +20,8 @@ DEFAULTS = {
     # The navegabilidad term is the Prefectura's practice, not the law's (arts. 201, 203): None takes
     # legal_terms.toml's [practice] (12 months). The inspector may shorten it (art. 203), never lengthen it.
     "NAVEGABILIDAD_MONTHS": None,
-    # Art. 204 fines a late hull application without naming the amount: None takes legal_terms.toml's
-    # [practice] hull_late_fine (art. 225's amount); 0 charges only the double fee.
+    # Art. 204 fines a late hull application without naming the amount: None (or 0) charges only the double
+    # fee the article sets; an amount is the Prefectura's figure, billed as such (legal_terms.toml [practice]).
     "HULL_LATE_FINE": None,
     # Reminders by email (reminders.py): with no host the notices are only in the app (/avisos).
     "SMTP_HOST": None,

@@ -393,8 +393,12 @@ class Deficiency(db.Model):
     description: Mapped[str] = mapped_column(sa.Text)
     action: Mapped[str] = mapped_column(_enum("deficiency_action", ACTIONS))
     detainable: Mapped[bool] = mapped_column(default=False)
-    # From a foreign instrument adopted as practice, as pinned: an observation, never a detention.
+    # From the authority's practice not declared binding, as pinned: an observation, never a detention.
     practice: Mapped[bool] = mapped_column(default=False, server_default=sa.false())
+    # The failed item's standing as pinned: "law", or the practice it rests on ("foreign", "extension").
+    standing: Mapped[str] = mapped_column(sa.String(20), default="law", server_default="law")
+    # The restriction its article orders instead of a detention (checklists/restrictions.toml), as pinned.
+    restriction: Mapped[str | None] = mapped_column(sa.String(40))
     due_on: Mapped[date | None] = mapped_column(sa.Date)
     status: Mapped[str] = mapped_column(
         _enum("deficiency_status", DEFICIENCY_STATUSES), default="open", index=True

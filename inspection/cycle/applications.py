@@ -85,7 +85,7 @@ def preview_application(actor: User, vessel: Vessel, kind: str, port: str, prefe
 
 
 def _hull_fine() -> Decimal:
-    """The art. 204 amount this installation charges (BALIZA_HULL_LATE_FINE, else the practice)."""
+    """The art. 204 amount this installation charges (BALIZA_HULL_LATE_FINE; none by default: the law names none)."""
     return hull_late_fine(current_app.config.get("HULL_LATE_FINE"))
 
 

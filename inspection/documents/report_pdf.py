@@ -21,8 +21,9 @@ from fpdf.fonts import FontFace
 from inspection.core.clock import zone_city
 from inspection.documents.pdf import DASH, GREY, INK, NAVY, PAGE_H, SHADE, DocumentPDF, as_date, long_date, tonnage_text
 from inspection.i18n.formats import format_moment, format_number
-from inspection.i18n.labels import field_label, label, term_label
+from inspection.i18n.labels import field_label, label, standing_key, term_label
 from inspection.i18n.messages import Msg
+from inspection.i18n.restrictions import restriction_label
 
 PARTICULARS = ("registration", "name", "flag", "home_port", "propulsion", "service", "hull_material", "length_m",
                "beam_m", "girth_m", "gross_tonnage", "crew", "max_passengers", "cabins", "fire_hydrants", "holds",
@@ -161,14 +162,14 @@ def _bound(item: dict, lang: str) -> str:
     return ""
 
 
-def _standing(item: dict, lang: str) -> str:
-    """The badge text of a foreign instrument's item (templates/checklists/_standing.html)."""
-    if item.get("practice"):
-        return Msg("Práctica adoptada (instrumento extranjero): su incumplimiento es una observación, "
-                   "no causa detención").in_language(lang)
-    if item.get("foreign"):
-        return Msg("Instrumento extranjero declarado vinculante por la autoridad").in_language(lang)
-    return ""
+def _standing(entry: dict, lang: str) -> list[str]:
+    """The badges of an item's or deficiency's standing and restriction (templates/checklists/_standing.html)."""
+    standing = standing_key(entry)
+    badges = [term_label("standing", standing, lang)] if standing else []
+    if entry.get("restriction"):
+        badges.append(Msg("Restricción: {label} (no causa detención)",
+                          label=restriction_label(entry["restriction"], lang)).in_language(lang))
+    return [f"[{badge}]" for badge in badges]
 
 
 def _items(pdf: _Document, items: list[dict], lang: str):
@@ -189,9 +190,7 @@ def _items(pdf: _Document, items: list[dict], lang: str):
                                  colspan=4, style=BAND)
             answer = item.get("answer")
             lines = [item["title"], _cite(item["source"], item["article"], lang)]
-            standing = _standing(item, lang)
-            if standing:
-                lines.append(f"[{standing}]")
+            lines.extend(_standing(item, lang))
             if answer and answer.get("note"):
                 lines.append(tr(Msg("Nota: {note}", note=answer["note"])))
             if answer is None:
@@ -226,8 +225,7 @@ def _deficiencies(pdf: _Document, deficiencies: list[dict], lang: str):
                 lines = [d["title"], _cite(d["source"], d["article"], lang)]
                 if d.get("detainable"):
                     lines.append("[" + tr(Msg("Causa detención")) + "]")
-                if d.get("practice"):
-                    lines.append(f"[{_standing({'practice': True}, lang)}]")
+                lines.extend(_standing(d, lang))
                 row = table.row()
                 row.cell("\n".join(lines))
                 row.cell(term_label("action", d["action"], lang))

@@ -66,6 +66,16 @@ TERMS = {
     "application": {"pending": Msg("Pendiente"), "scheduled": Msg("Programada"), "done": Msg("Atendida"),
                     "cancelled": Msg("Cancelada")},
     "deficiency": {"open": Msg("Abierta"), "reported_fixed": Msg("Informada subsanada"), "closed": Msg("Cerrada")},
+    # An item's standing (checklists' builder): the practice it rests on, not declared binding or declared so.
+    "standing": {
+        "foreign": Msg("Práctica adoptada (instrumento extranjero): su incumplimiento es una observación, "
+                       "no causa detención"),
+        "foreign_binding": Msg("Instrumento extranjero declarado vinculante por la autoridad"),
+        "extension": Msg("Práctica de la autoridad (deber de los vapores extendido a los buques a motor): su "
+                         "incumplimiento es una observación, no causa detención"),
+        "extension_binding": Msg("Deber de los vapores extendido a los buques a motor, declarado vinculante por la "
+                                 "autoridad"),
+    },
     "audit": {"inspection.scheduled": Msg("Inspección programada"), "inspection.started": Msg("Inspección comenzada"),
               "answer.recorded": Msg("Respuesta registrada"), "photo.added": Msg("Foto recibida"),
               "inspection.submitted": Msg("Inspección cerrada"),
@@ -78,6 +88,23 @@ TERMS = {
               "certificate.issued": Msg("Certificado emitido"),
               "application.assigned": Msg("Solicitud asignada"), "fine.waived": Msg("Multa condonada")},
 }
+
+
+def standing_of(entry) -> str:
+    """The standing of a built or pinned item, or a deficiency (a mapping or a row): "law", "foreign" or "extension"
+    (checklists' builder). One pinned before standings were recorded could rest only on a foreign instrument."""
+    get = entry.get if isinstance(entry, dict) else lambda name: getattr(entry, name, None)
+    return get("standing") or ("foreign" if get("practice") or get("foreign") else "law")
+
+
+def standing_key(entry) -> str | None:
+    """The "standing" term of an item or deficiency, or None for the law's own: the practice's ground while not
+    declared binding ("extension"), "extension_binding" once declared so."""
+    ground = standing_of(entry)
+    if ground == "law":
+        return None
+    practice = entry.get("practice") if isinstance(entry, dict) else getattr(entry, "practice", False)
+    return ground if practice else f"{ground}_binding"
 
 
 def term_label(group: str, value, lang: str) -> str:

@@ -395,7 +395,8 @@ def submit_inspection(actor: User, inspection: Inspection, data: dict, today: da
         deficiency = Deficiency(
             inspection_id=inspection.id, vessel_id=inspection.vessel_id, item_id=finding.item_id,
             source=finding.source, article=finding.article, description=finding.description,
-            action=finding.action, detainable=finding.detainable, practice=finding.practice, due_on=finding.due_on,
+            action=finding.action, detainable=finding.detainable, practice=finding.practice,
+            standing=finding.standing, restriction=finding.restriction, due_on=finding.due_on,
             status="closed" if rectified else "open", closed_at=now if rectified else None,
             closed_by_id=actor.id if rectified else None,
             closing_note="Subsanada a bordo durante la inspección." if rectified else None)

@@ -3,8 +3,10 @@
 Readings (port-state practice, certificates.md):
 - `failed`: a required answer is missing, or a detainable item failed and was not rectified on board.
 - `passed_with_observations`: only non-detainable failures remain, each with an action and a deadline.
-  A practice item (a foreign instrument not declared binding) is pinned non-detainable, so its failure
-  is always an observation (checklists/INTERPRETATIONS.md).
+  A practice item (a foreign instrument, or a steamer's duty on a motor vessel, not declared binding) is
+  pinned non-detainable, so its failure is always an observation; an item whose article orders a
+  restriction instead (art. 73: daylight only) passes too, and the certificate carries the restriction
+  while its deficiency is open (checklists/INTERPRETATIONS.md).
 - `passed`: every applicable item passes (items rectified on board in the inspector's presence count
   as passed; their deficiency is recorded and closed at once).
 Default actions: a detainable failure must be put right before departure; any other within 14 days.
@@ -15,6 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date, timedelta
 
+from inspection.i18n.labels import standing_of
 from inspection.i18n.messages import N_
 
 ACTION_DAYS = {"rectified": 0, "before_departure": 0, "within_14_days": 14, "next_port": 7, "detained": 0}
@@ -31,7 +34,9 @@ class Finding:
     detainable: bool
     action: str
     due_on: date
-    practice: bool = False  # from a foreign instrument adopted as practice, as pinned
+    practice: bool = False  # from the authority's practice not declared binding, as pinned
+    standing: str = "law"  # "law", or the practice it rests on: "foreign" or "extension" (checklists' builder)
+    restriction: str | None = None  # the restriction its article orders instead of a detention (restrictions.toml)
 
 
 @dataclass(frozen=True)
@@ -108,7 +113,8 @@ def compute_outcome(items: list[dict], answers: dict[str, dict], today: date) ->
             quantity = " ".join(filter(None, (bound.shown.format(value), item.get("unit"))))
             description += f" ({answer['observed']:g} / {quantity})"
         findings.append(Finding(item["id"], item["source"], item["article"], description, item["detainable"],
-                                action, due_date(action, today), item.get("practice", False)))
+                                action, due_date(action, today), item.get("practice", False), standing_of(item),
+                                item.get("restriction")))
     open_findings = [f for f in findings if f.action != "rectified"]
     if missing or any(f.detainable for f in open_findings):
         outcome = "failed"

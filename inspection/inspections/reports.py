@@ -76,7 +76,7 @@ def report_document(inspection: Inspection, lang: str, storage, office_name: str
         answer = answers.get(item["id"])
         items.append({key: item.get(key) for key in (
             "id", "checklist", "topic_title", "title", "source", "article", "required", "maximum", "unit",
-            "practice", "foreign")} | {"answer": None if answer is None else {
+            "practice", "foreign", "standing", "restriction")} | {"answer": None if answer is None else {
                 "result": answer.result, "observed": answer.observed, "note": answer.note or "",
                 "action": answer.action}})
     titles = {item["id"]: item["title"] for item in items}
@@ -88,7 +88,8 @@ def report_document(inspection: Inspection, lang: str, storage, office_name: str
         "items": items,
         "deficiencies": [{"title": titles.get(d.item_id, d.description), "description": d.description,
                           "source": d.source, "article": d.article, "action": d.action, "due_on": d.due_on,
-                          "status": d.status, "detainable": d.detainable, "practice": d.practice}
+                          "status": d.status, "detainable": d.detainable, "practice": d.practice,
+                          "standing": d.standing, "restriction": d.restriction}
                          for d in deficiencies],
         "photos": [{"item": titles.get(photo.item_id, photo.item_id), "at": photo.taken_at or photo.received_at,
                     "image": _print_loader(storage, photo.display_key, photo_px)}

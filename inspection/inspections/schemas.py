@@ -3,9 +3,12 @@ import base64
 import binascii
 
 from marshmallow import ValidationError, fields, validate
+from marshmallow.utils import get_value
 
 from inspection.core.models import ACTIONS, DEFICIENCY_STATUSES, INSPECTION_STATUSES, KINDS, RESULTS
+from inspection.i18n.language import current_language
 from inspection.i18n.messages import Msg
+from inspection.i18n.restrictions import restriction_label
 from inspection.media.signatures import ROLES as SIGNATURE_ROLES
 from inspection.web.schemas import BaseSchema, Integer, NoteSchema, PageArgs, Text, decimal_between, id_field
 
@@ -185,8 +188,17 @@ class DeficiencySchema(BaseSchema):
     description = fields.String()
     action = fields.String()
     detainable = fields.Boolean()
-    practice = fields.Boolean(metadata={"description": "Del ítem de un instrumento extranjero adoptado como práctica: "
-                                                      "una observación, no causa detención"})
+    practice = fields.Boolean(metadata={"description": "Del ítem de una práctica de la autoridad no declarada "
+                                                      "vinculante: una observación, no causa detención"})
+    standing = fields.String(metadata={"description": (
+        "En qué se funda el ítem: law (la ley), o la práctica de la autoridad: foreign (instrumento extranjero), "
+        "extension (deber de los vapores extendido a los buques a motor)")})
+    restriction = fields.String(allow_none=True, metadata={"description": (
+        "La restricción que su artículo ordena en lugar de la detención (p. ej. daylight_only, Ley 928 art. 73), "
+        "o null")})
+    restriction_label = fields.Function(
+        lambda d: restriction_label(get_value(d, "restriction", None), current_language()) or None,
+        allow_none=True, metadata={"description": "La restricción en palabras"})
     due_on = fields.Date(allow_none=True)
     status = fields.String()
     reported_at = fields.AwareDateTime(allow_none=True)

@@ -56,7 +56,7 @@ from inspection.registry.vessels import vessel_label
 from inspection.web.forms import domain_errors, load_form
 from inspection.web.pwa import tablet_page
 from inspection.web.schemas import NoteSchema
-from inspection.web.terms import term
+from inspection.web.terms import restriction, standing_key, term
 
 bp = Blueprint("inspections", __name__)
 READERS = ("admin", "inspector", "owner")  # police see no inspections, as in the API
@@ -66,6 +66,8 @@ CHOICES = {"kind": KINDS, "status": INSPECTION_STATUSES, "result": RESULTS, "act
 
 
 bp.app_template_global("term")(term)
+bp.app_template_global("restriction")(restriction)
+bp.app_template_global("standing_key")(standing_key)
 
 
 @bp.app_template_filter()

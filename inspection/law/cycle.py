@@ -5,8 +5,8 @@ Values in, values out; `today` is always a parameter and every figure comes from
 - Seguridad: the owner applies "un mes antes del vencimiento" (art. 222); applying after that day,
   or not before expiry, is the fine of art. 225. The day itself is in time.
 - Navegabilidad: "a su debido tiempo" (art. 204) names no date; read as on or before expiry. Late
-  costs the double fee of the new inspection (art. 204: one extra fee) and the fine the article
-  leaves unnamed (the installation's amount, legal_terms.toml [practice] hull_late_fine).
+  costs the double fee of the new inspection (art. 204: one extra fee); the fine the article leaves
+  unnamed only where the installation sets an amount (BALIZA_HULL_LATE_FINE), billed as the Prefectura's.
 - A vessel with no certificate of a kind yet has nothing to renew, so its first application is never late.
 - State: a needed certificate never issued is `missing`; revoked or suspended (a detention, an open
   detainable deficiency, a decision) is `suspended`; expired is `overdue`; inside the application
@@ -65,8 +65,8 @@ def assess_application(kind: str, applied_on: date, valid_until: date | None, *,
                        hull_fine: Decimal = Decimal(0)) -> tuple[bool, list[Fine]]:
     """(late, fines) of an application filed on `applied_on` for the certificate expiring `valid_until`.
 
-    `fee` is the inspection's fee (arts. 209, 233) that art. 204 doubles; `hull_fine` the installation's
-    art. 204 amount (0: none).
+    `fee` is the inspection's fee (arts. 209, 233) that art. 204 doubles; `hull_fine` the amount the installation
+    set for the fine art. 204 leaves unnamed (0, the default: none).
     """
     if valid_until is None:
         return False, []
@@ -85,8 +85,8 @@ def assess_application(kind: str, applied_on: date, valid_until: date | None, *,
             until=valid_until)))
     if hull_fine:
         fines.append(Fine("late_hull", SOURCE, term.article, hull_fine, Msg(
-            "Multa por no solicitar a su debido tiempo la inspección del casco, vencida el {until} (art. 204; "
-            "monto fijado por la Prefectura).", until=valid_until)))
+            "Multa por no solicitar a su debido tiempo la inspección del casco, vencida el {until} (art. 204, que no "
+            "fija el monto: práctica de la Prefectura, que fijó esta cifra).", until=valid_until)))
     return True, fines
 
 

@@ -93,8 +93,8 @@ def fine_term(name: str) -> FineTerm:
 
 
 def hull_late_fine(configured: int | None = None) -> Decimal:
-    """The art. 204 fine, which the article leaves unnamed: the installation's amount or the practice's."""
-    amount = legal_terms()["practice"]["hull_late_fine"] if configured is None else configured
+    """The art. 204 fine, which the article leaves unnamed: none unless the installation sets its amount."""
+    amount = 0 if configured is None else configured
     if isinstance(amount, bool) or not isinstance(amount, int) or amount < 0:
         raise ValueError(f"hull_late_fine must be a whole number >= 0, got {amount!r}")
     return Decimal(amount)

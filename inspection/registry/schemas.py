@@ -4,6 +4,7 @@ from functools import lru_cache
 
 from marshmallow import ValidationError, fields, post_dump, validate, validates_schema
 
+from checklists import CONSEQUENCES, STANDINGS
 from inspection.core.models import COOKING, FLAGS, HULLS, ITINERARY_CATEGORIES, PRACTICAJE, PROPULSIONS, SERVICES
 from inspection.law.tonnage import gross_tonnage, shown_tonnage
 from inspection.registry.vessels import particular_errors
@@ -183,8 +184,17 @@ class ChecklistItemSchema(BaseSchema):
     detainable = fields.Boolean(metadata={"description": "Su incumplimiento causa detención (nunca en una práctica)"})
     certificate = fields.String()
     foreign = fields.Boolean(metadata={"description": "Cita un instrumento extranjero (p. ej. el decreto colombiano)"})
-    practice = fields.Boolean(metadata={"description": "Instrumento extranjero no declarado vinculante: práctica "
-                                                      "adoptada, su incumplimiento es una observación"})
+    practice = fields.Boolean(metadata={"description": "Práctica de la autoridad no declarada vinculante: su "
+                                                      "incumplimiento es una observación"})
+    standing = fields.String(validate=validate.OneOf(STANDINGS), metadata={"description": (
+        "En qué se funda para este buque: law (la ley), o la práctica de la autoridad: foreign (instrumento "
+        "extranjero), extension (deber de los vapores extendido a un buque a motor)")})
+    consequence = fields.String(validate=validate.OneOf(CONSEQUENCES), metadata={"description": (
+        "Qué produce su incumplimiento: detention (detención), restriction (la restricción que ordena su artículo, "
+        "que el certificado lleva) u observation (observación con plazo)")})
+    restriction = fields.String(allow_none=True, metadata={"description": (
+        "La restricción, p. ej. daylight_only (Ley 928 art. 73: solo navegación diurna); null si no restringe")})
+    restriction_label = fields.String(allow_none=True, metadata={"description": "La restricción en palabras"})
 
 
 class ChecklistSchema(BaseSchema):

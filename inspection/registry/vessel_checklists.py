@@ -50,14 +50,15 @@ def pinned_items(particulars: dict, kind: str) -> tuple[dict, list[dict]]:
         for item in spanish["items"]:
             en = english[item["id"]]
             items.append({**item, "checklist": part, "title_en": en["title"], "unit_en": en["unit"],
-                          "topic_title_en": en["topic_title"]})
+                          "topic_title_en": en["topic_title"], "restriction_label_en": en["restriction_label"]})
     return versions, items
 
 
 def localized_item(item: dict, lang: str) -> dict:
-    """A pinned item with its title, unit and topic in `lang`."""
+    """A pinned item with its title, unit, topic and restriction in `lang`."""
     if lang == "en":
-        return {**item, "title": item["title_en"], "unit": item["unit_en"], "topic_title": item["topic_title_en"]}
+        return {**item, "title": item["title_en"], "unit": item["unit_en"], "topic_title": item["topic_title_en"],
+                "restriction_label": item.get("restriction_label_en")}
     return item
 
 

@@ -12,6 +12,7 @@ from pathlib import Path
 from babel.messages.extract import extract
 from flask import Blueprint, Response, current_app, render_template, send_from_directory
 
+from checklists import load_catalog
 from inspection.i18n.language import current_language, translate
 from inspection.web.terms import TERMS, term
 
@@ -29,6 +30,7 @@ VERSIONED = (
     "static/icons",
     "templates/base.html",
     "templates/verify",
+    "checklists/restrictions.toml",
     "templates/tablet",
     "inspection/i18n/translations/en",
 )
@@ -75,13 +77,20 @@ def script_strings(*names: str) -> dict[str, str]:
     return {m: translate(m, lang) for m in messages if translate(m, lang) != m}
 
 
+def restriction_words(lang: str) -> dict[str, str]:
+    """Each restriction's token code and its words with the article that orders it, for the offline verifier."""
+    restrictions = load_catalog().context.restrictions.values()
+    return {r.code: f"{getattr(r, f'label_{lang}')} ({r.source}, art. {r.article})" for r in restrictions}
+
+
 @bp.route("/verificar")
 def verificar():
     """The scanner and offline verifier for river police (Spanish first, `?lang=en`)."""
     offices = {current_app.config["OFFICE_CODE"]: current_app.config["OFFICE_NAME"]}
     strings = script_strings("js/verificar.js", "js/verdicts.js")
     response = current_app.make_response(render_template("verify/verificar.html", offices=offices, strings=strings,
-                                                         office_tz=current_app.config["OFFICE_TZ"]))
+                                                         office_tz=current_app.config["OFFICE_TZ"],
+                                                         restrictions=restriction_words(current_language())))
     # Revalidate every time: the service worker keeps the offline copy, not the HTTP cache.
     response.headers["Cache-Control"] = "no-cache"
     response.vary.update(("Cookie", "Accept-Language"))
@@ -115,7 +124,7 @@ SCRIPTS = tuple(f"js/tablet/{name}.js" for name in (
     "screen", "signature", "store", "sync", "uploads")) + ("js/i18n.js",)
 
 
-SHOWN_TERMS = ("kind", "status", "outcome", "result", "action")
+SHOWN_TERMS = ("kind", "status", "outcome", "result", "action", "standing")
 
 
 def tablet_page(template: str, status: int = 200):

@@ -51,6 +51,7 @@ export const WHY = {
 export const REFRESH_FAILED = N_('No se pudieron actualizar las listas; se usan las guardadas.');
 const EXPIRED_ON = N_('Certificado auténtico, pero venció el {date}.');
 const RECORD_FACTS = N_('Estos son los datos del certificado registrado con ese número, no los del código.');
+const RESTRICTION = N_('Restricción: {restriction}');
 
 // The certificate's kind (certificates.md).
 const KINDS = {
@@ -246,7 +247,8 @@ export function fromServer(answer, kid, lang) {
   const claims = cert && trusted ? {
     registration: cert.registration, vessel_name: cert.vessel_name, kind: cert.kind, number: cert.number,
     revision: cert.revision, issued_on: cert.issued_on, valid_until: cert.valid_until, issuer: cert.office_code,
-    office_name: cert.office_name,
+    office_name: cert.office_name, restrictions: (cert.restrictions || []).map((r) => r.code),
+    restriction_labels: Object.fromEntries((cert.restrictions || []).map((r) => [r.code, restrictionText(r)])),
   } : null;
   const meaning = answer.verdict === 'expired' && claims ? EXPIRED_ON : NOTES[answer.verdict];
   const note = meaning ? gettext(meaning, { date: claims && formatDay(claims.valid_until, lang), kid: kid || '—' }) : '';
@@ -277,8 +279,24 @@ export function verdictView(assessment) {
   return { tone, icon: ICONS[tone], word: gettext(WORDS[assessment.verdict]), note: assessment.notes.join(' ') };
 }
 
+/** A restriction from the server's answer as the page writes it: its words, then its source and article. */
+function restrictionText({ label, source, article }) {
+  return article ? `${label} (${source}, ${gettext('art.')} ${article})` : label;
+}
+
+/**
+ * The restrictions the certificate carries instead of a detention (claim -7), one line: the words the server
+ * gave, else the page's own list (`restrictions`, code -> words, from checklists/restrictions.toml), else the code.
+ */
+export function restrictionsText(claims, restrictions = {}) {
+  const codes = claims.restrictions || [];
+  if (!codes.length) return '';
+  const words = codes.map((code) => (claims.restriction_labels || {})[code] || restrictions[code] || code);
+  return gettext(RESTRICTION, { restriction: words.join('; ') });
+}
+
 /** The certificate's facts as the page lists them, or null when no claim can be shown. */
-export function factsView(claims, kid, verdict, { today, offices, lang }) {
+export function factsView(claims, kid, verdict, { today, offices, lang, restrictions }) {
   if (!claims) return null;
   const revision = gettext('revisión {n}', { n: claims.revision });
   // Days left only while the dates decide (as /v/): a suspended, revoked, replaced or mismatched one has none.
@@ -294,6 +312,7 @@ export function factsView(claims, kid, verdict, { today, offices, lang }) {
     'f-valid': final ? valid : `${valid} (${daysLeftText(claims.valid_until, today)})`,
     'f-office': officeName ? `${officeName} (${claims.issuer})` : claims.issuer,
     'f-signature': kid ? gettext('Auténtica · clave {kid}', { kid }) : '—',
+    'f-restrictions': restrictionsText(claims, restrictions),
   };
 }
 

@@ -31,6 +31,7 @@ const el = {
   offline: $('offline'), refresh: $('refresh'),
 };
 const OFFICES = JSON.parse(root.dataset.offices || '{}');
+const RESTRICTIONS = JSON.parse(root.dataset.restrictions || '{}'); // code -> words (checklists/restrictions.toml)
 
 /** Today on the office's calendar (the page's data-office-tz). */
 const today = () => officeToday(new Date(), root.dataset.officeTz);
@@ -70,9 +71,10 @@ function setText(id, text) {
 }
 
 function renderFacts(claims, kid, verdict) {
-  const facts = factsView(claims, kid, verdict, { today: today(), offices: OFFICES, lang: LANG });
+  const facts = factsView(claims, kid, verdict, { today: today(), offices: OFFICES, lang: LANG, restrictions: RESTRICTIONS });
   el.facts.hidden = !facts;
   if (facts) Object.entries(facts).forEach(([id, text]) => setText(id, text));
+  $('f-restrictions').hidden = !facts || !facts['f-restrictions'];
 }
 
 function render(assessment) {

@@ -7,7 +7,7 @@
 //   token  = base32 (RFC 4648, uppercase, no padding) of COSE_Sign1 (tag 18), ES256, with
 //            protected header {1: -7, 4: kid(8 bytes)} and CWT claims
 //            {1 iss, 6 iat, 4 exp, -1 YEAR*1e6+SERIAL, -2 "N"/"S", -3 revision,
-//             -4 registration, -5 vessel name, -6 status index}
+//             -4 registration, -5 vessel name, -6 status index, and -7 restriction codes when there are any}
 //   status = compact JWS ES256 (typ statuslist+jwt), 2 bits per certificate, LSB first,
 //            zlib + base64url; 0 valid, 1 revoked, 2 suspended, 3 superseded.
 // Runs unchanged in browsers and node >= 20 (globalThis.crypto.subtle, DecompressionStream).
@@ -264,6 +264,9 @@ function claimsFromCwt(cwt) {
   const serial = number % 1e6;
   if (year < 1000 || year > 9999 || serial === 0) throw new Malformed('number claim out of range');
   if (!isUint(exp) || exp < DAY || exp - DAY < iat) throw new Malformed('exp before iat');
+  // What the vessel sails under instead of a detention ("D": daylight only, art. 73); absent when none.
+  const restrictions = cwt.has(-7) ? cwt.get(-7) : [];
+  if (!Array.isArray(restrictions) || !restrictions.every(isText)) throw new Malformed('bad restrictions claim');
   return {
     issuer: iss,
     number: formatNumber(kind, year, serial),
@@ -274,6 +277,7 @@ function claimsFromCwt(cwt) {
     issued_on: isoDay(iat, 'iat'),
     valid_until: isoDay(exp - DAY, 'exp'),
     status_index: statusIndex,
+    restrictions,
   };
 }
 

@@ -334,3 +334,31 @@ def test_pem_round_trip(signer):
     """PEM export/import keeps the key."""
     key, kid = signer
     assert key_id(load_private_key_pem(private_key_to_pem(key))) == kid
+
+
+# --- restrictions (claim -7): what the vessel sails under instead of a detention (art. 73) -----------------
+
+def test_a_restriction_rides_in_claim_minus_7_and_none_leaves_the_token_as_it_was(signer, keys):
+    key, kid = signer
+    restricted = make_claims(restrictions=("D",))
+    result = verify_token(sign_certificate(restricted, key, kid), keys)
+    assert (result.outcome, result.claims) == ("ok", restricted)
+    assert cbor2.loads(cbor2.loads(cose_of(sign_certificate(restricted, key, kid))).value[2])[-7] == ["D"]
+    plain = make_claims()
+    assert plain.restrictions == () and -7 not in plain.to_cwt()  # every token issued before claim -7 existed
+    assert list(plain.to_cwt()) == [1, 6, 4, -1, -2, -3, -4, -5, -6]
+    assert decode_token(sign_certificate(plain, key, kid))[1].restrictions == ()
+
+
+@pytest.mark.parametrize("value", [[], "D", ["D", "D"], ["D", "A"], ["d"], [1], ["DAYL"], {"D": 1}])
+def test_a_restriction_claim_in_any_other_form_is_malformed(signer, keys, value):
+    """Signed, but not what sign_certificate writes: an empty array, a string, repeats, disorder, a bad code."""
+    key, kid = signer
+    token = sign_raw(key, kid, {**make_claims().to_cwt(), -7: value})
+    assert verify_token(token, keys).outcome == "malformed"
+
+
+@pytest.mark.parametrize("restrictions", [["D"], ("day",), ("D", "D"), ("E", "D"), (1,)])
+def test_restriction_claims_are_validated(restrictions):
+    with pytest.raises(ValueError, match="restrictions"):
+        make_claims(restrictions=restrictions)

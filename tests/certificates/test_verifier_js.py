@@ -68,6 +68,7 @@ def as_json(claims: CertificateClaims) -> dict:
         "revision": claims.revision, "registration": claims.registration,
         "vessel_name": claims.vessel_name, "issued_on": claims.issued_on.isoformat(),
         "valid_until": claims.valid_until.isoformat(), "status_index": claims.status_index,
+        "restrictions": list(claims.restrictions),
     }
 
 
@@ -96,6 +97,17 @@ def test_token_outcomes_match_python(office, tmp_path):
     assert report[5]["claims"] == as_json(good[0])
     for result in report[6:]:
         assert result["outcome"] == "malformed", result
+
+
+def test_a_restriction_reads_offline_as_python_signs_it(office, tmp_path):
+    """Claim -7 (art. 73: daylight only) comes back from the token in the JS; a token without it reads none."""
+    key, kid, _ = office
+    restricted = claims_for("navegabilidad", restrictions=("D",))
+    tokens = [sign_certificate(restricted, key, kid), sign_certificate(claims_for(), key, kid)]
+    report = run_node({"jwks": {"keys": [public_jwk(key.public_key())]}, "tokens": tokens}, tmp_path)["tokens"]
+    assert [r["outcome"] for r in report] == ["ok", "ok"]
+    assert (report[0]["claims"]["restrictions"], report[1]["claims"]["restrictions"]) == (["D"], [])
+    assert report[0]["claims"] == as_json(restricted)
 
 
 def test_every_flip_agrees_with_python(office, tmp_path):

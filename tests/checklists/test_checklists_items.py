@@ -13,7 +13,8 @@ from tests.fixtures.checklists import vessel_particulars
 PROPULSIONS = ("steam", "motor", "sail", "rowing", "towed")
 SERVICES = ("passenger", "cargo", "mixed", "tug", "livestock", "tanker", "raft", "work")
 ITEM_KEYS = {"id", "title", "topic", "topic_title", "source", "article", "clauses", "text", "required", "maximum",
-             "unit", "evidence_required", "detainable", "certificate", "foreign", "practice"}
+             "unit", "evidence_required", "detainable", "certificate", "foreign", "practice", "standing", "consequence",
+             "restriction", "restriction_label"}
 
 
 
@@ -257,7 +258,7 @@ def test_checklist_shape_and_languages():
     es = build("seguridad", PASSENGER_STEAMER)
     en = build("seguridad", PASSENGER_STEAMER, lang="en")
     assert set(es) == {"kind", "version", "title_es", "title_en", "exempt", "exemption", "items"}
-    assert es["kind"] == "seguridad" and es["version"] == "2026.4" and es["exemption"] is None
+    assert es["kind"] == "seguridad" and es["version"] == "2026.5" and es["exemption"] is None
     by_id = {i["id"]: i for i in en["items"]}
     lifebuoys = by_id["seg.lifebuoys.total"]
     assert lifebuoys["unit"] == "lifebuoys" and lifebuoys["topic_title"] == "Lifebuoys"
@@ -375,4 +376,4 @@ def test_coverage_report_rows():
     seg_ley = next(r for r in rows if r["kind"] == "seguridad" and r["source"] == "Ley 928/1927")
     assert {"141", "143", "144", "151", "217", "218"} <= set(seg_ley["articles"])
     assert seg_ley["exemptions"] == ["Ley 928/1927 art. 211"]
-    assert "seguridad 2026.4" in format_coverage(rows)
+    assert "seguridad 2026.5" in format_coverage(rows)

@@ -48,7 +48,7 @@ def test_copy_of_the_data_loads(data_dir):
      "unknown topic 'lifejackets'"),
     ("seguridad.toml", "seg.lifebuoys.cabins", 'source = "Ley 928/1927"', 'source = "Ley 928"',
      "unknown source 'Ley 928'"),
-    ("seguridad.toml", "seg.machinery.running", 'propulsion == "motor"', 'propulsion == "diesel"',
+    ("seguridad.toml", "seg.fire.no_brazier_motor", 'propulsion == "motor"', 'propulsion == "diesel"',
      "'diesel' is not a value of 'propulsion'"),
     ("seguridad.toml", "seg.lifebuoys.cabins", 'required = "cabins"', 'required = "cabins == \\"60\\""',
      "'cabins' is compared with the string"),
@@ -87,6 +87,19 @@ def test_copy_of_the_data_loads(data_dir):
      "Ley 928/1927 art. 143 has no clauses; remove 'clauses'"),
     # one duty, one bound: a floor and a ceiling on the same item are refused
     ("navegabilidad.toml", PASSENGERS, MAXIMUM, f'{MAXIMUM}\nrequired = "1"', "'required' or 'maximum', not both"),
+    # a restriction in place of a detention is its own article's; a steamer's duty quotes the steamer (issue 20)
+    ("navegabilidad.toml", "nav.rigging.steering", 'restriction = "daylight_only"', 'restriction = "night_only"',
+     "unknown restriction 'night_only'"),
+    ("navegabilidad.toml", "nav.rigging.steering", "detainable = false", "detainable = true",
+     "an item that restricts ('daylight_only') does not detain"),
+    ("navegabilidad.toml", "nav.hull.slipway", "detainable = true", 'detainable = false\nrestriction = "daylight_only"',
+     "restriction 'daylight_only' is ordered by Ley 928/1927 art. 73, not by the item's article"),
+    ("seguridad.toml", "seg.lifebuoys.total", "Todos los vapores que hacen la navegación de los ríos Paraná y Paraguay, "
+     "deberán tener las embarcaciones menores necesarias, botes o canoas para los casos de naufragio, incendio u otros "
+     "accidentes que puedan ocurrir, c", "c",
+     "the item applies through 'vapor', which extends the law's word, and its article names 'vapor'"),
+    ("seguridad.toml", "seg.pumps.bilge_fire", "En los buques a vapor, el personal de máquina, dada la voz de alarma, "
+     "ocupará su respectivo puesto en el zafarrancho. ", "", "quote from where the sentence names it"),
 ])
 def test_broken_item_names_file_and_item(data_dir, file, item_id, old, new, message):
     edit(data_dir, file, old, new, item_id)
@@ -134,13 +147,23 @@ def test_a_maximum_over_particulars_is_checked_per_vessel(data_dir, maximum, ves
     ("navegabilidad.toml", '"Ley 928/1927" = ["26", "35",', '"Ley 928/1927" = ["26",',
      "which 'covers' does not list"),
     ("navegabilidad.toml", '"Decreto 6383/1951" = ', '"Decreto 9999" = ', "covers: unknown source"),
-    ("seguridad.toml", 'version = "2026.4"\n', "", "missing 'version'"),
+    ("seguridad.toml", 'version = "2026.5"\n', "", "missing 'version'"),
     ("seguridad.toml", 'kind = "seguridad"', 'kind = "navegabilidad"', "does not match the file name"),
     ("terms.toml", "expr = 'not has_machinery and", "expr = 'not pilot_cabins and",
      "unknown name 'pilot_cabins'"),  # a term may only use earlier terms: no cycles
     ("settings.toml", "default = true", 'default = "yes"', "default must be a boolean or a number"),
     ("particulars.toml", 'values = ["national", "foreign"]', "values = []", "'values' is required"),
     ("sources.toml", '"decreto-6383-1951-practicaje.txt"', '"missing.txt"', "No such file"),
+    # a term read beyond the law's word, and a restriction in place of a detention (issue 20)
+    ("terms.toml", 'binding_setting = "opt_binding_motor_extension"\n', "",
+     "term 'vapor': a term that extends the law's word names ['law', 'binding_setting', 'subject']"),
+    ("terms.toml", '"opt_binding_motor_extension"', '"opt_vapores_binding"',
+     "term 'vapor': binding_setting 'opt_vapores_binding' is not a boolean setting"),
+    ("terms.toml", "law = 'propulsion == \"steam\"'", "law = 'propulsion == \"stem\"'",
+     "'stem' is not a value of 'propulsion'"),
+    ("restrictions.toml", 'code = "D"', 'code = "day"', "restriction 'daylight_only': code must be one to three capital"),
+    ("restrictions.toml", 'article = "73"', 'article = "72"', "text is not in art. 72 of Ley 928/1927"),
+    ("restrictions.toml", "únicamente lo hará", "solamente lo hará", "text not found in Ley 928/1927"),
 ])
 def test_broken_shared_files_name_the_file(data_dir, file, old, new, message):
     edit(data_dir, file, old, new)
@@ -176,6 +199,7 @@ def test_settings_defaults_and_versions():
         "opt_apply_colombian_decree": True,
         "opt_binding_colombian_decree": False,
         "opt_unpowered_fire_gear_in_navegabilidad": True,
+        "opt_binding_motor_extension": False,
     }
     for kind in catalog.kinds:
         checklist = catalog.get(kind)

@@ -67,6 +67,15 @@ def test_a_late_hull_application_doubles_the_fee_and_adds_the_configured_fine(ap
         ("double_fee", "204", fee), ("late_hull", "204", Decimal(250))]
 
 
+def test_a_late_hull_application_is_not_fined_by_default(certify, make_vessel, owner_user):
+    """Art. 204 names no amount: unless the installation sets one, the late hull pays only the double fee."""
+    vessel = make_vessel(owner_id=owner_user.owner_id)
+    certify(vessel, "navegabilidad")
+    late_day = date(2027, 12, 1)
+    application = apply_for_inspection(owner_user, vessel, "navegabilidad", "Asunción", late_day, late_day)
+    assert application.late and [(f.code, f.article) for f in application.fines] == [("double_fee", "204")]
+
+
 def test_the_preview_writes_nothing_and_matches_what_is_recorded(certify, steamer, owner_user, count_queries):
     certify(steamer)
     day = date(2027, 5, 10)

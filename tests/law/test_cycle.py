@@ -14,7 +14,7 @@ from inspection.law.cycle import (
     next_inspection_window,
     vessel_state,
 )
-from inspection.law.legal_terms import PATH, fine_term
+from inspection.law.legal_terms import PATH, fine_term, hull_late_fine
 
 LAW = "checklists/sources/ley-928-1927-arts-123-238.txt"
 UNTIL = date(2027, 5, 31)  # a safety certificate valid until 31 May 2027: apply by 30 April (art. 222)
@@ -77,7 +77,22 @@ def test_the_fines_quote_the_law_and_live_in_the_data():
         assert term.quote in article.split("\n")[0]
     assert fine_term("seguridad").unit == "pesos moneda nacional de curso legal"
     assert "1000" not in open("inspection/law/cycle.py", encoding="utf-8").read()
-    assert "hull_late_fine" in PATH.read_text(encoding="utf-8")
+    assert "hull_late_fine" not in PATH.read_text(encoding="utf-8")  # art. 204 names no amount: no figure stands in
+
+
+@pytest.mark.parametrize("configured, amount, fines", [
+    (None, 0, [("double_fee", Decimal(700))]),  # the default: only what art. 204 sets
+    (0, 0, [("double_fee", Decimal(700))]),
+    (750, 750, [("double_fee", Decimal(700)), ("late_hull", Decimal(750))]),  # the Prefectura fixed one
+])
+def test_the_art_204_fine_is_not_charged_unless_the_installation_sets_it(configured, amount, fines):
+    assert hull_late_fine(configured) == Decimal(amount)
+    late, found = assess_application("navegabilidad", date(2027, 6, 1), UNTIL, fee=Decimal(700),
+                                     hull_fine=hull_late_fine(configured))
+    assert late and [(f.code, f.amount) for f in found] == fines
+    for fine in found[1:]:  # its standing said: a figure the law leaves open, the Prefectura's practice
+        assert "que no fija el monto: práctica de la Prefectura" in fine.reason_es
+        assert "which sets no amount: the Prefectura's practice" in fine.reason_en
 
 
 def cert(status, until):

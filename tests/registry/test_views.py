@@ -170,13 +170,16 @@ def test_coverage_page_shows_each_version_and_its_changes(client, make_user):
     assert "nav.flammables.passenger_limit_360" in nav  # art. 138 counts the kilos aboard (issue 20)
     assert "Ítems retirados" not in nav
     seguridad = markup.split('id="version-seguridad"', 1)[1].split("</tr>", 1)[0]
-    assert "Cambios respecto de la versión 2026.3" in seguridad
-    assert "Ítems retirados" in seguridad and "seg.fire.elements_sufficient" in seguridad  # art. 168 (issue 20)
-    assert "seg.fire.flammables_hold" in seguridad and "(a qué buques se aplica)" in seguridad
     assert "seg.machinery.condition" not in seguridad
     assert "Documentación 2026.5" in row and "doc.certificates.arqueo" in row  # not of rafts (issue 20)
     english = text(client.get("/listas/cobertura?lang=en"))
-    assert "Changes from version 2026.3" in english and "Pilots embarked: one up to Angostura" in english
+    assert "nav.hull.slipway_judgement Varadero, si el inspector lo exige" in row  # art. 202
+    assert "Ítems modificados" in nav and "nav.rigging.steering" in nav  # art. 73 restricts (issue 20)
+    assert "(causa detención, restricción en lugar de detención)" in nav
+    assert "Cambios respecto de la versión 2026.4" in seguridad and "seg.machinery.running" in seguridad
+    assert "seg.fire.elements_sufficient" not in seguridad  # retired in 2026.4, not now
+    assert "Documentación 2026.5" in row and "Cambios respecto de la versión 2026.4" in row
+    assert "Changes from version 2026.4" in english and "restriction instead of detention" in english
 
 
 def test_a_craft_of_4998_tons_is_shown_4998_and_exempt(client, make_user, make_vessel):

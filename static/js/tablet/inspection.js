@@ -122,17 +122,21 @@ function deficienciesCard() {
       el('a', { href: `#item-${d.item_id}`, text: d.description }),
       ` · ${d.source}, ${gettext('art.')} ${d.article}`,
       d.due_on ? ` · ${gettext('vence el {day}', { day: formatDay(d.due_on, lang) })}` : '',
-      d.practice ? [' ', standingBadge(d)] : null))));
+      [' ', standingBadge(d)]))));
 }
 
-// A foreign instrument's item (or deficiency) is adopted practice unless the authority declared it binding.
+// The standing of an item (or deficiency), as templates/checklists/_standing.html: the authority's practice (a foreign
+// instrument, a steamer's duty read onto a motor vessel) is an observation unless declared binding; an article may
+// order a restriction instead of a detention. One pinned before standings had only a foreign instrument's.
 function standingBadge(entry) {
-  if (entry.practice) {
-    return el('span', { class: 'badge warn practice',
-                        text: gettext('Práctica adoptada (instrumento extranjero): su incumplimiento es una observación, no causa detención') });
-  }
-  return entry.foreign
-    ? el('span', { class: 'badge foreign', text: gettext('Instrumento extranjero declarado vinculante por la autoridad') }) : null;
+  const ground = entry.standing || (entry.practice || entry.foreign ? 'foreign' : 'law');
+  const key = entry.practice ? ground : `${ground}_binding`;
+  const badges = [
+    ground !== 'law' ? el('span', { class: `badge ${entry.practice ? 'warn practice' : 'foreign'}`, text: term('standing', key) }) : null,
+    entry.restriction ? el('span', { class: 'badge warn restriction',
+      text: gettext('Restricción: {label} (no causa detención)', { label: entry.restriction_label || entry.restriction }) }) : null,
+  ].filter(Boolean);
+  return badges.length ? el('span', { class: 'standing' }, badges) : null;
 }
 
 function startCard() {
