@@ -217,7 +217,9 @@ def template_pieces(text: str):
 
 def script_pieces(text: str):
     """Comments and the messages passed to gettext() or N_()."""
-    yield from (m.group(1) or m.group(2) for m in re.finditer(r"^\s*//(.*)$|/\*(.*?)\*/", text, flags=re.M | re.S))
+    # A line comment ends at its line; a block comment may span lines.
+    yield from (m.group(1) if m.group(1) is not None else m.group(2)
+                for m in re.finditer(r"^\s*//([^\n]*)$|/\*(.*?)\*/", text, flags=re.M | re.S))
     yield from (m.group(1)[1:-1] for m in MESSAGE.finditer(text))
 
 
@@ -323,3 +325,8 @@ def test_markdown_pieces_keep_a_list_item_with_its_table():
 def test_a_quotation_is_checked_against_its_article(piece, wrong):
     found = misquotations(quotations(piece), law())
     assert (found == []) if wrong is None else (len(found) == 1 and wrong in found[0]), found
+
+
+def test_a_line_comment_in_a_script_ends_at_its_line():
+    text = 'const a = 1;  \n  // art. 73 «solo de día»\nconst b = "code, not prose";\n/* two\nlines */\n//\n'
+    assert list(script_pieces(text)) == [" art. 73 «solo de día»", " two\nlines ", ""]
