@@ -91,7 +91,7 @@ def sign_in_and_take_aboard(rig, page, seeded):
 def open_from_agenda(page, card: str) -> None:
     """Open the inspection of an agenda card (served offline by the worker) and wait for its screen."""
     page.click(f"{card} a.agenda-title")
-    page.wait_for_selector("#inspection[data-ready] #start-button", timeout=20_000)
+    page.wait_for_selector("#inspection[data-ready] #start-button", timeout=60_000)  # a loaded CI machine
 
 
 def go_offline(rig, context):

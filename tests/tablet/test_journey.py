@@ -16,7 +16,7 @@ import pytest
 
 from inspection.core.extensions import db
 from tests.browser_kit import BROWSER_MARKS, sync_api
-from tests.tablet_rig import tablet_rig, wait_until
+from tests.tablet_rig import Faults, tablet_rig, wait_until
 from tests.tablet_steps import (
     PASSWORD,
     SHOTS,
@@ -41,6 +41,12 @@ def rig(tmp_path_factory):
     base = tmp_path_factory.mktemp("tablet")
     with tablet_rig(base) as started:
         yield started
+
+
+@pytest.fixture(autouse=True)
+def working_link(rig):
+    """Each journey starts on a working link: one that failed with the link cut leaves no fault to the next."""
+    rig.faults = Faults()
 
 
 @pytest.fixture(scope="module")
