@@ -16,6 +16,7 @@ from inspection.core.audit import record_event
 from inspection.core.exceptions import Conflict, Forbidden, Invalid, NotFound
 from inspection.core.extensions import db
 from inspection.core.models import Application, Certificate, FineAssessment, Inspection, User, Vessel
+from inspection.core.unique import add_unique
 from inspection.cycle.billing import fine_json
 from inspection.i18n.messages import Msg
 from inspection.law.cycle import KINDS, Fine, apply_by, assess_application
@@ -109,12 +110,7 @@ def apply_for_inspection(actor: User, vessel: Vessel, kind: str, port: str, pref
             vessel_id=vessel.id, certificate_id=application.certificate_id, code=fine.code, source=fine.source,
             article=fine.article, amount=fine.amount, reason_es=fine.reason_es, reason_en=fine.reason_en,
             assessed_on=today))
-    try:
-        with db.session.begin_nested():
-            db.session.add(application)
-            db.session.flush()
-    except IntegrityError:
-        raise _pending_conflict(None) from None
+    add_unique(application, lambda: _pending_conflict(None))
     record_event(actor, "application.filed", "application", application.id, details={
         "vessel_id": vessel.id, "kind": kind, "applied_on": today.isoformat(), "late": assessment.late,
         "fines": [{"article": f.article, "code": f.code, "amount": str(f.amount)} for f in assessment.fines]})

@@ -6,8 +6,6 @@ the request boundary commits once, so an action and its audit event land togethe
 import hashlib
 from datetime import date, datetime, timedelta
 
-from sqlalchemy.exc import IntegrityError
-
 from inspection.core.audit import record_event
 from inspection.core.exceptions import Conflict, Forbidden, Invalid, NotFound
 from inspection.core.extensions import db
@@ -22,6 +20,7 @@ from inspection.core.models import (
     User,
     Vessel,
 )
+from inspection.core.unique import add_unique
 from inspection.cycle.applications import reopen_applications
 from inspection.i18n.messages import Localized, Msg
 from inspection.inspections.evidence import evidence_status
@@ -139,13 +138,7 @@ def add_open_inspection(inspection: Inspection) -> Inspection:
     existing = open_inspection_of(vessel_id, inspection.kind)
     if existing is not None:
         raise _already_open(existing)
-    try:
-        with db.session.begin_nested():
-            db.session.add(inspection)
-            db.session.flush()
-    except IntegrityError:
-        raise _already_open(open_inspection_of(vessel_id, inspection.kind)) from None
-    return inspection
+    return add_unique(inspection, lambda: _already_open(open_inspection_of(vessel_id, inspection.kind)))
 
 
 def _already_open(existing: Inspection | None) -> Conflict:
@@ -521,12 +514,7 @@ def detain_vessel(actor: User, vessel: Vessel, reason: str, now: datetime,
         raise _already_detained(existing)
     detention = Detention(vessel_id=vessel.id, inspection_id=inspection.id if inspection else None, reason=reason,
                           decided_by_id=actor.id, decided_at=now)
-    try:  # the partial unique index settles two decisions taken at once: the loser names the winner's
-        with db.session.begin_nested():
-            db.session.add(detention)
-            db.session.flush()
-    except IntegrityError:
-        raise _already_detained(open_detention_of(vessel.id)) from None
+    add_unique(detention, lambda: _already_detained(open_detention_of(vessel.id)))  # two decisions at once
     record_event(actor, "vessel.detained", "detention", detention.id,
                  inspection_id=inspection.id if inspection else None, details={"vessel_id": vessel.id, "reason": reason})
     return detention
