@@ -29,6 +29,7 @@ from inspection.registry import views as registry_views
 from inspection.tablet import api as tablet_api
 from inspection.tablet import views as tablet_views
 from inspection.web import pwa
+from inspection.web.flashes import pending_reports
 from inspection.web.openapi import ProblemApi, schema_name
 
 API_BLUEPRINTS = (accounts_api.blp, registry_api.blp, accounts_api.users_blp, registry_api.checklists_blp,
@@ -79,7 +80,8 @@ def register_views(app: Flask) -> None:
         app.register_blueprint(blueprint)
     app.jinja_env.globals.update(_=gettext, label=lambda kind, value: label(kind, value, current_language()),
                                  field_label=lambda field: field_label(field, current_language()),
-                                 lang=current_language, unread_notices=_unread_notices)
+                                 lang=current_language, unread_notices=_unread_notices,
+                                 pending_reports=pending_reports)
     app.jinja_env.filters["number"] = lambda value, places=None: format_number(value, places, current_language())
     app.jinja_env.filters["day"] = lambda value, width="long": format_day(value, current_language(), width)
     app.jinja_env.filters["tonnage"] = lambda value: format_tonnage(value, current_language())

@@ -24,7 +24,8 @@ from inspection.core.models import Certificate, Vessel
 from inspection.core.office import current_office
 from inspection.documents.exports import csv_response, streamed
 from inspection.i18n.language import current_language, gettext
-from inspection.i18n.messages import Msg
+from inspection.i18n.messages import N_, Msg
+from inspection.web.flashes import report_done
 
 bp = Blueprint("certificates", __name__)
 
@@ -36,6 +37,8 @@ VERDICT_LABELS = {
     "malformed": (Msg("CÓDIGO ILEGIBLE"), "bad"),
 }
 DECISIONS = {"revocar": revoke_certificate, "suspender": suspend_certificate, "rehabilitar": reinstate_certificate}
+DONE = {"revocar": N_("Certificado {number} revocado."), "suspender": N_("Certificado {number} suspendido."),
+        "rehabilitar": N_("Certificado {number} rehabilitado.")}
 
 
 @bp.route("/v/<token>")
@@ -100,4 +103,5 @@ def certificate_decision(number, decision):
         raise Invalid(errors={"reason": [Msg("Indique el motivo de la decisión.")]})
     DECISIONS[decision](current_user, certificate, reason, office_now())
     db.session.commit()
+    report_done(Msg(DONE[decision], number=certificate.number))
     return redirect(url_for("certificates.certificate_page", number=certificate.number))
