@@ -25,6 +25,7 @@ from inspection.core.office import current_office
 from inspection.documents.exports import csv_response, streamed
 from inspection.i18n.language import current_language, gettext
 from inspection.i18n.messages import N_, Msg
+from inspection.web.confirm import ask_confirmation, confirmed
 from inspection.web.flashes import report_done
 
 bp = Blueprint("certificates", __name__)
@@ -101,6 +102,11 @@ def certificate_decision(number, decision):
     reason = request.form.get("reason", "").strip()
     if len(reason) < 3:
         raise Invalid(errors={"reason": [Msg("Indique el motivo de la decisión.")]})
+    if decision == "revocar" and not confirmed():
+        return ask_confirmation(
+            Msg("¿Revocar el certificado {number}?", number=certificate.number),
+            Msg("La revocación no se puede deshacer: el certificado deja de valer y la policía lo verá REVOCADO."),
+            Msg("Sí, revocar"), url_for("certificates.certificate_page", number=certificate.number))
     DECISIONS[decision](current_user, certificate, reason, office_now())
     db.session.commit()
     report_done(Msg(DONE[decision], number=certificate.number))
