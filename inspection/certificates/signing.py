@@ -198,7 +198,8 @@ class CertificateClaims:
         missing = expected - set(cwt)
         if missing:
             raise MalformedToken(f"missing claims {sorted(missing)}")
-        kind = KIND_NAMES.get(cwt[CLAIM_KIND])
+        # a list or map is unhashable: looking it up would raise TypeError (a 500) before the signature is checked
+        kind = KIND_NAMES.get(cwt[CLAIM_KIND]) if type(cwt[CLAIM_KIND]) is str else None
         if kind is None:
             raise MalformedToken("unknown certificate kind")
         try:

@@ -29,8 +29,13 @@ export function formatMoment(iso, lang = 'es', zone = officeZone()) {
   const moment = new Date(iso);
   const options = { timeZone: zone || undefined };
   const day = new Intl.DateTimeFormat(LOCALES[lang] || LOCALES.es, { ...options, dateStyle: 'medium' }).format(moment);
-  const time = new Intl.DateTimeFormat(LOCALES[lang] || LOCALES.es, { ...options, hour: '2-digit', minute: '2-digit', hourCycle: 'h23' }).format(moment);
-  return `${day}, ${time}`;
+  return `${day}, ${formatTime(moment, lang, zone)}`;
+}
+
+/** The 24 h time ("14:05") of a moment (a Date or ms) on a zone's wall clock. */
+export function formatTime(moment, lang = 'es', zone = officeZone()) {
+  const options = { timeZone: zone || undefined, hour: '2-digit', minute: '2-digit', hourCycle: 'h23' };
+  return new Intl.DateTimeFormat(LOCALES[lang] || LOCALES.es, options).format(new Date(moment));
 }
 
 /** The office's time zone, from the page (`<html data-office-tz>`), else the device's. */

@@ -3,12 +3,18 @@
 // Genuine or forged; current, expired, suspended, revoked or replaced; confirmed or not by a fresh status
 // list. verificar.js wires it to the page; node tests it.
 import { findKey } from './lists.js';
-import { parseVerifyUrl, statusAt, verifyStatusList, verifyToken } from './verifier.js';
-import { formatDay } from './formats.js';
+import { parseVerifyUrl, pathSegment, statusAt, verifyStatusList, verifyToken } from './verifier.js';
+import { formatDay, formatMoment, formatTime } from './formats.js';
 import { N_, gettext } from './i18n.js';
 
 export const MINUTE_MS = 60 * 1000;
-export const DAY_MS = 24 * 60 * MINUTE_MS;
+export const HOUR_MS = 60 * MINUTE_MS;
+export const DAY_MS = 24 * HOUR_MS;
+// Past this age a verdict from the stored lists is shown as such (amber, with words): the server signs its
+// status list for a day (api.py STATUS_LIST_TTL, "refresh daily when online") and detentions, prohibitions
+// de zarpe and revocations are decided through the working day, so lists older than a day have missed at
+// least a whole day of them. A VÁLIDO read from them is no longer a plain green one.
+export const LISTS_OLD_MS = 24 * HOUR_MS;
 export const STALE_MS = 7 * DAY_MS; // certificates.md: an older status list turns the verdict amber
 export const REFRESH_BEFORE_VERIFY_MS = 10 * MINUTE_MS;
 
@@ -25,6 +31,7 @@ export const WORDS = {
   invalid_signature: N_('FIRMA INVÁLIDA'),
   unknown_issuer: N_('EMISOR DESCONOCIDO'),
   unconfirmed: N_('NO CONFIRMADO'),
+  malformed: N_('CÓDIGO ILEGIBLE'),
 };
 
 // What a verdict means, when the server answers it (mismatch only the server can: it holds the record).
@@ -37,6 +44,7 @@ export const NOTES = {
     + 'puede ser falso. No lo acepte.'),
   invalid_signature: N_('La firma no corresponde al contenido: el certificado fue alterado o es falso.'),
   unknown_issuer: N_('Firmado con una clave que no es de la Prefectura (clave {kid}).'),
+  malformed: N_('El código QR no contiene un certificado legible.'),
 };
 
 // Why a verdict from the stored lists is NO CONFIRMADO.
@@ -52,6 +60,12 @@ export const REFRESH_FAILED = N_('No se pudieron actualizar las listas; se usan 
 const EXPIRED_ON = N_('Certificado auténtico, pero venció el {date}.');
 const RECORD_FACTS = N_('Estos son los datos del certificado registrado con ese número, no los del código.');
 const RESTRICTION = N_('Restricción: {restriction}');
+// A genuine signature in the form certificates signed before low-S signing carry (signing.py): the server accepts
+// it only as the very token its record stores, which only the server can tell; its twin of a new token is refused.
+const HIGH_S = N_('La firma es auténtica, pero en la forma de los certificados más antiguos: '
+  + 'solo el servidor puede confirmar que es el código emitido. Verifíquelo con conexión.');
+const OLD_LISTS = N_('Listas de hace más de {hours} horas: una suspensión o revocación posterior no figura en ellas. '
+  + 'Actualícelas con conexión.');
 
 // The certificate's kind (certificates.md).
 const KINDS = {
@@ -61,9 +75,9 @@ const KINDS = {
 
 export const TONES = {
   valid: 'ok', expired: 'bad', suspended: 'bad', revoked: 'bad', superseded: 'bad', mismatch: 'bad',
-  invalid_signature: 'bad', unknown_issuer: 'bad', unconfirmed: 'warn',
+  invalid_signature: 'bad', unknown_issuer: 'bad', unconfirmed: 'warn', malformed: 'bad',
 };
-const ICONS = { ok: '✓', bad: '✗', warn: '!' };
+const ICONS = { ok: '✓', 'ok-old': '✓', bad: '✗', warn: '!' };
 
 // --- dates -------------------------------------------------------------------------------------
 
@@ -193,13 +207,13 @@ export function decide({ hasKeys, result, key, status, today, lang }) {
     return { verdict: 'unconfirmed', notes: [note], claims: null };
   }
   if (result.outcome === 'malformed') {
-    const note = gettext('El código no contiene un certificado legible: está dañado o es falso.');
-    return { verdict: 'invalid_signature', notes: [note], claims: null };
+    // CÓDIGO ILEGIBLE, as /v/{token} answers any encoding but the one issued (a 400).
+    return { verdict: 'malformed', notes: [gettext(NOTES.malformed)], claims: null };
   }
   if (result.outcome === 'invalid_signature') {
     return { verdict: 'invalid_signature', notes: [gettext(NOTES.invalid_signature)], claims: null };
   }
-  if (result.outcome !== 'ok') {
+  if (result.outcome !== 'ok' && result.outcome !== 'high_s') {
     return { verdict: 'unknown_issuer', notes: [gettext(NOTES.unknown_issuer, { kid: result.kid })], claims: null };
   }
   const { claims, kid } = result;
@@ -209,6 +223,7 @@ export function decide({ hasKeys, result, key, status, today, lang }) {
     return { verdict: 'unknown_issuer', notes, claims: null };
   }
   const found = { claims, kid };
+  if (result.outcome === 'high_s') return { ...found, verdict: 'unconfirmed', notes: [gettext(HIGH_S)] };
   const { code, problem } = status;
   const until = formatDay(claims.valid_until, lang);
   if (code === 1) return { ...found, verdict: 'revoked', notes: [gettext(NOTES.revoked)] };
@@ -226,15 +241,21 @@ export function decide({ hasKeys, result, key, status, today, lang }) {
   return { ...found, verdict: 'valid', notes: [gettext(NOTES.valid)] };
 }
 
-/** The offline verdict for a token, from the stored lists ({keys, status}), today's date and now (ms). */
+/**
+ * The offline verdict for a token, from the stored lists ({keys, status}), today's date and now (ms), with
+ * `lists_at`: when the lists it rests on were current (the older of the keys' arrival and the status list's
+ * issue), shown under the verdict. CÓDIGO ILEGIBLE rests on no list and carries none.
+ */
 export async function assess(token, { keys, status }, { today, now, lang }) {
   if (!keys) return decide({ hasKeys: false });
   const result = await verifyToken(token, keys.jwks);
-  if (result.outcome !== 'ok') return decide({ hasKeys: true, result });
+  const listsAt = status ? Math.min(keys.fetched_at, status.iat * 1000) : keys.fetched_at;
+  const dated = (assessment) => (assessment.verdict === 'malformed' ? assessment : { ...assessment, lists_at: listsAt });
+  if (result.outcome !== 'ok' && result.outcome !== 'high_s') return dated(decide({ hasKeys: true, result }));
   const key = findKey(keys.jwks, result.kid);
-  if (key && key.office && key.office !== result.claims.issuer) return decide({ hasKeys: true, result, key });
+  if (key && key.office && key.office !== result.claims.issuer) return dated(decide({ hasKeys: true, result, key }));
   const found = await cachedStatus(status, result.claims.status_index, keys.jwks, now);
-  return decide({ hasKeys: true, result, key, status: found, today, lang });
+  return dated(decide({ hasKeys: true, result, key, status: found, today, lang }));
 }
 
 /**
@@ -273,10 +294,29 @@ export function confirmation(answer, local, lang) {
 
 // --- what the page shows -----------------------------------------------------------------------
 
-/** The verdict box: {tone, icon, word, note}. */
-export function verdictView(assessment) {
-  const tone = TONES[assessment.verdict];
-  return { tone, icon: ICONS[tone], word: gettext(WORDS[assessment.verdict]), note: assessment.notes.join(' ') };
+/**
+ * The verdict box: {tone, icon, word, note, age, old}. With `now` (ms), a verdict from the stored lists says
+ * when they were current, on the office's clock (`zone`); past LISTS_OLD_MS that line warns, and a VÁLIDO
+ * turns amber ('ok-old') instead of green.
+ */
+export function verdictView(assessment, { now, zone, lang } = {}) {
+  const dated = assessment.lists_at != null && now != null;
+  const old = dated && now - assessment.lists_at > LISTS_OLD_MS;
+  const plain = TONES[assessment.verdict];
+  const tone = old && plain === 'ok' ? 'ok-old' : plain;
+  const age = dated ? [listsMomentText(assessment.lists_at, now, zone, lang)] : [];
+  if (old) age.push(gettext(OLD_LISTS, { hours: LISTS_OLD_MS / HOUR_MS }));
+  return { tone, icon: ICONS[tone], word: gettext(WORDS[assessment.verdict]), note: assessment.notes.join(' '),
+           age: age.join(' '), old };
+}
+
+/** "Según las listas de hoy 14:05" / "de ayer 18:30" / "del 3 jun. 2026, 09:15": when `at` (ms) was, seen at `now`. */
+export function listsMomentText(at, now, zone, lang = 'es') {
+  const time = formatTime(at, lang, zone);
+  const back = daysBetween(officeToday(new Date(at), zone), officeToday(new Date(now), zone));
+  if (back === 0) return gettext('Según las listas de hoy {time}.', { time });
+  if (back === 1) return gettext('Según las listas de ayer {time}.', { time });
+  return gettext('Según las listas del {moment}.', { moment: formatMoment(new Date(at).toISOString(), lang, zone) });
 }
 
 /** A restriction from the server's answer as the page writes it: its words, then its source and article. */
@@ -342,6 +382,6 @@ export function inputProblem(text) {
 export function tokenFromAddress({ hash, search, pathname }) {
   const fromHash = new URLSearchParams(hash.slice(1)).get('t');
   const query = new URLSearchParams(search).get('t');
-  const path = /^\/v\/([A-Za-z2-7]+)\/?$/.exec(pathname);
-  return fromHash || query || (path && path[1]) || null;
+  const path = /^\/v\/([^/]+)\/?$/.exec(pathname);
+  return fromHash || query || (path && pathSegment(path[1])) || null;
 }

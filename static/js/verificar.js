@@ -13,7 +13,7 @@ import {
   MINUTE_MS, REFRESH_BEFORE_VERIFY_MS, assess, officeToday, confirmation, factsView, inputProblem, listsAge, listsView,
   parseInput, tokenFromAddress, verdictView,
 } from './verdicts.js';
-import { pageLanguage } from './formats.js';
+import { officeZone, pageLanguage } from './formats.js';
 import { gettext } from './i18n.js';
 
 const VERIFY_URL = '/api/v1/verify/';
@@ -24,7 +24,7 @@ const LANG = pageLanguage();
 const root = document.getElementById('verificador');
 const $ = (id) => document.getElementById(id);
 const el = {
-  result: $('result'), verdict: $('verdict'), word: $('verdict-word'), note: $('verdict-note'),
+  result: $('result'), verdict: $('verdict'), word: $('verdict-word'), note: $('verdict-note'), age: $('verdict-age'),
   facts: $('facts'), confirm: $('confirm'), input: $('token-input'), form: $('manual'),
   inputError: $('input-error'), scan: $('scan'), camera: $('camera'), video: $('video'), stop: $('stop'),
   photo: $('photo'), lists: $('lists'), listsAge: $('lists-age'), listsDetail: $('lists-detail'),
@@ -78,7 +78,7 @@ function renderFacts(claims, kid, verdict) {
 }
 
 function render(assessment) {
-  const view = verdictView(assessment);
+  const view = verdictView(assessment, { now: Date.now(), zone: officeZone(), lang: LANG });
   el.result.hidden = false;
   el.verdict.className = `verdict verdict-${view.tone}`;
   el.verdict.dataset.verdict = assessment.verdict;
@@ -89,6 +89,9 @@ function render(assessment) {
   icon.textContent = view.icon;
   el.word.append(icon, view.word);
   el.note.textContent = view.note;
+  el.age.textContent = view.age;
+  el.age.hidden = !view.age;
+  el.age.classList.toggle('old', view.old);
   renderFacts(assessment.claims, assessment.kid, assessment.verdict);
   el.result.scrollIntoView({ block: 'start' });
 }
@@ -99,6 +102,7 @@ function renderChecking() {
   delete el.verdict.dataset.verdict;
   el.word.textContent = gettext('Verificando…');
   el.note.textContent = '';
+  el.age.hidden = true;
   el.facts.hidden = true;
   el.confirm.hidden = true;
 }
@@ -158,7 +162,8 @@ async function confirmOnline(token, local) {
   if (currentToken !== token) return;
   const confirmed = confirmation(answer, local, LANG);
   if (!confirmed) return;
-  if (confirmed.shown) render(confirmed.shown);
+  // The server's word is current: the stored lists' age no longer qualifies the verdict shown.
+  render(confirmed.shown || { ...local, lists_at: null });
   el.confirm.textContent = confirmed.text;
   el.confirm.hidden = false;
 }
@@ -180,7 +185,7 @@ function verifyText(text, { share = true } = {}) {
   showInputError('');
   el.input.value = text.trim();
   if (share && location.pathname === '/verificar') {
-    history.replaceState(null, '', `${location.pathname}${location.search}#t=${parsed.token}`);
+    history.replaceState(null, '', `${location.pathname}${location.search}#t=${encodeURIComponent(parsed.token)}`);
   }
   verify(parsed.token);
   return true;

@@ -10,6 +10,9 @@
 //             -4 registration, -5 vessel name, -6 status index, and -7 restriction codes when there are any}
 //   status = compact JWS ES256 (typ statuslist+jwt), 2 bits per certificate, LSB first,
 //            zlib + base64url; 0 valid, 1 revoked, 2 suspended, 3 superseded.
+// It accepts exactly what the server accepts: the one encoding sign_certificate writes (tag 18, shortest
+// lengths, empty unprotected header, the claims as to_cwt writes them) and a low-S signature, so a QR
+// reads with the same verdict words offline as on /v/{token} (tests/certificates/test_verifier_js.py).
 // Runs unchanged in browsers and node >= 20 (globalThis.crypto.subtle, DecompressionStream).
 
 const B32 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
@@ -190,11 +193,53 @@ function float16(h) {
 }
 
 function cborHead(major, n) {
+  if (typeof n === 'bigint' && n <= BigInt(Number.MAX_SAFE_INTEGER)) n = Number(n);
+  if (typeof n === 'bigint' || n >= 2 ** 32) {
+    const big = BigInt(n);
+    const bytes = [(major << 5) | 27];
+    for (let shift = 56n; shift >= 0n; shift -= 8n) bytes.push(Number((big >> shift) & 0xffn));
+    return bytes;
+  }
   if (n < 24) return [(major << 5) | n];
   if (n < 0x100) return [(major << 5) | 24, n];
   if (n < 0x10000) return [(major << 5) | 25, n >> 8, n & 0xff];
   return [(major << 5) | 26, (n >>> 24) & 0xff, (n >> 16) & 0xff, (n >> 8) & 0xff, n & 0xff];
 }
+
+/**
+ * The CBOR that Python's cbor2.dumps writes for the items a token holds (integers, text, bytes, arrays, maps in
+ * insertion order, tags): definite and shortest. A token is accepted only when its bytes are this re-encoding.
+ */
+export function cborEncode(value) {
+  const parts = [];
+  const put = (item) => {
+    if (typeof item === 'number' || typeof item === 'bigint') {
+      if (typeof item === 'number' && !Number.isSafeInteger(item)) throw new Malformed('not an integer');
+      const negative = item < 0;
+      parts.push(Uint8Array.from(cborHead(negative ? 1 : 0, negative ? -1n - BigInt(item) : item)));
+    } else if (typeof item === 'string') {
+      const text = utf8enc.encode(item);
+      parts.push(Uint8Array.from(cborHead(3, text.length)), text);
+    } else if (item instanceof Uint8Array) {
+      parts.push(Uint8Array.from(cborHead(2, item.length)), item);
+    } else if (Array.isArray(item)) {
+      parts.push(Uint8Array.from(cborHead(4, item.length)));
+      item.forEach(put);
+    } else if (item instanceof Map) {
+      parts.push(Uint8Array.from(cborHead(5, item.size)));
+      item.forEach((v, k) => { put(k); put(v); });
+    } else if (item instanceof Tagged) {
+      parts.push(Uint8Array.from(cborHead(6, item.tag)));
+      put(item.value);
+    } else {
+      throw new Malformed('not an item a token holds');
+    }
+  };
+  put(value);
+  return concat(parts);
+}
+
+const sameBytes = (a, b) => a.length === b.length && a.every((byte, i) => byte === b[i]);
 
 function concat(parts) {
   const total = parts.reduce((sum, p) => sum + p.length, 0);
@@ -242,18 +287,34 @@ function formatNumber(kind, year, serial) {
 
 const isUint = (v) => Number.isSafeInteger(v) && v >= 0;
 const isText = (v) => typeof v === 'string' && v.length > 0;
+const RESTRICTION_CODE = /^[A-Z]{1,3}$/; // as signing.py RESTRICTION_CODE
+const LAST_DAY = 253402214400; // 9999-12-31 00:00 UTC: Python's dates end there, so its decoder refuses later ones
 
 function isoDay(seconds, name) {
-  if (!isUint(seconds) || seconds % DAY !== 0) throw new Malformed(`${name} is not a whole UTC day`);
+  if (!isUint(seconds) || seconds % DAY !== 0 || seconds > LAST_DAY) {
+    throw new Malformed(`${name} is not a whole UTC day`);
+  }
   return new Date(seconds * 1000).toISOString().slice(0, 10);
 }
 
-function claimsFromCwt(cwt) {
+/** The claims map as signing.py's to_cwt writes it for these claims: the only payload accepted for them. */
+function toCwt(claims, iat, exp, number, kindCode) {
+  const cwt = new Map([
+    [1, claims.issuer], [6, iat], [4, exp], [-1, number], [-2, kindCode], [-3, claims.revision],
+    [-4, claims.registration], [-5, claims.vessel_name.normalize('NFC')], [-6, claims.status_index],
+  ]);
+  if (claims.restrictions.length) cwt.set(-7, claims.restrictions);
+  return cwt;
+}
+
+function claimsFromCwt(payload) {
+  const cwt = cborDecode(payload);
   if (!(cwt instanceof Map)) throw new Malformed('payload is not a CBOR map');
   for (const key of [1, 4, 6, -1, -2, -3, -4, -5, -6]) {
     if (!cwt.has(key)) throw new Malformed(`missing claim ${key}`);
   }
-  const kind = KIND_NAMES[cwt.get(-2)];
+  const kindCode = cwt.get(-2);
+  const kind = typeof kindCode === 'string' && Object.hasOwn(KIND_NAMES, kindCode) ? KIND_NAMES[kindCode] : null;
   if (!kind) throw new Malformed('unknown certificate kind');
   const [iss, number, revision, registration, vesselName, statusIndex, iat, exp] = [
     cwt.get(1), cwt.get(-1), cwt.get(-3), cwt.get(-4), cwt.get(-5), cwt.get(-6), cwt.get(6), cwt.get(4),
@@ -266,8 +327,11 @@ function claimsFromCwt(cwt) {
   if (!isUint(exp) || exp < DAY || exp - DAY < iat) throw new Malformed('exp before iat');
   // What the vessel sails under instead of a detention ("D": daylight only, art. 73); absent when none.
   const restrictions = cwt.has(-7) ? cwt.get(-7) : [];
-  if (!Array.isArray(restrictions) || !restrictions.every(isText)) throw new Malformed('bad restrictions claim');
-  return {
+  if (!Array.isArray(restrictions) || !restrictions.every((code) => typeof code === 'string' && RESTRICTION_CODE.test(code))
+      || restrictions.some((code, i) => i > 0 && !(restrictions[i - 1] < code))) {
+    throw new Malformed('bad restrictions claim');
+  }
+  const claims = {
     issuer: iss,
     number: formatNumber(kind, year, serial),
     kind,
@@ -279,27 +343,39 @@ function claimsFromCwt(cwt) {
     status_index: statusIndex,
     restrictions,
   };
+  // No other claims, order or form (an empty -7, a longer length, a decomposed name): one payload per certificate.
+  if (!sameBytes(cborEncode(toCwt(claims, iat, exp, number, kindCode)), payload)) {
+    throw new Malformed('claims are not in the encoding sign_certificate writes');
+  }
+  return claims;
 }
 
+const ES256_HEADER = [0xa2, 0x01, 0x26, 0x04, 0x48]; // {1: -7, 4: h'<8 bytes>'}, the kid follows
+
+/**
+ * Unwrap base32 and COSE_Sign1 as sign_certificate writes them only (signing.py's _decode_cose): tag 18 (no
+ * CWT tag 61, no bare array), an empty unprotected header, the protected header exactly {1: -7, 4: kid}, and
+ * every length in its shortest form, so the bytes are their own re-encoding. Anything else is malformed.
+ */
 function decodeCose(token) {
-  let item = cborDecode(base32Decode(token));
-  if (item instanceof Tagged && item.tag === 61) item = item.value; // optional CWT tag
-  if (item instanceof Tagged) {
-    if (item.tag !== 18) throw new Malformed('not a COSE_Sign1 (tag 18)');
-    item = item.value;
-  }
-  if (!Array.isArray(item) || item.length !== 4) throw new Malformed('COSE_Sign1 must have 4 items');
-  const [prot, unprot, payload, signature] = item;
+  const data = base32Decode(token);
+  const item = cborDecode(data);
+  if (!(item instanceof Tagged) || item.tag !== 18) throw new Malformed('not a COSE_Sign1 (tag 18), nor wrapped in another tag');
+  if (!Array.isArray(item.value) || item.value.length !== 4) throw new Malformed('COSE_Sign1 must have 4 items');
+  const [prot, unprot, payload, signature] = item.value;
   if (!(prot instanceof Uint8Array) || !(payload instanceof Uint8Array)) {
     throw new Malformed('protected header and payload must be byte strings');
   }
-  if (!(unprot instanceof Map) || !(signature instanceof Uint8Array) || signature.length !== 64) {
+  if (!(unprot instanceof Map) || !(signature instanceof Uint8Array)) {
     throw new Malformed('bad unprotected header or signature');
   }
-  const header = cborDecode(prot);
-  if (!(header instanceof Map) || header.get(1) !== -7) throw new Malformed('algorithm must be ES256');
-  const kidBytes = header.get(4);
-  if (!(kidBytes instanceof Uint8Array) || kidBytes.length !== 8) throw new Malformed('no 8-byte kid');
+  if (unprot.size) throw new Malformed('the unprotected header must be empty');
+  if (signature.length !== 64) throw new Malformed('ES256 signature must be 64 bytes');
+  if (prot.length !== ES256_HEADER.length + 8 || !ES256_HEADER.every((byte, i) => prot[i] === byte)) {
+    throw new Malformed('protected header must be exactly {1: -7, 4: kid}');
+  }
+  if (!sameBytes(cborEncode(item), data)) throw new Malformed('COSE_Sign1 is not in its shortest, definite encoding');
+  const kidBytes = prot.subarray(ES256_HEADER.length);
   const kid = Array.from(kidBytes, (b) => b.toString(16).padStart(2, '0')).join('');
   return { kid, payload, signature, signed: sigStructure(prot, payload) };
 }
@@ -331,6 +407,11 @@ async function es256Verify(jwk, signature, data) {
 
 // --- public API ------------------------------------------------------------------------------
 
+/** A URL path segment as the server's router reads it (percent-decoded), or as written when it cannot be. */
+export function pathSegment(text) {
+  try { return decodeURIComponent(text); } catch { return text; }
+}
+
 /** Extract {base, token} from a scanned QR text (a /v/ URL or a bare token); null if neither. */
 export function parseVerifyUrl(text) {
   if (typeof text !== 'string') return null;
@@ -339,12 +420,17 @@ export function parseVerifyUrl(text) {
   let url;
   try { url = new URL(trimmed); } catch { return null; }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') return null;
-  const match = /^(.*)\/v\/([A-Za-z2-7]+)\/?$/.exec(url.pathname);
+  // Any text after /v/ is the token, as the server's route takes it: one in the wrong base is CÓDIGO ILEGIBLE there
+  // and here, not a link the page refuses to read.
+  const match = /^(.*)\/v\/([^/]+)\/?$/.exec(url.pathname);
   if (!match) return null;
-  return { base: url.origin + match[1], token: match[2].toUpperCase() };
+  return { base: url.origin + match[1], token: pathSegment(match[2]).toUpperCase() };
 }
 
-/** Verify a token against cached JWKs: {outcome, claims, kid}; never throws. */
+/**
+ * Verify a token against cached JWKs: {outcome, claims, kid}; never throws. The outcomes and their order are
+ * signing.py's verify_token's: malformed, unknown_issuer, invalid_signature, malformed claims, high_s, ok.
+ */
 export async function verifyToken(token, jwks) {
   let cose;
   try {
@@ -355,7 +441,7 @@ export async function verifyToken(token, jwks) {
   let claims = null;
   let claimsError = '';
   try {
-    claims = claimsFromCwt(cborDecode(cose.payload));
+    claims = claimsFromCwt(cose.payload);
   } catch (err) {
     claimsError = String(err.message || err);
   }
@@ -369,7 +455,19 @@ export async function verifyToken(token, jwks) {
   }
   if (!ok) return { outcome: 'invalid_signature', claims, kid: cose.kid };
   if (!claims) return { outcome: 'malformed', claims: null, kid: cose.kid, detail: claimsError };
+  if (!isLowS(cose.signature)) {
+    return { outcome: 'high_s', claims, kid: cose.kid, detail: 'signature is high-S: only the record can vouch for it' };
+  }
   return { outcome: 'ok', claims, kid: cose.kid };
+}
+
+// The order n of P-256's base point (SEC 2): sign_es256 writes s <= n / 2 only, as signing.py's is_low_s checks.
+const P256_HALF_ORDER = 0xFFFFFFFF00000000FFFFFFFFFFFFFFFFBCE6FAADA7179E84F3B9CAC2FC632551n / 2n;
+
+/** True when a raw r || s signature's s is at most n/2: the one form new certificates carry. */
+export function isLowS(signature) {
+  const s = signature.subarray(32).reduce((acc, byte) => (acc << 8n) | BigInt(byte), 0n);
+  return s <= P256_HALF_ORDER;
 }
 
 async function inflate(bytes) {

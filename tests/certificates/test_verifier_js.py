@@ -4,6 +4,7 @@ import base64
 import datetime as dt
 import io
 import json
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -243,3 +244,87 @@ def test_offline_dates_read_as_the_pages_do(tmp_path):
     online = [format_day(case["iso"], case["lang"], case["width"]) for case in DAY_CASES]
     assert offline == online
     assert online[:4] == ["1 de enero de 2026", "1 ene. 2026", "January 1, 2026", "Jan 1, 2026"]
+
+
+def test_the_same_words_online_and_offline(app, client, issued, tmp_path):
+    """Finding 8: one input, one verdict word, on /v/<token>, /api/v1/verify and /verificar offline (verdicts.js).
+
+    Garbage, a truncated code, the wrong base, every encoding of a genuine token that sign_certificate never
+    writes, claims the office's key signed in another form, and forgeries. The one designed difference: the
+    (r, n - s) twin, which the server refuses unless its record stores it (certificates signed before low-S
+    signing carry one), is NO CONFIRMADO offline, where no record can be read; never VÁLIDO.
+    """
+    import urllib.parse
+
+    import cbor2
+
+    from inspection.certificates.keys import current_signing_key
+    from inspection.certificates.signing import _sig_structure, decode_token, sign_es256
+    from inspection.certificates.views import VERDICT_LABELS
+    from inspection.core.clock import office_today, system_now
+    from tests.fixtures.tokens import b32, other_encodings, signature_twin
+
+    token = issued["token"]
+    kid, private = current_signing_key(app.config["OFFICE_CODE"])
+    claims = decode_token(token)[1]
+    stranger = generate_key()
+    protected = cbor2.dumps({1: -7, 4: bytes.fromhex(kid)})
+
+    def signed(payload: bytes, key=private, header=protected) -> str:
+        """Any payload under a COSE_Sign1 as sign_certificate lays it out, signed low-S by `key`."""
+        return b32(cbor2.dumps(cbor2.CBORTag(18, [header, {}, payload, sign_es256(key, _sig_structure(header, payload))])))
+
+    cwt = claims.to_cwt()
+    stranger_header = cbor2.dumps({1: -7, 4: bytes.fromhex(key_id(stranger))})
+    cose = base64.b32decode(token + "=" * (-len(token) % 8))
+    cases = [
+        ("the issued token", token),
+        ("the issued token, lowercase", token.lower()),
+        ("a changed character", token[:-10] + B32[(B32.index(token[-10]) + 1) % 32] + token[-9:]),
+        ("the same claims signed by a stranger", sign_certificate(claims, stranger, key_id(stranger))),
+        ("a kind claim that is a list, by a stranger", signed(cbor2.dumps({**cwt, -2: ["S"]}), stranger, stranger_header)),
+        ("garbage", "!!!"), ("one letter", "A"), ("far too long", "A" * 5000), ("base32 of text", "MZXW6YTBOI"),
+        ("truncated", token[:-30]), ("padded", token + "="), ("hex", cose.hex()),
+        ("base64url", base64.urlsafe_b64encode(cose).decode().rstrip("=")),
+        ("the office's key over an extra claim", signed(cbor2.dumps({**cwt, 99: "x"}))),
+        ("the office's key over an empty restrictions claim", signed(cbor2.dumps({**cwt, -7: []}))),
+        ("the office's key over claims in another order", signed(cbor2.dumps(dict(reversed(list(cwt.items())))))),
+        ("the office's key over a decomposed name", signed(cbor2.dumps({**cwt, -5: "Nan\u0303dutí"}))),
+        *other_encodings(token),
+    ]
+    keys = client.get("/api/v1/keys").json
+    status = client.get("/api/v1/status-list").json["jws"]
+    now_ms = int(system_now().timestamp() * 1000)
+    payload = json.loads(base64.urlsafe_b64decode(status.split(".")[1] + "=="))
+    lists = {"keys": {"fetched_at": now_ms, "jwks": keys},
+             "status": {"jws": status, "iat": payload["iat"], "exp": payload["exp"], "fetched_at": now_ms}}
+    links = [f"https://baliza.test/v/{urllib.parse.quote(t, safe='')}" for _, t in cases]
+    offline = run_node({"jwks": keys, "offline": {"lists": lists, "today": office_today().isoformat(), "now": now_ms,
+                                                   "links": links}}, tmp_path)["verdicts"]
+    words = {code: label for code, (label, _) in VERDICT_LABELS.items()}
+    table = []
+    for (label, case), link, found in zip(cases, links, offline):
+        page = client.get(urllib.parse.urlsplit(link).path)
+        api = client.get(f"/api/v1/verify/{urllib.parse.quote(case, safe='')}")
+        assert page.status_code == api.status_code, label
+        api_verdict = "malformed" if api.status_code == 400 else api.json["verdict"]
+        shown = re.search(r'<h1 class="verdict-word">([^<]*)</h1>', page.get_data(as_text=True)).group(1)
+        table.append((label, shown, str(words[api_verdict]), found and found["word"]))
+    twin = next(row for row in table if row[0].startswith("signature twin"))
+    assert twin[1:] == ("CÓDIGO ILEGIBLE", "CÓDIGO ILEGIBLE", "NO CONFIRMADO")
+    rows = [row for row in table if row is not twin]
+    assert [(label, page, api) for label, page, api, _ in rows] == [(label, offline, offline) for label, _, _, offline in rows]
+    assert [row[1] for row in rows[:5]] == ["VÁLIDO", "VÁLIDO", "FIRMA INVÁLIDA", "EMISOR DESCONOCIDO", "EMISOR DESCONOCIDO"]
+    assert {row[1] for row in rows[5:]} == {"CÓDIGO ILEGIBLE"}
+
+
+def test_other_encodings_and_the_high_s_twin_read_as_python_reads_them(office, tmp_path):
+    """Every encoding sign_certificate never writes is malformed in JS as in Python; the twin is high_s in both."""
+    from tests.fixtures.tokens import other_encodings
+
+    key, kid, _ = office
+    token = sign_certificate(claims_for(), key, kid)
+    tokens = [t for _, t in other_encodings(token)]
+    report = run_node({"jwks": [public_jwk(key.public_key())], "tokens": tokens}, tmp_path)["tokens"]
+    python = [verify_token(t, {kid: key.public_key()}).outcome for t in tokens]
+    assert [r["outcome"] for r in report] == python == ["malformed"] * (len(tokens) - 1) + ["high_s"]

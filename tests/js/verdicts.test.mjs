@@ -2,11 +2,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  STALE_MS, ago, assess, cachedStatus, confirmation, daysLeftText, decide, factsView, fromServer, inputProblem,
-  listsAge, listsState, listsView, officeToday, parseInput, statusFromList, tokenFromAddress, verdictView,
+  LISTS_OLD_MS, STALE_MS, ago, assess, cachedStatus, confirmation, daysLeftText, decide, factsView, fromServer, inputProblem,
+  listsAge, listsMomentText, listsState, listsView, officeToday, parseInput, statusFromList, tokenFromAddress, verdictView,
 } from '../../static/js/verdicts.js';
 
 const NOW = Date.parse('2026-06-01T15:00:00Z');
+const DAY = 86400_000;
 const TODAY = '2026-06-01';
 const IAT = NOW / 1000 - 3600;  // a list issued an hour ago, valid for a day
 const CLAIMS = { issuer: 'PGP-ASU', number: 'SEG-2026-0004567', kind: 'seguridad', revision: 1, registration: 'PY-ASU-1234',
@@ -20,7 +21,9 @@ const verdict = (inputs) => decide({ hasKeys: true, result: OK, key: KEY, status
 test('the decision table: each verdict from what was found', () => {
   const rows = [
     [{ hasKeys: false }, 'unconfirmed', null],
-    [{ result: { outcome: 'malformed' } }, 'invalid_signature', 'El código no contiene un certificado legible: está dañado o es falso.'],
+    [{ result: { outcome: 'malformed' } }, 'malformed', 'El código QR no contiene un certificado legible.'],  // as /v/ says
+    [{ result: { ...OK, outcome: 'high_s' } }, 'unconfirmed', null],  // only the record can vouch for a high-S token
+    [{ result: { ...OK, outcome: 'high_s' }, key: { kid: 'k1', office: 'PGP-CDE' } }, 'unknown_issuer', null],
     [{ result: { outcome: 'invalid_signature', claims: CLAIMS } }, 'invalid_signature',
       'La firma no corresponde al contenido: el certificado fue alterado o es falso.'],
     [{ result: { outcome: 'unknown_issuer', kid: 'zz' } }, 'unknown_issuer', 'Firmado con una clave que no es de la Prefectura (clave zz).'],
@@ -45,7 +48,7 @@ test('the decision table: each verdict from what was found', () => {
     const found = verdict(inputs);
     assert.equal(found.verdict, expected, JSON.stringify(inputs));
     if (note) assert.deepEqual(found.notes, [note]);
-    const genuine = !['invalid_signature', 'unknown_issuer'].includes(expected) && inputs.hasKeys !== false;
+    const genuine = !['invalid_signature', 'unknown_issuer', 'malformed'].includes(expected) && inputs.hasKeys !== false;
     assert.equal(Boolean(found.claims), genuine, `claims shown only when genuine: ${JSON.stringify(inputs)}`);
   }
 });
@@ -70,6 +73,14 @@ test('a stored list is stale after seven days and expired after its exp; an inde
   assert.equal(statusFromList(week, 1, IAT * 1000 + STALE_MS).problem, null);
   assert.equal(statusFromList(week, 1, IAT * 1000 + STALE_MS + 1).problem, 'stale');
 });
+
+/** RFC 4648 base32, unpadded, as tokens are written. */
+function base32(bytes) {
+  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
+  let bits = '';
+  for (const byte of bytes) bits += byte.toString(2).padStart(8, '0');
+  return (bits.match(/.{1,5}/g) || []).map((chunk) => alphabet[parseInt(chunk.padEnd(5, '0'), 2)]).join('');
+}
 
 // A status list signed here as the server signs it (ES256 compact JWS, 2 bits each, zlib, base64url).
 const b64url = (bytes) => Buffer.from(bytes).toString('base64url');
@@ -97,13 +108,19 @@ test('the cached list is verified before it is believed', async () => {
   assert.deepEqual(await cachedStatus({ jws: 'x.y.z' }, 1, jwks, NOW), { code: null, problem: 'list_bad' });
 });
 
-test('assess: without keys NO CONFIRMADO; a garbled code is forged, whatever the lists say', async () => {
+test('assess: without keys NO CONFIRMADO; a garbled code is unreadable, whatever the lists say', async () => {
   const { jws, jwks } = await signedList([0]);
   const lists = { keys: { fetched_at: NOW, jwks }, status: { jws, iat: IAT, exp: IAT + 86400, fetched_at: NOW } };
   const when = { today: TODAY, now: NOW, lang: 'es' };
   assert.equal((await assess('ABCDEF234', { keys: null, status: null }, when)).verdict, 'unconfirmed');
-  assert.equal((await assess('!!!', lists, when)).verdict, 'invalid_signature');
+  assert.equal((await assess('!!!', lists, when)).verdict, 'malformed');
   assert.equal((await assess('MZXW6YTBOI', lists, when)).claims, null);
+  assert.equal((await assess('MZXW6YTBOI', lists, when)).lists_at, undefined);  // CÓDIGO ILEGIBLE rests on no list
+  // tag 18 [{1: -7, 4: kid}, {}, h'', 64 zero bytes]: well formed, signed with a key the lists do not hold
+  const stranger = Uint8Array.from([0xd2, 0x84, 0x4d, 0xa2, 0x01, 0x26, 0x04, 0x48, 1, 2, 3, 4, 5, 6, 7, 8, 0xa0, 0x40,
+                                    0x58, 0x40, ...new Array(64).fill(0)]);
+  const forged = await assess(base32(stranger), lists, when);
+  assert.deepEqual([forged.verdict, forged.lists_at], ['unknown_issuer', Math.min(NOW, IAT * 1000)]);  // the older list
 });
 
 test("the server's answer replaces a different offline verdict, and confirms the same one", () => {
@@ -137,8 +154,8 @@ test("the server's mismatch replaces a genuine offline verdict, with the record'
     'El código lleva la firma de la Prefectura pero no coincide con el certificado registrado: puede ser falso. No lo acepte.',
     'Estos son los datos del certificado registrado con ese número, no los del código.',
   ]);
-  assert.deepEqual(verdictView(found.shown), { tone: 'bad', icon: '✗', word: 'NO COINCIDE CON EL REGISTRO',
-                                               note: found.shown.notes.join(' ') });
+  assert.deepEqual(verdictView(found.shown, { now: NOW }), { tone: 'bad', icon: '✗', word: 'NO COINCIDE CON EL REGISTRO',
+                                                          note: found.shown.notes.join(' '), age: '', old: false });
   const facts = factsView(found.shown.claims, found.shown.kid, 'mismatch', { today: TODAY, offices: {}, lang: 'es' });
   assert.deepEqual([facts['f-valid'], facts['f-signature']], ['15 de septiembre de 2026', '—']);  // no days left, not "Auténtica"
   const nothing = fromServer({ verdict: 'mismatch', certificate: null, mismatched: ['number'] }, 'k1', 'es');
@@ -146,7 +163,8 @@ test("the server's mismatch replaces a genuine offline verdict, with the record'
 });
 
 test('what the page shows: the verdict box and the facts', () => {
-  assert.deepEqual(verdictView(verdict({})), { tone: 'ok', icon: '✓', word: 'VÁLIDO', note: 'Certificado auténtico y vigente.' });
+  assert.deepEqual(verdictView(verdict({})), { tone: 'ok', icon: '✓', word: 'VÁLIDO', note: 'Certificado auténtico y vigente.',
+                                              age: '', old: false });
   assert.deepEqual(verdictView(verdict({ status: FRESH, today: '2027-01-01' })).tone, 'bad');
   assert.equal(verdictView(verdict({ hasKeys: false })).icon, '!');
   const facts = factsView({ ...CLAIMS, revision: 3 }, 'k1', 'valid', { today: TODAY, offices: { 'PGP-ASU': 'Asunción' }, lang: 'es' });
@@ -223,5 +241,31 @@ test('what the officer pasted: a link, a token, a shared link, or nothing usable
   assert.equal(tokenFromAddress({ hash: '#t=AAA', search: '?t=BBB', pathname: '/v/CCC' }), 'AAA');
   assert.equal(tokenFromAddress({ hash: '', search: '?t=BBB', pathname: '/verificar' }), 'BBB');
   assert.equal(tokenFromAddress({ hash: '', search: '', pathname: '/v/ABC234/' }), 'ABC234');
-  assert.equal(tokenFromAddress({ hash: '', search: '', pathname: '/v/AB1' }), null);
+  assert.equal(tokenFromAddress({ hash: '', search: '', pathname: '/v/AB1' }), 'AB1');  // read, then CÓDIGO ILEGIBLE
+  assert.equal(tokenFromAddress({ hash: '', search: '', pathname: '/v/%C3%91' }), 'Ñ');
+  assert.equal(tokenFromAddress({ hash: '', search: '', pathname: '/verificar' }), null);
+  assert.deepEqual(parseInput('https://host.py/v/AB01+/'), { base: 'https://host.py', token: 'AB01+' });  // the wrong base
+  assert.equal(parseInput('AB01'), null);  // bare text must still look like a token
+});
+
+test('a verdict from the stored lists says how old they are, on the office clock, and warns past a day', () => {
+  const zone = 'America/Asuncion';  // UTC-3 in June 2026
+  const at = Date.parse('2026-06-01T17:05:00Z');  // 14:05 in Asunción
+  const lines = [
+    [Date.parse('2026-06-01T20:00:00Z'), 'es', 'Según las listas de hoy 14:05.'],
+    [Date.parse('2026-06-02T02:30:00Z'), 'es', 'Según las listas de hoy 14:05.'],  // 23:30 the same office day (UTC already the 2nd)
+    [Date.parse('2026-06-02T12:00:00Z'), 'es', 'Según las listas de ayer 14:05.'],
+    [Date.parse('2026-06-05T12:00:00Z'), 'es', 'Según las listas del 1 jun. 2026, 14:05.'],
+  ];
+  for (const [now, lang, text] of lines) assert.equal(listsMomentText(at, now, zone, lang), text);
+  const valid = { ...verdict({}), lists_at: at };
+  const fresh = verdictView(valid, { now: at + LISTS_OLD_MS, zone, lang: 'es' });
+  assert.deepEqual([fresh.tone, fresh.icon, fresh.old, fresh.age], ['ok', '✓', false, 'Según las listas de ayer 14:05.']);
+  const old = verdictView(valid, { now: at + LISTS_OLD_MS + 60_000, zone, lang: 'es' });
+  assert.deepEqual([old.tone, old.icon, old.word, old.old], ['ok-old', '✓', 'VÁLIDO', true]);  // never a plain green VÁLIDO
+  assert.equal(old.age, 'Según las listas de ayer 14:05. Listas de hace más de 24 horas: '
+    + 'una suspensión o revocación posterior no figura en ellas. Actualícelas con conexión.');
+  const revoked = verdictView({ ...verdict({ status: { code: 1, problem: null } }), lists_at: at }, { now: at + 3 * DAY, zone });
+  assert.deepEqual([revoked.tone, revoked.old], ['bad', true]);
+  assert.equal(verdictView({ ...valid, lists_at: null }, { now: at + 3 * DAY, zone }).age, '');  // confirmed online: no age
 });

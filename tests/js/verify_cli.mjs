@@ -5,9 +5,10 @@ import { createRequire } from 'node:module';
 import {
   parseVerifyUrl, statusAt, verifyStatusList, verifyToken,
 } from '../../static/js/verifier.js';
+import { assess, parseInput, verdictView } from '../../static/js/verdicts.js';
 
 const cases = JSON.parse(await readFile(process.argv[2], 'utf8'));
-const report = { tokens: [], status_lists: [], urls: [], qr: null };
+const report = { tokens: [], status_lists: [], urls: [], qr: null, verdicts: [] };
 
 for (const token of cases.tokens || []) {
   report.tokens.push(await verifyToken(token, cases.jwks));
@@ -30,6 +31,15 @@ for (const jws of cases.status_lists || []) {
 }
 
 for (const text of cases.urls || []) report.urls.push(parseVerifyUrl(text));
+
+// What /verificar shows offline for a scanned link, from the lists it stored ({keys, status}): the verdict and its word.
+for (const text of (cases.offline && cases.offline.links) || []) {
+  const { lists, today, now } = cases.offline;
+  const parsed = parseInput(text);
+  if (!parsed) { report.verdicts.push(null); continue; }
+  const found = await assess(parsed.token, lists, { today, now, lang: 'es' });
+  report.verdicts.push({ verdict: found.verdict, word: verdictView(found).word });
+}
 
 if (cases.qr) {
   // The vendored fallback decoder, loaded as the UMD bundle browsers get.
