@@ -41,6 +41,7 @@ def register_extensions(app: Flask) -> None:
     from inspection.accounts.sessions import LazyCookieSessionInterface
     from inspection.core import models  # noqa: F401  (the tables must be known to Alembic)
     from inspection.core.extensions import compress, configure_sqlite, csrf, db, login_manager, migrate
+    from inspection.i18n.language import remember_asked_language
     from inspection.web.hostile_input import refuse_hostile_body, refuse_hostile_url
 
     app.session_interface = LazyCookieSessionInterface()
@@ -52,6 +53,7 @@ def register_extensions(app: Flask) -> None:
     login_manager.login_view = "pages.login"
     login_manager.login_message = None
     app.before_request(refuse_hostile_url)  # a NUL in the path or query: authorization looks records up by the path
+    app.before_request(remember_asked_language)  # ?lang= sticks even when authorization or the view redirects
     app.before_request(authorize_request)  # before CSRF and argument parsing: a refused caller's form is never read
     csrf.init_app(app)
     app.before_request(refuse_hostile_body)  # after authorization and CSRF, before any view reads the body

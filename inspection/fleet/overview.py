@@ -18,7 +18,7 @@ from inspection.core.models import (
     Vessel,
 )
 from inspection.cycle.billing import CENTS, fee_statement_of, fine_json
-from inspection.law.cycle import KINDS, CertificateFacts, next_inspection_window, vessel_state
+from inspection.law.cycle import KINDS, CertificateFacts, Window, next_inspection_window, vessel_state
 from inspection.law.fees import fee_statement, inspection_fees
 from inspection.registry.vessels import needs_cached, particulars_of
 
@@ -103,6 +103,8 @@ def _fleet_entry(vessel, today, needs_cache, lang, *, certificates, deficiencies
         status = derive_status(facts_of(row), today)
         facts[kind] = CertificateFacts(status, row.valid_until)
         window = next_inspection_window(row)
+        if status == "revoked":  # it will never be renewed: a new inspection is due now (the owner's today)
+            window = Window(kind, today, today)
         entries[kind] = {"number": row.number, "status": status, "valid_until": row.valid_until,
                          "apply_by": window.opens_on, "days_left": (row.valid_until - today).days}
         if kind in needs:

@@ -8,7 +8,7 @@ from decimal import Decimal
 
 from babel import Locale
 from babel.dates import format_date, format_datetime
-from babel.numbers import format_decimal
+from babel.numbers import format_currency, format_decimal
 
 from inspection.i18n.messages import LOCALES
 
@@ -23,6 +23,19 @@ def format_number(value, places: int | None = None, lang: str = "es", max_places
     else:
         pattern = "#,##0." + "0" * places if places else "#,##0"
     return format_decimal(number, pattern, locale=LOCALES[lang], decimal_quantization=True)
+
+
+# The law's unit: pesos de curso legal ("c/l.", Ley 928/1927 arts. 199, 209, 225), which it prints with "$".
+# No ISO 4217 code names that peso (the guaraní replaced it in 1943), so Babel is given the sign itself
+# and places it by the locale's pattern: "$ 1.000,00" in Paraguay (a no-break space), "$1,000.00" in English.
+MONEY_SIGN = "$"
+
+
+def format_money(value, lang: str = "es") -> str:
+    """An amount of the law's fees and fines with its unit and two decimals, as the locale writes money."""
+    if value is None or value == "":
+        return ""
+    return format_currency(Decimal(str(value)), MONEY_SIGN, locale=LOCALES[lang])
 
 
 def format_day(value, lang: str = "es", width: str = "long") -> str:
