@@ -3,11 +3,11 @@
 Spanish pages read "346,33 t" and "1 de diciembre de 2026"; English ones "346.33 t" and
 "December 1, 2026"; times "30 nov. 2026, 22:30" on the office's wall clock. Counts are integers ("3", never "3.00"). Pure: the language is a parameter.
 """
-from datetime import date, datetime
+from datetime import date, datetime, timedelta
 from decimal import Decimal
 
 from babel import Locale
-from babel.dates import format_date, format_datetime
+from babel.dates import format_date, format_datetime, format_interval
 from babel.numbers import format_currency, format_decimal
 
 from inspection.i18n.messages import LOCALES
@@ -44,6 +44,11 @@ def format_day(value, lang: str = "es", width: str = "long") -> str:
         return ""
     day = value if isinstance(value, date) else date.fromisoformat(str(value)[:10])
     return format_date(day, width, locale=LOCALES[lang])
+
+
+def format_week(monday: date, lang: str = "es") -> str:
+    """A week as its days ("30 de nov. – 6 de dic.", "Dec 7 – 13"), not an ISO week number people cannot read."""
+    return format_interval(monday, monday + timedelta(days=6), "MMMd", locale=LOCALES[lang])
 
 
 def format_moment(moment: datetime, zone, lang: str = "es") -> str:

@@ -255,9 +255,12 @@ def test_the_board_in_both_languages_for_staff_and_never_for_owners(app, pending
     admin = signed_in(app, staff["admin"])
     spanish = text(admin.get("/planificacion"))
     assert "Solicitudes pendientes" in spanish and "Fuera de plazo" in spanish and "Asignar y programar" in spanish
-    assert "Carga de cada inspector por semana" in spanish and "2027-W15" in spanish
+    assert "Carga de cada inspector por semana" in spanish
+    # issue 21: the weeks read as their days ("2027-W15" before), in each language
+    assert "12 – 18 de abr." in spanish and "26 de abr. – 2 de may." in spanish and "2027-W15" not in spanish
     english = text(admin.get("/planificacion?lang=en"))
     assert "Pending applications" in english and "Late" in english and "Waive" in english
+    assert "Apr 12 – 18" in english and "Apr 26 – May 2" in english
     reader = text(signed_in(app, staff["inspector"]).get("/planificacion"))
     assert "Solicitudes pendientes" in reader and "Asignar y programar" not in reader and "Condonar" not in reader
     for role in ("owner", "police"):
