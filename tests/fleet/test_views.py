@@ -10,7 +10,7 @@ from datetime import date, datetime, timezone
 import pytest
 
 from inspection.core.extensions import db
-from inspection.core.models import Application, FineAssessment
+from inspection.core.models import Application, Deficiency, FineAssessment
 from inspection.cycle.applications import apply_for_inspection
 from inspection.inspections.operations import schedule_inspection
 from tests.fleets import submit_inspection
@@ -74,6 +74,20 @@ def test_the_fleet_page_shows_certificates_deficiencies_and_countdowns(
     english = text(client.get("/flota?lang=en"))
     assert "My fleet" in english and "Certificate missing" in english and countdown_en in english
     assert days_en in english and "May 30, 2027" in english
+
+
+def test_a_deficiency_reads_in_the_pages_language(observed, owner, login_as, set_clock):
+    """Issue 21: /flota?lang=en showed the deficiency's item title in Spanish (the pinned item has its English)."""
+    vessel, inspection, _ = observed
+    deficiency = db.session.scalar(db.select(Deficiency).filter_by(inspection_id=inspection.id))
+    item = next(item for item in inspection.items if item["id"] == deficiency.item_id)
+    assert item["title"] != item["title_en"] and deficiency.description.startswith(item["title"])
+    set_clock(at(date(2026, 12, 1)))
+    client = login_as(owner)
+    assert item["title"] in text(client.get("/flota"))
+    english = text(client.get("/flota?lang=en"))
+    assert item["title_en"] + deficiency.description[len(item["title"]):] in english
+    assert item["title"] not in english
 
 
 @pytest.mark.parametrize("today, state_es, state_en", [
