@@ -8,14 +8,16 @@ import os
 from flask import Flask
 
 
-def create_app(test_config=None) -> Flask:
-    """Build the app from defaults, the instance file, BALIZA_* variables, or `test_config`."""
+def create_app(test_config=None, served_at=None) -> Flask:
+    """Build the app from defaults, the instance file, BALIZA_* variables, or `test_config`.
+
+    `served_at` is the URL `python app.py` serves at: the public URL unless one is configured."""
     from inspection.core.config import load_config
     from inspection.media.configured import check_media_config
 
     app = Flask(__name__, instance_relative_config=True)
     app.json.sort_keys = False  # keep the schema's field order, and skip a sort on every response
-    load_config(app, test_config)
+    load_config(app, test_config, served_at)
     check_media_config(app.config)
     register_logging(app)
     register_extensions(app)
@@ -39,6 +41,7 @@ def register_extensions(app: Flask) -> None:
     from inspection.accounts.sessions import LazyCookieSessionInterface
     from inspection.core import models  # noqa: F401  (the tables must be known to Alembic)
     from inspection.core.extensions import compress, configure_sqlite, csrf, db, login_manager, migrate
+    from inspection.i18n.language import remember_asked_language
     from inspection.web.hostile_input import refuse_hostile_body, refuse_hostile_url
 
     app.session_interface = LazyCookieSessionInterface()
@@ -50,6 +53,7 @@ def register_extensions(app: Flask) -> None:
     login_manager.login_view = "pages.login"
     login_manager.login_message = None
     app.before_request(refuse_hostile_url)  # a NUL in the path or query: authorization looks records up by the path
+    app.before_request(remember_asked_language)  # ?lang= sticks even when authorization or the view redirects
     app.before_request(authorize_request)  # before CSRF and argument parsing: a refused caller's form is never read
     csrf.init_app(app)
     app.before_request(refuse_hostile_body)  # after authorization and CSRF, before any view reads the body
@@ -138,13 +142,22 @@ def main(argv=None) -> None:
     args = parser.parse_args(argv)
     os.environ.setdefault("BALIZA_AUTO_SIGNING_KEY", "true")  # the demo makes its own key; production runs `keys new`
     os.environ.setdefault("BALIZA_LOG_FORMAT", "text")  # a person reads the demo's terminal; servers log JSON
-    app = create_app()
+    from inspection.ops.serving import WILDCARD_HOSTS, lan_address, served_url
+
+    url = served_url(args.host, args.port, lan_address() if args.host in WILDCARD_HOSTS else None)
+    app = create_app(served_at=url)  # QR codes, PDFs and calendar links point where the demo is served
     from inspection.ops.demo import prepare_database
 
     with app.app_context():
         seeded = prepare_database()
-    url = f"http://{args.host}:{args.port}"
+    public = app.config["PUBLIC_URL"]
     print(f"\nBaliza en {url}  (base de datos: {app.config['SQLALCHEMY_DATABASE_URI']})")
+    if args.host in WILDCARD_HOSTS and not url.startswith("http://127."):
+        print(f"Desde un teléfono o una tableta en la misma red: {url}")
+    print(f"Dirección pública (códigos QR, PDF, calendarios): {public}")
+    if public == url:
+        print("En producción, fije la dirección que verán los códigos QR: "
+              "BALIZA_PUBLIC_URL=https://baliza.example.gov.py")
     print("Demostración recién creada." if seeded else "Base existente: no se sembró nada.")
     print("Usuarios de demostración (contraseña 'baliza-demo'): admin, inspector, owner, police\n")
     app.run(host=args.host, port=args.port, debug=False)

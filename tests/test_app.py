@@ -224,3 +224,67 @@ def test_demo_seeds_only_an_empty_database(tmp_path):
         owners = db.session.scalar(db.select(db.func.count(Owner.id)))
         assert prepare_database() is False
         assert db.session.scalar(db.select(db.func.count(Owner.id))) == owners
+
+
+@pytest.fixture
+def demo_environment(monkeypatch, tmp_path):
+    """`python app.py`'s environment, with the database left alone (test_demo_seeds_only_an_empty_database
+    covers it) and the server's run replaced by a catch."""
+    from flask import Flask
+
+    from inspection.ops import demo
+
+    for name, value in {"DATABASE_URL": f"sqlite:///{tmp_path}/demo.sqlite", "SECRET_KEY": "x",
+                        "KEYS_DIR": str(tmp_path / "keys"), "MEDIA_DIR": str(tmp_path / "media"),
+                        "AUTO_SIGNING_KEY": "true", "LOG_FORMAT": "text"}.items():
+        monkeypatch.setenv(f"BALIZA_{name}", value)
+    monkeypatch.delenv("BALIZA_PUBLIC_URL", raising=False)
+    monkeypatch.setattr(demo, "prepare_database", lambda: True)
+    served = {}
+    monkeypatch.setattr(Flask, "run", lambda app, host, port, debug: served.update(app=app, host=host, port=port))
+    return served
+
+
+def _qr_url(app):
+    """The URL a certificate's QR code carries when this app's office issues it, as a reader decodes it."""
+    import io
+
+    import zxingcpp
+    from PIL import Image
+
+    from inspection.certificates.qrcodes import make_qr
+    from inspection.core.office import current_office
+
+    with app.app_context():
+        png = make_qr(current_office().public_url, "HC1TOKEN0123").png
+    return zxingcpp.read_barcodes(Image.open(io.BytesIO(png)))[0].text
+
+
+def test_the_demo_on_every_interface_publishes_the_address_a_phone_on_the_network_opens(demo_environment, monkeypatch,
+                                                                                       capsys):
+    """Issue 21: `--host 0.0.0.0 --port 5101` printed and put in every QR code http://127.0.0.1:5000."""
+    from app import main
+    from inspection.ops import serving
+
+    monkeypatch.setattr(serving, "lan_address", lambda: "192.168.7.23")
+    main(["--host", "0.0.0.0", "--port", "5101"])
+    app = demo_environment["app"]
+    assert (demo_environment["host"], demo_environment["port"]) == ("0.0.0.0", 5101)
+    assert app.config["PUBLIC_URL"] == "http://192.168.7.23:5101"
+    printed = capsys.readouterr().out
+    assert "Desde un teléfono o una tableta en la misma red: http://192.168.7.23:5101" in printed
+    assert "BALIZA_PUBLIC_URL=" in printed
+    assert _qr_url(app) == "http://192.168.7.23:5101/v/HC1TOKEN0123"
+
+
+def test_the_demo_on_another_port_and_a_configured_public_url(demo_environment, monkeypatch, capsys):
+    """The port follows --port; BALIZA_PUBLIC_URL, when set, wins over where the demo listens."""
+    from app import main
+
+    main(["--port", "5101"])
+    assert _qr_url(demo_environment["app"]) == "http://127.0.0.1:5101/v/HC1TOKEN0123"
+    capsys.readouterr()
+    monkeypatch.setenv("BALIZA_PUBLIC_URL", "https://baliza.example.gov.py/")
+    main(["--host", "0.0.0.0", "--port", "5102"])
+    assert "Dirección pública (códigos QR, PDF, calendarios): https://baliza.example.gov.py" in capsys.readouterr().out
+    assert _qr_url(demo_environment["app"]) == "https://baliza.example.gov.py/v/HC1TOKEN0123"

@@ -71,9 +71,14 @@ DEFAULTS = {
 }
 
 
-def load_config(app, test_config=None):
-    """Fill app.config from the layers; tests pass a mapping that wins over everything."""
+def load_config(app, test_config=None, served_at=None):
+    """Fill app.config from the layers; tests pass a mapping that wins over everything.
+
+    `served_at` (the address `python app.py` serves at) replaces the default public URL; the instance
+    file, BALIZA_PUBLIC_URL or the test mapping still win over it."""
     app.config.from_mapping(DEFAULTS)
+    if served_at:
+        app.config["PUBLIC_URL"] = served_at
     if test_config is None:
         app.config.from_pyfile("baliza.cfg", silent=True)
         app.config.from_prefixed_env("BALIZA")

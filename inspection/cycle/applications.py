@@ -54,6 +54,11 @@ class Assessment:
     fines: list[Fine]
     fees: dict  # the inspection's fee lines and total (arts. 209, 233), as fees.fee_statement gives them
 
+    @property
+    def owed(self) -> Decimal:
+        """What filing it costs: the fees and its fines together (arts. 204, 209, 225, 233)."""
+        return self.fees["total"] + sum((fine.amount for fine in self.fines), Decimal(0))
+
 
 def _refuse_applicant(actor: User, vessel: Vessel) -> None:
     """Owners apply for their own vessels (another's is simply not found); police never apply."""

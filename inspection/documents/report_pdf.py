@@ -20,7 +20,7 @@ from fpdf.fonts import FontFace
 
 from inspection.core.clock import zone_city
 from inspection.documents.pdf import DASH, GREY, INK, NAVY, PAGE_H, SHADE, DocumentPDF, as_date, long_date, tonnage_text
-from inspection.i18n.formats import format_moment, format_number
+from inspection.i18n.formats import format_moment, format_money, format_number
 from inspection.i18n.labels import field_label, label, standing_key, term_label
 from inspection.i18n.messages import Msg
 from inspection.i18n.restrictions import restriction_label
@@ -69,7 +69,7 @@ def _cite(source: str, article: str, lang: str) -> str:
 
 
 def _money(value, lang: str) -> str:
-    return format_number(value, 2, lang)
+    return format_money(value, lang)
 
 
 def _start(doc: dict, title: str, lang: str) -> _Document:

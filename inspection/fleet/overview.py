@@ -18,8 +18,9 @@ from inspection.core.models import (
     Vessel,
 )
 from inspection.cycle.billing import CENTS, fee_statement_of, fine_json
-from inspection.law.cycle import KINDS, CertificateFacts, next_inspection_window, vessel_state
+from inspection.law.cycle import KINDS, CertificateFacts, Window, next_inspection_window, vessel_state
 from inspection.law.fees import fee_statement, inspection_fees
+from inspection.registry.vessel_checklists import localized_description
 from inspection.registry.vessels import needs_cached, particulars_of
 
 
@@ -41,7 +42,8 @@ def fleet_of(user: User, today: date, owner_id: int | None = None, limit: int | 
     """GET /api/v1/fleet and the fleet page: each vessel's state, certificates, next inspection, what is owed.
 
     Seven queries whatever the fleet's size: vessels, current certificates with their status facts,
-    open deficiencies, pending applications, open inspections, unwaived fines and the latest reports.
+    open deficiencies, pending applications, open inspections, unwaived fines and the latest reports;
+    in English an eighth, the pinned items the deficiencies were found on (their titles' translation).
     """
     vessels = db.session.scalars(fleet_query(user, owner_id).order_by(Vessel.registration_key, Vessel.id)
                                  .limit(limit).offset(offset)).all()
@@ -68,11 +70,12 @@ def fleet_of(user: User, today: date, owner_id: int | None = None, limit: int | 
                                                                FineAssessment.waived_at.is_(None))
                                .order_by(FineAssessment.assessed_on, FineAssessment.id)).all()
     reports = db.session.execute(_latest_reports(ids)).all()
+    titled = _deficiency_items(deficiencies) if lang != "es" else {}
     grouped = {name: _by_vessel(rows) for name, rows in (
         ("certificates", certificates), ("deficiencies", deficiencies), ("pending", pending),
         ("inspections", inspections), ("fines", fines), ("reports", reports))}
     needs_cache: dict[tuple, tuple[str, ...]] = {}
-    return [_fleet_entry(vessel, today, needs_cache, lang, **{name: rows.get(vessel.id, [])
+    return [_fleet_entry(vessel, today, needs_cache, lang, titled, **{name: rows.get(vessel.id, [])
                                                               for name, rows in grouped.items()})
             for vessel in vessels]
 
@@ -88,7 +91,16 @@ def _latest_reports(ids: list[int]):
             .where(ranked.c.rank == 1).order_by(ranked.c.kind))
 
 
-def _fleet_entry(vessel, today, needs_cache, lang, *, certificates, deficiencies, pending, inspections, fines,
+def _deficiency_items(deficiencies) -> dict[tuple[int, str], dict]:
+    """(inspection id, item id) -> the pinned checklist item each deficiency was found on (one query)."""
+    wanted = {(d.inspection_id, d.item_id) for d in deficiencies}
+    rows = db.session.execute(db.select(Inspection.id, Inspection.items)
+                              .where(Inspection.id.in_({inspection_id for inspection_id, _ in wanted}))).all()
+    return {(inspection_id, item["id"]): item for inspection_id, items in rows for item in items or []
+            if (inspection_id, item["id"]) in wanted}
+
+
+def _fleet_entry(vessel, today, needs_cache, lang, titled, *, certificates, deficiencies, pending, inspections, fines,
                  reports) -> dict:
     """One vessel of fleet_of, from its already loaded rows."""
     needs = needs_cached(vessel, needs_cache)
@@ -103,6 +115,8 @@ def _fleet_entry(vessel, today, needs_cache, lang, *, certificates, deficiencies
         status = derive_status(facts_of(row), today)
         facts[kind] = CertificateFacts(status, row.valid_until)
         window = next_inspection_window(row)
+        if status == "revoked":  # it will never be renewed: a new inspection is due now (the owner's today)
+            window = Window(kind, today, today)
         entries[kind] = {"number": row.number, "status": status, "valid_until": row.valid_until,
                          "apply_by": window.opens_on, "days_left": (row.valid_until - today).days}
         if kind in needs:
@@ -112,7 +126,9 @@ def _fleet_entry(vessel, today, needs_cache, lang, *, certificates, deficiencies
         "vessel_id": vessel.id, "registration": vessel.registration, "name": vessel.name,
         "state": vessel_state(needs, facts, today), "needs": list(needs), "certificates": entries,
         "next_inspection": _next_inspection(windows, open_inspections, needs),
-        "open_deficiencies": [{"id": d.id, "article": d.article, "description": d.description, "action": d.action,
+        "open_deficiencies": [{"id": d.id, "article": d.article, "action": d.action,
+                               "description": localized_description(d.description,
+                                                                    titled.get((d.inspection_id, d.item_id)), lang),
                                "detainable": d.detainable, "due_on": d.due_on, "status": d.status,
                                "days_left": (d.due_on - today).days if d.due_on else None} for d in deficiencies],
         "pending_applications": [{"id": row.id, "kind": row.kind} for row in pending],

@@ -19,6 +19,13 @@ def current_language() -> str:
     return cache["baliza.lang"]
 
 
+def remember_asked_language() -> None:
+    """before_request: a page asked with `?lang=` keeps that language in the session at once, so a page
+    that answers with a redirect (`/`, the login) or a refusal still passes it on."""
+    if "lang" in request.args:
+        current_language()
+
+
 def _pick_language() -> str:
     """Pages: ?lang=, the session, the user's preference, else Spanish (a phone set to English still
     gets Spanish first). The API: ?lang=, then Accept-Language, else Spanish."""

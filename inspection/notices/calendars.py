@@ -8,12 +8,16 @@ draws a new nonce and the old URL stops working at once (rotating SECRET_KEY ren
 Calendars poll the feed: its ETag is a digest of every value the body is made of (feed_fingerprint), so
 an unchanged feed answers 304 to a conditional GET and its serialized body is reused from the process's
 cache (readcache) instead of being built again; any change to what it shows changes the digest.
+
+Every event links back to the page where it is acted on (URL, and the link in the description for
+calendars that hide URL), and rings: the day before and on the day, at ALARM_HOUR; an art. 222 date
+also a week before, the time an owner needs to prepare an application.
 """
 import hashlib
 from datetime import date, datetime, timedelta
 from urllib.parse import urlsplit
 
-from icalendar import Calendar, Event
+from icalendar import Alarm, Calendar, Event
 
 from inspection.accounts.access import vessel_scope
 from inspection.core.extensions import db
@@ -30,6 +34,12 @@ SUMMARIES = {
     "deficiency": N_("Plazo de deficiencia (art. {article}): {vessel}"),
     "inspection": N_("Inspección de {kind}: {vessel} en {port}"),
 }
+# When an all-day event rings (before its day's midnight, local): the day before and the day at 09:00,
+# and the art. 222 date a week before too. A reminder service, not a legal term.
+ALARM_HOUR = 9
+ALARMS = {"apply_by": (7, 1, 0)}
+DEFAULT_ALARMS = (1, 0)  # days before
+SEE_IN_APP = N_("Ver en Baliza: {url}")
 DESCRIPTIONS = {
     "apply_by": N_("Último día para solicitar la inspección sin multa ({articles}). Certificado N.º {number}."),
     "valid_until": N_("Último día de validez del certificado N.º {number}."),
@@ -65,14 +75,16 @@ def feed_rows(user: User, today: date) -> dict[str, list[tuple]]:
     if user.role == "owner":
         fleet = vessel_scope(db.select(Vessel.id), user)
         rows["certificates"] = db.session.execute(
-            db.select(Certificate.id, Certificate.kind, Certificate.valid_until, Certificate.number, Vessel.name)
+            db.select(Certificate.id, Certificate.kind, Certificate.valid_until, Certificate.number, Vessel.name,
+                      Vessel.id)
             .join(Vessel, Vessel.id == Certificate.vessel_id)
             .where(Certificate.vessel_id.in_(fleet), Certificate.superseded_by_id.is_(None),
                    Certificate.revoked_at.is_(None), Certificate.valid_until >= since,
                    Certificate.valid_until <= until + timedelta(days=APPLY_BY_SLACK_DAYS))
             .order_by(Certificate.id)).all()
         rows["deficiencies"] = db.session.execute(
-            db.select(Deficiency.id, Deficiency.due_on, Deficiency.article, Deficiency.description, Vessel.name)
+            db.select(Deficiency.id, Deficiency.due_on, Deficiency.article, Deficiency.description, Vessel.name,
+                      Vessel.id)
             .join(Vessel, Vessel.id == Deficiency.vessel_id)
             .where(Deficiency.vessel_id.in_(fleet), Deficiency.status != "closed",
                    Deficiency.due_on.between(since, until))
@@ -95,29 +107,36 @@ def feed_fingerprint(user: User, rows: dict, lang: str, public_url: str, today: 
 
 
 def feed_events(user: User, lang: str, today: date, rows: dict | None = None) -> list[dict]:
-    """The feed's events as values: uid, day, what and its text, within feed_horizon."""
+    """The feed's events as values: uid, day, what, its text and the app's page for it, within feed_horizon."""
     rows = feed_rows(user, today) if rows is None else rows
     since, until = feed_horizon(today)
     events = []
-    for cid, kind, valid_until, number, vessel in rows["certificates"]:
+    for cid, kind, valid_until, number, vessel, vessel_id in rows["certificates"]:
         values = {"kind": _label(kind, lang), "vessel": vessel, "number": number,
                   "articles": translate(ARTICLES[kind], lang)}
-        events.append(_event(f"certificate-{cid}-apply-by", apply_by(valid_until, kind), "apply_by", values, lang))
-        events.append(_event(f"certificate-{cid}-valid-until", valid_until, "valid_until", values, lang))
-    for did, due_on, article, description, vessel in rows["deficiencies"]:
+        events.append(_event(f"certificate-{cid}-apply-by", apply_by(valid_until, kind), "apply_by", values, lang,
+                             f"/solicitudes/nueva?vessel_id={vessel_id}&kind={kind}"))
+        events.append(_event(f"certificate-{cid}-valid-until", valid_until, "valid_until", values, lang,
+                             f"/certificados/{number}"))
+    for did, due_on, article, description, vessel, vessel_id in rows["deficiencies"]:
         values = {"article": article, "vessel": vessel, "description": description}
-        events.append(_event(f"deficiency-{did}-due", due_on, "deficiency", values, lang))
+        events.append(_event(f"deficiency-{did}-due", due_on, "deficiency", values, lang, f"/buques/{vessel_id}"))
     for iid, kind, scheduled_on, port, vessel in rows["inspections"]:
         values = {"kind": _label(kind, lang), "vessel": vessel, "port": port}
-        events.append(_event(f"inspection-{iid}", scheduled_on, "inspection", values, lang))
+        events.append(_event(f"inspection-{iid}", scheduled_on, "inspection", values, lang, f"/inspecciones/{iid}"))
     return [event for event in events if since <= event["day"] <= until]
 
 
-def _event(uid: str, day: date, what: str, values: dict, lang: str) -> dict:
-    return {"uid": uid, "day": day, "what": what,
+def _event(uid: str, day: date, what: str, values: dict, lang: str, path: str) -> dict:
+    return {"uid": uid, "day": day, "what": what, "path": path,
             "summary": capitalized(translate(SUMMARIES[what], lang).format(**values)),
             "description": translate(DESCRIPTIONS[what], lang).format(**values) if what in DESCRIPTIONS
             else values["description"]}  # a deficiency's own words, as the inspector wrote them
+
+
+def alarm_triggers(what: str) -> list[timedelta]:
+    """When an all-day event of `what` rings, relative to its day's start: ALARM_HOUR on each day of ALARMS."""
+    return [timedelta(days=-days, hours=ALARM_HOUR) for days in ALARMS.get(what, DEFAULT_ALARMS)]
 
 
 def feed_ics(user: User, lang: str, public_url: str, now: datetime, today: date, rows: dict | None = None) -> bytes:
@@ -135,7 +154,15 @@ def feed_ics(user: User, lang: str, public_url: str, now: datetime, today: date,
         event.add("dtstart", item["day"])  # a date: an all-day event (VALUE=DATE)
         event.add("dtend", item["day"] + timedelta(days=1))
         event.add("summary", item["summary"])
-        event.add("description", item["description"])
+        url = public_url + item["path"]
+        event.add("description", f"{item['description']}\n\n{translate(SEE_IN_APP, lang).format(url=url)}")
+        event.add("url", url)
         event.add("transp", "TRANSPARENT")  # a deadline does not make anyone busy
+        for trigger in alarm_triggers(item["what"]):
+            alarm = Alarm()
+            alarm.add("action", "DISPLAY")
+            alarm.add("trigger", trigger)  # relative to DTSTART: the day's start, local to the phone
+            alarm.add("description", item["summary"])
+            event.add_component(alarm)
         calendar.add_component(event)
     return calendar.to_ical()

@@ -47,6 +47,12 @@ TEXTS = {
         N_("El certificado de {kind} N.º {number} del buque {vessel} ({registration}) está suspendido desde el "
            "{suspended_on}. Motivo: {reason}"),
     ),
+    "revoked": (
+        N_("{vessel}: certificado de {kind} revocado"),
+        N_("El certificado de {kind} N.º {number} del buque {vessel} ({registration}) fue revocado el {revoked_on} "
+           "y ya no ampara al buque: no puede navegar con él. Motivo: {reason}. Solicite una nueva inspección para "
+           "obtener otro certificado."),
+    ),
     "detained": (
         N_("{vessel}: buque detenido"),
         N_("El buque {vessel} ({registration}) está detenido desde el {decided_on} y sus certificados quedan "

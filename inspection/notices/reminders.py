@@ -10,7 +10,8 @@ so a notice whose day passed is still found while it is relevant, and the notice
   neither once an application or an inspection of that kind is open. On expiry (the first day past
   valid_until) while nothing has replaced the certificate. Three days before a deficiency is due,
   until its due date, while it is open. A certificate suspended by decision, and a detention (which
-  suspends them all, art. 208), while they stand. A fine assessed by the sweep, unless waived.
+  suspends them all, art. 208), while they stand; a revoked certificate until another replaces it or
+  it would have expired. A fine assessed by the sweep, unless waived.
 - Inspectors: each scheduled inspection assigned to them, once per date (a rescheduled one again).
 - The sweep: a seguridad certificate past expiry with no application is the art. 225 fine
   (assess_application reads the law), one per certificate (the FineAssessment key).
@@ -164,6 +165,13 @@ def _owner_drafts(today: date, zone: ZoneInfo) -> list[tuple[int, str, int, date
             found.append((vessel.owner_id, kind, c.id, deadline, vessel, {
                 **params, "apply_by_on": deadline.isoformat(), "days": (deadline - today).days,
                 "articles": c.kind}))
+    for c in db.session.scalars(db.select(Certificate).options(joinedload(Certificate.vessel))
+                                .where(Certificate.revoked_at.is_not(None), Certificate.superseded_by_id.is_(None),
+                                       Certificate.valid_until >= today).order_by(Certificate.id)):
+        revoked_on = local_date_at(c.revoked_at, zone)
+        found.append((c.vessel.owner_id, "revoked", c.id, revoked_on, c.vessel, {
+            **_vessel_params(c.vessel), "kind": c.kind, "number": c.number, "revoked_on": revoked_on.isoformat(),
+            "reason": (c.revoked_reason or "").rstrip(".")}))
     for d, vessel in db.session.execute(db.select(Deficiency, Vessel).join(Vessel, Vessel.id == Deficiency.vessel_id).where(
             Deficiency.status == "open", Deficiency.due_on >= today,
             Deficiency.due_on <= today + timedelta(days=DEFICIENCY_DAYS)).order_by(Deficiency.id)):

@@ -2,7 +2,7 @@
 
 The board reads four lists, each in a fixed number of queries whatever its rows: pending applications
 (art. 222), certificates expiring within the horizon that nobody has applied for, overdue vessels (a
-needed certificate expired or never issued) and each inspector's load per ISO week. Assigning an
+needed certificate expired, never issued, revoked or suspended) and each inspector's load per ISO week. Assigning an
 application schedules its inspection (conflicts of interest refused there, art. 214) and marks the
 application scheduled; the operations only flush, the request boundary commits once.
 """
@@ -137,7 +137,8 @@ def expiry_entry(certificate: Certificate, today: date) -> dict:
 
 
 def overdue_vessels(today: date, page: int, per_page: int) -> Listing:
-    """Vessels with a certificate they need expired or never issued, with what is already planned (4 queries).
+    """Vessels lacking a certificate they need (expired, never issued, revoked or suspended), with what is
+    already planned (4 queries).
 
     Filtered and paged in SQL on the needs stored on each vessel (needs.py, arts. 210, 211); while any
     vessel's stored needs are stale (decided under other rules), the list is decided in Python instead.
@@ -148,52 +149,82 @@ def overdue_vessels(today: date, page: int, per_page: int) -> Listing:
         return (Certificate.vessel_id == Vessel.id, Certificate.kind == kind, Certificate.superseded_by_id.is_(None),
                 *terms)
 
-    # needing a kind and holding no current certificate of it valid today: an index probe per vessel and kind
+    # needing a kind and holding no current certificate of it in force today: an index probe per vessel and kind
     lacking = [and_(getattr(Vessel, COLUMNS[kind]), ~db.select(Certificate.id).where(
-        *current(kind, Certificate.valid_until >= today)).exists()) for kind in KINDS]
+        *current(kind, *_in_force(Certificate, today))).exists()) for kind in KINDS]
     total = db.session.scalar(db.select(db.func.count(Vessel.id)).where(or_(*lacking)))
     page_ids = (db.select(Vessel.id).where(or_(*lacking)).order_by(Vessel.registration_key, Vessel.id)
                 .limit(per_page).offset((page - 1) * per_page)).subquery("page_ids")
-    latest = [db.select(db.func.max(Certificate.valid_until)).where(*current(kind)).scalar_subquery().label(kind)
-              for kind in KINDS]
-    rows = db.session.execute(db.select(Vessel, *latest).join(page_ids, page_ids.c.id == Vessel.id)
+    newest = [db.select(column).where(*current(kind)).order_by(Certificate.id.desc()).limit(1)
+              .scalar_subquery().label(f"{kind}_{n}")
+              for kind in KINDS for n, column in enumerate(_FACTS)]
+    rows = db.session.execute(db.select(Vessel, *newest).join(page_ids, page_ids.c.id == Vessel.id)
                               .order_by(Vessel.registration_key, Vessel.id)).all()
-    entries = [_overdue_entry(vessel, [(kind, until) for kind, until in zip(KINDS, valid_until)
-                                       if getattr(vessel, COLUMNS[kind]) and (until is None or until < today)], today)
-               for vessel, *valid_until in rows]
+    entries = []
+    for vessel, *facts in rows:
+        by_kind = dict(zip(KINDS, (facts[i:i + len(_FACTS)] for i in range(0, len(facts), len(_FACTS)))))
+        entries.append(_overdue_entry(vessel, [(kind, *by_kind[kind]) for kind in KINDS
+                                               if getattr(vessel, COLUMNS[kind])], today))
     _add_plans(entries)
     return Listing(entries, page, per_page, total)
 
 
+# What the list says of a vessel's newest current certificate of a kind: until when, revoked, suspended.
+_FACTS = (Certificate.valid_until, Certificate.revoked_at.is_not(None), Certificate.suspended_at.is_not(None))
+
+
+def _in_force(cert, today: date) -> tuple:
+    """The terms of a certificate that holds today: unexpired, not revoked, not suspended."""
+    return cert.valid_until >= today, cert.revoked_at.is_(None), cert.suspended_at.is_(None)
+
+
+def lacking_state(valid_until: date | None, revoked: bool, suspended: bool, today: date) -> str | None:
+    """Why a needed kind is lacking (missing, revoked, suspended, overdue), or None when its certificate holds."""
+    if valid_until is None:
+        return "missing"
+    if revoked:
+        return "revoked"
+    if valid_until < today:
+        return "overdue"
+    if suspended:
+        return "suspended"
+    return None
+
+
 def _overdue_entry(vessel: Vessel, kinds: list[tuple], today: date) -> dict:
-    """A row of the overdue list: the vessel and each needed kind it lacks, (kind, valid until or None)."""
-    return {"vessel": vessel, "kinds": [{"kind": kind, "valid_until": until,
-                                         "state": "missing" if until is None else "overdue",
-                                         "days_late": (today - until).days if until else None}
-                                        for kind, until in kinds]}
+    """A row of the overdue list: the vessel and each needed kind it lacks, from (kind, valid until or None,
+    revoked, suspended) of its newest current certificate; None when it lacks none."""
+    lacking = []
+    for kind, until, revoked, suspended in kinds:
+        state = lacking_state(until, bool(revoked), bool(suspended), today)
+        if state:
+            lacking.append({"kind": kind, "valid_until": until, "state": state,
+                            "days_late": (today - until).days if state == "overdue" else None})
+    return {"vessel": vessel, "kinds": lacking} if lacking else None
 
 
 def overdue_deciding(today: date, page: int, per_page: int) -> Listing:
     """The overdue list with the needs decided here (stored ones stale): every candidate loaded (2 queries).
 
-    The candidates (a kind without a current unexpired certificate) come from SQL; the kinds a vessel
+    The candidates (a kind without a current certificate in force) come from SQL; the kinds a vessel
     does not need (arts. 210, 211) are dropped here, once per set of particulars.
     """
     current = {kind: aliased(Certificate, name=f"current_{kind}") for kind in KINDS}
-    query = db.select(Vessel, *[current[kind].valid_until for kind in KINDS]).order_by(Vessel.registration_key,
-                                                                                       Vessel.id)
+    query = db.select(Vessel, *[column for kind in KINDS for column in (
+        current[kind].valid_until, current[kind].revoked_at.is_not(None), current[kind].suspended_at.is_not(None))]
+    ).order_by(Vessel.registration_key, Vessel.id)
     lacking = []
     for kind, cert in current.items():
         query = query.outerjoin(cert, and_(cert.vessel_id == Vessel.id, cert.kind == kind,
                                            cert.superseded_by_id.is_(None)))
-        lacking += [cert.id.is_(None), cert.valid_until < today]
+        lacking += [cert.id.is_(None), ~and_(*_in_force(cert, today))]
     rows, needs_cache, found = db.session.execute(query.where(or_(*lacking))).all(), {}, {}
-    for vessel, *valid_until in rows:
+    for vessel, *facts in rows:
         needs = needs_cached(vessel, needs_cache)
-        kinds = [(kind, until) for kind, until in zip(KINDS, valid_until)
-                 if kind in needs and (until is None or until < today)]
-        if kinds and vessel.id not in found:  # two current certificates of a kind repeat the vessel: keep one row
-            found[vessel.id] = _overdue_entry(vessel, kinds, today)
+        entry = _overdue_entry(vessel, [(kind, *facts[3 * i:3 * i + 3]) for i, kind in enumerate(KINDS)
+                                        if kind in needs], today)
+        if entry and vessel.id not in found:  # two current certificates of a kind repeat the vessel: keep one row
+            found[vessel.id] = entry
     entries = list(found.values())
     listing = Listing(entries[(page - 1) * per_page: page * per_page], page, per_page, len(entries))
     _add_plans(listing.items)

@@ -62,6 +62,14 @@ def localized_item(item: dict, lang: str) -> dict:
     return item
 
 
+def localized_description(description: str, item: dict | None, lang: str) -> str:
+    """A deficiency's description in `lang`: its item's title translated, the inspector's note and figures kept
+    (outcomes.py writes "title: note (observed / required)")."""
+    if item is None or lang != "en" or not description.startswith(item["title"]):
+        return description
+    return item["title_en"] + description[len(item["title"]):]
+
+
 def group_by_topic(items: list[dict]) -> list[dict]:
     """Items grouped under their topic, topics in the order the data first names them."""
     groups: dict[str, dict] = {}

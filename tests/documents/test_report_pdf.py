@@ -141,9 +141,9 @@ def test_steamer_with_two_boilers_pays_art_233_per_boiler(closed, login_as, peop
     assert Decimal(fees["total"]) == Decimal(fees["owed"]) == cl and fees["fines"] == []
     text = flat(pdf_text(client.get(f"/inspecciones/{inspection.id}/aranceles.pdf").data))
     assert "LIQUIDACIÓN DE ARANCELES" in text
-    assert f"Ley 928/1927, art. 233 {row['text']} 2 700,00 200,00" in text
-    assert "Total 700,00 200,00" in text and "Cifra c/l. *" in text  # the charged column is marked
-    assert "Total a abonar (aranceles y multas no condonadas) 200,00" in text
+    assert f"Ley 928/1927, art. 233 {row['text']} 2 $ 700,00 $ 200,00" in text
+    assert "Total $ 700,00 $ 200,00" in text and "Cifra c/l. *" in text  # the charged column is marked
+    assert "Total a abonar (aranceles y multas no condonadas) $ 200,00" in text
 
 
 def test_a_346_t_hull_pays_the_last_row_and_the_excess_per_ton(people, make_vessel, login_as):
@@ -165,9 +165,9 @@ def test_a_346_t_hull_pays_the_last_row_and_the_excess_per_ton(people, make_vess
     assert [line["description"] for line in fees["lines"]][0] == last["text"]
     assert Decimal(fees["total"]) == Decimal(fees["owed"]) == cl and fees["fines"] == []
     text = flat(pdf_text(client.get(f"/inspecciones/{inspection.id}/aranceles.pdf").data))
-    assert f"{last['text']} 1 350,00 1.250,00" in text
-    assert f"{excess['text']} 97 97,00 97,00" in text
-    assert f"Total {first},00 {cl // 1000}.{cl % 1000:03d},00" in text  # "Total 447,00 1.347,00"
+    assert f"{last['text']} 1 $ 350,00 $ 1.250,00" in text
+    assert f"{excess['text']} 97 $ 97,00 $ 97,00" in text
+    assert f"Total $ {first},00 $ {cl // 1000}.{cl % 1000:03d},00" in text  # "Total $ 447,00 $ 1.347,00"
 
 
 def test_a_late_hull_application_prints_its_double_fee_and_fine(closed, people, make_vessel, login_as, app,
@@ -193,9 +193,9 @@ def test_a_late_hull_application_prints_its_double_fee_and_fine(closed, people, 
     assert "Multa o recargo" in text and "se abona el doble del arancel (art. 204)" in text
     assert "Ley 928/1927, art. 204" in text and "1.347,00" in text
     owed = f"{int(Decimal(fees['owed'])):,}".replace(",", ".")
-    assert f"Total a abonar (aranceles y multas no condonadas) {owed},00" in text
+    assert f"Total a abonar (aranceles y multas no condonadas) $ {owed},00" in text
     english = flat(pdf_text(client.get(f"/inspecciones/{second.id}/aranceles.pdf?lang=en").data))
-    assert "FEE STATEMENT" in english and "the fee is paid twice (art. 204)" in english
+    assert "FEE STATEMENT" in english and f"${int(Decimal(fees['owed'])):,}.00" in english and "the fee is paid twice (art. 204)" in english
 
 
 def test_english_with_lang_or_the_users_choice(closed, login_as, people, token_for, client):

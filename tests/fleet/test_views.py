@@ -10,7 +10,7 @@ from datetime import date, datetime, timezone
 import pytest
 
 from inspection.core.extensions import db
-from inspection.core.models import Application, FineAssessment
+from inspection.core.models import Application, Deficiency, FineAssessment
 from inspection.cycle.applications import apply_for_inspection
 from inspection.inspections.operations import schedule_inspection
 from tests.fleets import submit_inspection
@@ -76,6 +76,20 @@ def test_the_fleet_page_shows_certificates_deficiencies_and_countdowns(
     assert days_en in english and "May 30, 2027" in english
 
 
+def test_a_deficiency_reads_in_the_pages_language(observed, owner, login_as, set_clock):
+    """Issue 21: /flota?lang=en showed the deficiency's item title in Spanish (the pinned item has its English)."""
+    vessel, inspection, _ = observed
+    deficiency = db.session.scalar(db.select(Deficiency).filter_by(inspection_id=inspection.id))
+    item = next(item for item in inspection.items if item["id"] == deficiency.item_id)
+    assert item["title"] != item["title_en"] and deficiency.description.startswith(item["title"])
+    set_clock(at(date(2026, 12, 1)))
+    client = login_as(owner)
+    assert item["title"] in text(client.get("/flota"))
+    english = text(client.get("/flota?lang=en"))
+    assert item["title_en"] + deficiency.description[len(item["title"]):] in english
+    assert item["title"] not in english
+
+
 @pytest.mark.parametrize("today, state_es, state_en", [
     (date(2027, 4, 29), "Al día", "Up to date"),   # the navegabilidad certificate too: ok until apply_by
     (date(2027, 4, 30), "Por vencer", "Expiring soon"),
@@ -93,6 +107,27 @@ def test_the_state_chip_says_the_state_in_words(certify, owner, make_vessel, log
     assert chip and chip.group(2) == state_es
     assert f'state-chip state-{chip.group(1)}' in client.get("/flota?lang=en").get_data(as_text=True)
     assert state_en in text(client.get("/flota?lang=en"))
+
+
+def test_a_revoked_or_suspended_certificate_is_not_shown_as_current(certify, staff, owner, make_vessel, login_as,
+                                                                     set_clock):
+    """Issue 21: /flota showed a revoked certificate with "quedan 25 días" and its renewal date."""
+    from inspection.certificates.operations import revoke_certificate, suspend_certificate
+
+    vessel = make_vessel(owner_id=owner.owner_id, **STEAMER)
+    hull, safety = certify(vessel, "navegabilidad"), certify(vessel, "seguridad")
+    revoke_certificate(staff["admin"], hull, "Casco no apto.", at(date(2027, 5, 4)))
+    suspend_certificate(staff["admin"], safety, "Extintores vacíos.", at(date(2027, 5, 4)))
+    db.session.commit()
+    set_clock(at(date(2027, 5, 5)))  # both certificates would still run 25 days
+    client = login_as(owner)
+    page = text(client.get("/flota"))
+    assert "quedan 25 días" not in page and "Solicitar la próxima inspección hasta" not in page
+    assert "Revocado" in page and "Este certificado ya no ampara al buque" in page
+    assert "Navegabilidad: certificado revocado; solicite ya una nueva inspección" in page
+    assert "Suspendido" in page and "El buque no debe navegar mientras dure la suspensión" in page
+    english = text(client.get("/flota?lang=en"))
+    assert "25 days left" not in english and "This certificate no longer covers the vessel" in english
 
 
 def test_the_fleet_page_shows_fines_owed_fees_and_the_scheduled_inspection(certify, staff, owner, make_vessel,
@@ -207,6 +242,26 @@ def test_a_late_application_shows_its_art_225_fine_before_confirming_and_files_o
     assert twice.status_code == 409 and "Ya hay una solicitud pendiente" in text(twice)
     english = client.post("/solicitudes?lang=en", data={**values, "client_id": str(uuid.uuid4())})
     assert english.status_code == 409 and "already a pending application" in text(english)
+
+
+def test_the_preview_totals_fees_and_fine_in_the_laws_unit(certify, owner, make_vessel, login_as, set_clock):
+    """Issue 21: the preview's total left out the art. 225 fine, and every amount came without its unit."""
+    from inspection.law.fees import fee_statement, inspection_fees
+    from inspection.registry.vessels import particulars_of
+
+    vessel = make_vessel(owner_id=owner.owner_id, **STEAMER)
+    certify(vessel)
+    fees = fee_statement(inspection_fees("seguridad", particulars_of(vessel)))["total"]
+    set_clock(at(date(2027, 5, 10)))  # late: the $ 1.000 fine of art. 225
+    client = login_as(owner)
+    values = {"vessel_id": vessel.id, "kind": "seguridad", "port": "Asunción", "preferred_on": "2027-05-20"}
+    page = text(client.post("/solicitudes/vista-previa", data=values)).replace("\xa0", " ")
+    owed = f"{fees + 1000:,.2f}".replace(",", "x").replace(".", ",").replace("x", ".")
+    assert "$ 1.000,00" in page  # the fine, with its unit
+    assert f"Total de aranceles $ {fees:.2f}".replace(".", ",") in page
+    assert f"Total a abonar (aranceles y multas): $ {owed}" in page
+    english = text(client.post("/solicitudes/vista-previa?lang=en", data=values))
+    assert f"Total to pay (fees and fines): ${fees + 1000:,.2f}" in english
 
 
 def test_an_application_in_time_says_so_and_shows_its_fees(certify, owner, make_vessel, login_as, set_clock):

@@ -35,3 +35,22 @@ def test_format_number_keeps_more_places_when_asked():
 ])
 def test_format_day(value, lang, width, expected):
     assert format_day(value, lang, width) == expected
+
+
+@pytest.mark.parametrize("monday, es, en", [
+    (date(2026, 11, 30), "30 de nov. – 6 de dic.", "Nov 30 – Dec 6"),
+    (date(2026, 12, 7), "7 – 13 de dic.", "Dec 7 – 13"),
+    (date(2026, 12, 28), "28 de dic. – 3 de ene.", "Dec 28 – Jan 3"),
+])
+def test_a_week_reads_as_its_days(monday, es, en):
+    from inspection.i18n.formats import format_week
+
+    assert (format_week(monday, "es").replace("\u2009", " "), format_week(monday, "en").replace("\u2009", " ")) == (es, en)
+
+
+@pytest.mark.parametrize("value, es, en", [("1000", "$ 1.000,00", "$1,000.00"), ("97.5", "$ 97,50", "$97.50"),
+                                           (None, "", "")])
+def test_money_carries_the_laws_unit_in_the_locales_pattern(value, es, en):
+    from inspection.i18n.formats import format_money
+
+    assert (format_money(value, "es").replace("\xa0", " "), format_money(value, "en")) == (es, en)

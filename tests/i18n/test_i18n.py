@@ -86,3 +86,17 @@ def test_page_language_switch(client):
 
 def test_pages_stay_spanish_for_an_english_browser_until_asked(client):
     assert "Ingresar a Baliza" in client.get("/login", headers={"Accept-Language": "en-US,en"}).get_data(as_text=True)
+
+
+def test_a_language_asked_of_a_page_that_redirects_is_kept(client, make_user):
+    """Issue 21: `/?lang=en` redirected to the login before the language was stored: the login came in Spanish."""
+    from tests.conftest import PASSWORD
+
+    home = client.get("/?lang=en")
+    assert home.status_code == 302
+    assert "Sign in to Baliza" in client.get(home.headers["Location"]).get_data(as_text=True)
+    owner = make_user("owner")
+    client.get("/login?lang=es")
+    signed = client.post("/login?lang=en", data={"username": owner.username, "password": PASSWORD})
+    assert signed.status_code == 302  # signing in (a redirect) keeps the language asked with it
+    assert "My fleet" in client.get(client.get("/").headers["Location"]).get_data(as_text=True)

@@ -182,3 +182,29 @@ def test_the_feed_covers_a_year_back_to_two_years_ahead(client, seeded, set_cloc
     certificate = db.session.scalar(db.select(Certificate).filter_by(number=own["number"]))
     events = events_of(fetch(client, feed_url(owner, SECRET, "https://baliza.test")))
     assert (f"certificate-{certificate.id}-valid-until@baliza.test" in events) is kept
+
+
+def test_every_event_rings_before_its_day_and_links_back_to_its_page(client, seeded, make_user):
+    """Issue 21: the feed had no alarms and no link back to the app."""
+    owner, own = seeded["users"]["owner"], seeded["fleets"]["own"]
+    events = events_of(fetch(client, feed_url(owner, SECRET, "https://baliza.test")))
+    certificate = db.session.scalar(db.select(Certificate).filter_by(number=own["number"]))
+    deficiency = db.session.get(Deficiency, own["deficiency_id"])
+    apply_by = events[f"certificate-{certificate.id}-apply-by@baliza.test"]
+    link = f"https://baliza.test/solicitudes/nueva?vessel_id={certificate.vessel_id}&kind=seguridad"
+    assert str(apply_by["url"]) == link and str(apply_by["description"]).endswith(f"Ver en Baliza: {link}")
+    triggers = [alarm.decoded("trigger") for alarm in apply_by.walk("VALARM")]
+    assert triggers == [timedelta(days=-7, hours=9), timedelta(days=-1, hours=9), timedelta(hours=9)]
+    assert {str(alarm["action"]) for alarm in apply_by.walk("VALARM")} == {"DISPLAY"}
+    pages = {str(events[uid]["url"]) for uid in (f"certificate-{certificate.id}-valid-until@baliza.test",
+                                                   f"deficiency-{deficiency.id}-due@baliza.test",
+                                                   f"inspection-{own['scheduled_id']}@baliza.test")}
+    assert pages == {f"https://baliza.test/certificados/{certificate.number}",
+                     f"https://baliza.test/buques/{deficiency.vessel_id}",
+                     f"https://baliza.test/inspecciones/{own['scheduled_id']}"}
+    for uid, event in events.items():
+        assert [a.decoded("trigger") for a in event.walk("VALARM")][-2:] == [timedelta(days=-1, hours=9),
+                                                                             timedelta(hours=9)], uid
+    client.post("/login", data={"username": owner.username, "password": PASSWORD})
+    for url in pages | {link}:  # each link opens its page for the feed's owner
+        assert client.get(url.removeprefix("https://baliza.test")).status_code == 200, url

@@ -232,3 +232,25 @@ def test_four_runs_at_once_send_each_notice_once(app, fleet, smtp):
     assert sum(r.fines for r in results) == 1 and sum(r.sent for r in results) == 4
     assert sorted(to[0] for to, _ in inbox.messages) == ["captain@armador.test"] * 2 + ["flota@armador.test"] * 2
     assert db.session.scalar(db.select(db.func.count()).select_from(FineAssessment)) == 1
+
+
+def test_a_revoked_certificate_is_notified_to_the_owner_once_in_each_language(fleet, smtp):
+    """Issue 21: a revocation was silent (no notice kind); the owner learns of it and what to do."""
+    from inspection.certificates.operations import revoke_certificate
+
+    settings, inbox = smtp
+    revoke_certificate(fleet["admin"], fleet["certificate"], "Documentación falsa.",
+                       datetime(2027, 3, 2, 14, 0, tzinfo=timezone.utc))
+    db.session.commit()
+    assert run(date(2027, 3, 3), settings).notices == 2
+    mails = dict((to[0], (subject, body)) for to, subject, body in received(inbox))
+    vessel, number = fleet["vessel"].name, fleet["certificate"].number
+    subject, body = mails["flota@armador.test"]
+    assert subject == f"{vessel}: certificado de seguridad revocado"
+    assert f"N.º {number}" in body and "fue revocado el 2 de marzo de 2027" in body
+    assert "Motivo: Documentación falsa. Solicite una nueva inspección" in body
+    subject, body = mails["captain@armador.test"]
+    assert subject == f"{vessel}: safety certificate revoked"
+    assert "was revoked on March 2, 2027" in body and "apply for a new inspection" in body
+    assert run(date(2027, 3, 31), settings).notices == 0  # once; and no reminder to renew what is revoked
+    assert {n.kind for n in db.session.scalars(db.select(Notice))} == {"revoked"}

@@ -255,9 +255,12 @@ def test_the_board_in_both_languages_for_staff_and_never_for_owners(app, pending
     admin = signed_in(app, staff["admin"])
     spanish = text(admin.get("/planificacion"))
     assert "Solicitudes pendientes" in spanish and "Fuera de plazo" in spanish and "Asignar y programar" in spanish
-    assert "Carga de cada inspector por semana" in spanish and "2027-W15" in spanish
+    assert "Carga de cada inspector por semana" in spanish
+    # issue 21: the weeks read as their days ("2027-W15" before), in each language
+    assert "12 – 18 de abr." in spanish and "26 de abr. – 2 de may." in spanish and "2027-W15" not in spanish
     english = text(admin.get("/planificacion?lang=en"))
     assert "Pending applications" in english and "Late" in english and "Waive" in english
+    assert "Apr 12 – 18" in english and "Apr 26 – May 2" in english
     reader = text(signed_in(app, staff["inspector"]).get("/planificacion"))
     assert "Solicitudes pendientes" in reader and "Asignar y programar" not in reader and "Condonar" not in reader
     for role in ("owner", "police"):
@@ -338,3 +341,25 @@ def test_a_stale_stored_need_is_decided_again_not_trusted(make_vessel):
     db.session.commit()
     [entry] = [o for o in overdue_vessels(TODAY, 1, 50).items if o["vessel"].id == sailing.id]
     assert [k["kind"] for k in entry["kinds"]] == ["navegabilidad"]
+
+
+
+def test_a_revoked_or_suspended_certificate_puts_its_vessel_among_the_overdue(app, make_vessel, certify, staff):  # noqa: F811
+    """Issue 21: a vessel with a revoked navegabilidad and a suspended seguridad was left out of "Buques en falta"."""
+    from inspection.certificates.operations import revoke_certificate, suspend_certificate
+    from inspection.core.models import Certificate
+    from inspection.planning.board import overdue_deciding, overdue_vessels
+
+    stopped, holding = make_vessel(registration="RV-1"), make_vessel(registration="RV-2")
+    for vessel in (stopped, holding):
+        certify(vessel, "navegabilidad")
+        certify(vessel, "seguridad")
+    certificates = {c.kind: c for c in db.session.scalars(db.select(Certificate).filter_by(vessel_id=stopped.id))}
+    revoke_certificate(staff["admin"], certificates["navegabilidad"], "Casco no apto.", NOON)
+    suspend_certificate(staff["admin"], certificates["seguridad"], "Extintores vacíos.", NOON)
+    db.session.commit()
+    rows = _overdue_rows(overdue_vessels(TODAY, 1, 50))
+    assert rows == _overdue_rows(overdue_deciding(TODAY, 1, 50))
+    assert [row[:3] for row in rows] == [("RV-1", "navegabilidad", "revoked"), ("RV-1", "seguridad", "suspended")]
+    page = text(signed_in(app, staff["admin"]).get("/planificacion"))
+    assert "RV-1 · " in page and "Certificado revocado" in page and "Certificado suspendido" in page
