@@ -10,7 +10,6 @@ from dataclasses import dataclass
 
 from flask import Blueprint, redirect, render_template, request, url_for
 from flask_login import current_user
-from marshmallow import ValidationError
 
 from inspection.accounts.access import get_owner_for, get_vessel_for
 from inspection.accounts.auth import require_page
@@ -27,6 +26,7 @@ from inspection.law.cycle import KINDS
 from inspection.registry.forms import with_vessel
 from inspection.registry.vessels import vessel_label
 from inspection.web.forms import domain_errors, load_form
+from inspection.web.lists import list_args
 from inspection.web.schemas import PageArgs
 
 bp = Blueprint("fleet", __name__)
@@ -47,20 +47,11 @@ class Page:
     next_num = property(lambda self: self.page + 1)
 
 
-def _args(schema) -> dict:
-    """The query arguments a schema accepts; a malformed one is dropped rather than refusing the page."""
-    raw = {key: value for key, value in request.args.items() if value != "" and key != "lang"}
-    try:
-        return schema.load(raw)
-    except ValidationError as error:
-        return schema.load({key: value for key, value in raw.items() if key not in error.messages})
-
-
 @bp.route("/flota")
 @require_page(*APPLICANTS)
 def fleet_page():
     """Each vessel's state, certificates, next inspection, deficiencies, what is owed, and what to do next."""
-    args = _args(FleetQuery())
+    args = list_args(FleetQuery())
     owner_id = args.get("owner_id")
     owner = get_owner_for(current_user, owner_id) if owner_id is not None else None  # another's: 404
     page, per_page = args["page"], args["per_page"]
