@@ -30,7 +30,7 @@ from inspection.tablet import api as tablet_api
 from inspection.tablet import views as tablet_views
 from inspection.web import pwa
 from inspection.web.flashes import pending_reports
-from inspection.web.lists import list_url, sort_link
+from inspection.web.forms import list_url, sort_link
 from inspection.web.openapi import ProblemApi, schema_name
 
 API_BLUEPRINTS = (accounts_api.blp, registry_api.blp, accounts_api.users_blp, registry_api.checklists_blp,

@@ -4,7 +4,7 @@ from marshmallow import fields, validate
 from inspection.certificates.operations import COMPARED_CLAIMS, STATUSES, VERDICTS
 from inspection.core.models import KINDS
 from inspection.web.schemas import BaseSchema, Integer, PageArgs, id_field
-from inspection.web.lists import sort_field
+from inspection.web.forms import sort_field
 
 CERTIFICATE_SORTS = ("number", "vessel", "kind", "valid_until", "status", "issued_on")
 

@@ -32,7 +32,7 @@ from inspection.i18n.messages import N_, Msg
 from inspection.registry.vessels import vessel_matches
 from inspection.web.confirm import ask_confirmation, confirmed
 from inspection.web.flashes import report_done
-from inspection.web.lists import list_args, sorted_by
+from inspection.web.forms import list_args, sorted_by
 
 bp = Blueprint("certificates", __name__)
 

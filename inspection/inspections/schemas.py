@@ -11,7 +11,7 @@ from inspection.i18n.messages import Msg
 from inspection.i18n.restrictions import restriction_label
 from inspection.media.signatures import ROLES as SIGNATURE_ROLES
 from inspection.web.schemas import BaseSchema, Integer, NoteSchema, PageArgs, Text, decimal_between, id_field
-from inspection.web.lists import sort_field
+from inspection.web.forms import sort_field
 
 _OBSERVED = decimal_between(0, 100_000, low_inclusive=True)
 

@@ -53,8 +53,7 @@ from inspection.media.configured import media_storage, photo_limits, process_upl
 from inspection.registry.forms import typed_vessel, with_vessel
 from inspection.registry.vessel_checklists import group_by_topic
 from inspection.registry.vessels import vessel_label
-from inspection.web.forms import domain_errors, load_form
-from inspection.web.lists import sorted_by
+from inspection.web.forms import domain_errors, load_form, sorted_by
 from inspection.web.pwa import tablet_page
 from inspection.web.schemas import NoteSchema
 from inspection.web.terms import restriction, standing_key, term

@@ -18,7 +18,7 @@ from inspection.web.schemas import (
     id_field,
     metres_field,
 )
-from inspection.web.lists import sort_field
+from inspection.web.forms import sort_field
 
 
 class OwnerSchema(BaseSchema):

@@ -29,8 +29,7 @@ from inspection.registry.vessels import (
     update_vessel,
     vessel_label,
 )
-from inspection.web.forms import domain_errors, load_form
-from inspection.web.lists import list_args, sorted_by
+from inspection.web.forms import domain_errors, list_args, load_form, sorted_by
 
 bp = Blueprint("registry", __name__)
 CHOICES = {"flag": FLAGS, "propulsion": PROPULSIONS, "service": SERVICES, "hull_material": HULLS, "cooking": COOKING,
