@@ -30,6 +30,7 @@ from inspection.tablet import api as tablet_api
 from inspection.tablet import views as tablet_views
 from inspection.web import pwa
 from inspection.web.flashes import pending_reports
+from inspection.web.forms import list_url, sort_link
 from inspection.web.openapi import ProblemApi, schema_name
 
 API_BLUEPRINTS = (accounts_api.blp, registry_api.blp, accounts_api.users_blp, registry_api.checklists_blp,
@@ -81,7 +82,7 @@ def register_views(app: Flask) -> None:
     app.jinja_env.globals.update(_=gettext, label=lambda kind, value: label(kind, value, current_language()),
                                  field_label=lambda field: field_label(field, current_language()),
                                  lang=current_language, unread_notices=_unread_notices,
-                                 pending_reports=pending_reports)
+                                 pending_reports=pending_reports, list_url=list_url, sort_link=sort_link)
     app.jinja_env.filters["number"] = lambda value, places=None: format_number(value, places, current_language())
     app.jinja_env.filters["week"] = lambda monday: format_week(monday, current_language())
     app.jinja_env.filters["money"] = lambda value: format_money(value, current_language())

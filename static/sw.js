@@ -19,6 +19,8 @@
 //   /inspecciones/{id} (navigation)    network first; offline, the inspection shell, which renders
 //                                      the inspection from IndexedDB
 //   /                                  network first; offline, the agenda (or the verifier)
+//   any other page (navigation)        the network; when it fails, the offline page (/sin-conexion)
+//                                      in the user's language, saying what works without signal
 //   precached static files             cache first
 import { syncNow } from '/static/js/tablet/sync.js';
 
@@ -67,6 +69,10 @@ const AGENDA = '/agenda';
 const SHELL = '/tablet/inspeccion';
 const TABLET_PAGES = [AGENDA, SHELL];
 const OUTBOX_TAG = 'baliza-outbox';
+const OFFLINE = '/sin-conexion';
+// The language of the last page the network sent (its Content-Language), kept across restarts of the worker.
+const LANGUAGE_KEY = '/sin-conexion/idioma';
+let language = null;
 
 self.addEventListener('install', (event) => {
   event.waitUntil((async () => {
@@ -75,7 +81,8 @@ self.addEventListener('install', (event) => {
     // these are public, and a page's Set-Cookie arriving after a sign-in would put back the signed-out
     // session (the install runs while the login form is being sent).
     // Without cookies the page comes in the default language, so each language's copy is kept too.
-    const pages = [PAGE, ...LANGUAGES.map((lang) => `${PAGE}?lang=${lang}`)];
+    const pages = [PAGE, ...LANGUAGES.map((lang) => `${PAGE}?lang=${lang}`),
+      ...LANGUAGES.map((lang) => `${OFFLINE}?lang=${lang}`)];
     await cache.addAll([...pages, ...STATIC].map((url) => new Request(url, { cache: 'reload', credentials: 'omit' })));
     // The lists are welcome but not required to install: the page keeps its own copy too.
     await Promise.all(LISTS.map((url) => refreshList(cache, new Request(url)).catch(() => null)));
@@ -112,8 +119,35 @@ self.addEventListener('fetch', (event) => {
     event.respondWith(homeOrOffline(request));
   } else if (STATIC.includes(url.pathname)) {
     event.respondWith(cacheFirst(request));
+  } else if (request.mode === 'navigate') {
+    event.respondWith(pageOrOffline(event, url));
   }
 });
+
+/**
+ * Any other page from the network, untouched (no timeout: a report may take a while). When the network
+ * fails, the offline page in the language of the address (?lang=), else of the last page seen, else Spanish,
+ * instead of the browser's own "no internet" page.
+ */
+async function pageOrOffline(event, url) {
+  try {
+    const response = await fetch(event.request);
+    const said = response.headers.get('Content-Language');
+    if (LANGUAGES.includes(said) && said !== language) {
+      language = said;
+      event.waitUntil(caches.open(CACHE).then((cache) => cache.put(LANGUAGE_KEY, new Response(said))));
+    }
+    return response;
+  } catch (err) {
+    const cache = await caches.open(CACHE);
+    const asked = url.searchParams.get('lang');
+    const kept = language || await cache.match(LANGUAGE_KEY).then((r) => (r ? r.text() : null));
+    const lang = [asked, kept].find((candidate) => LANGUAGES.includes(candidate)) || LANGUAGES[0];
+    const cached = await cache.match(`${OFFLINE}?lang=${lang}`);
+    if (cached) return cached;
+    throw err;
+  }
+}
 
 /** Fetch a list and keep a copy stamped with the time it arrived. */
 async function refreshList(cache, request) {

@@ -25,7 +25,7 @@ from datetime import date, datetime, tzinfo
 from decimal import Decimal
 from functools import cache
 
-from sqlalchemy import and_, bindparam, exists, select, update
+from sqlalchemy import and_, bindparam, case, exists, literal, not_, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 
 from checklists import load_catalog
@@ -129,12 +129,41 @@ def _vessel_suspended(vessel_id_column):
     return detained | deficient
 
 
+def _status_facts() -> dict:
+    """SQL: the StatusFacts flags of a certificate's row, by name."""
+    return {"revoked": Certificate.revoked_at.is_not(None), "superseded": Certificate.superseded_by_id.is_not(None),
+            "suspended": Certificate.suspended_at.is_not(None) | _vessel_suspended(Certificate.vessel_id)}
+
+
 def status_facts_query():
     """One row per certificate with everything derive_status needs (one query, no ORM objects)."""
     return select(Certificate.id, Certificate.number, Certificate.status_index, Certificate.valid_until,
-                  Certificate.revoked_at.is_not(None).label("revoked"),
-                  Certificate.superseded_by_id.is_not(None).label("superseded"),
-                  (Certificate.suspended_at.is_not(None) | _vessel_suspended(Certificate.vessel_id)).label("suspended"))
+                  *(flag.label(name) for name, flag in _status_facts().items()))
+
+
+# derive_status's precedence as SQL conditions, first match wins; "valid" when none holds.
+def _status_conditions(today: date) -> tuple:
+    facts = _status_facts()
+    return (("revoked", facts["revoked"]), ("superseded", facts["superseded"]),
+            ("expired", Certificate.valid_until < today), ("suspended", facts["suspended"]))
+
+
+STATUSES = ("valid", "suspended", "expired", "superseded", "revoked")  # the list's order when sorted by status
+
+
+def status_is(status: str, today: date):
+    """SQL: the certificate's status on `today` is `status`, as derive_status decides it (to filter in the database)."""
+    conditions = _status_conditions(today)
+    names = [name for name, _ in conditions]
+    earlier = conditions[:names.index(status)] if status in names else conditions
+    holds = [condition for name, condition in conditions if name == status]
+    return and_(*(not_(condition) for _, condition in earlier), *holds)
+
+
+def status_rank(today: date):
+    """SQL: the certificate's status on `today` as its place in STATUSES (to sort by status in the database)."""
+    return case(*((condition, literal(STATUSES.index(name))) for name, condition in _status_conditions(today)),
+                else_=literal(STATUSES.index("valid")))
 
 
 @dataclass(frozen=True)

@@ -1,9 +1,12 @@
 """Certificates on the wire: the holder's view, the public verdict, the key set and the status list."""
 from marshmallow import fields, validate
 
-from inspection.certificates.operations import COMPARED_CLAIMS, VERDICTS
+from inspection.certificates.operations import COMPARED_CLAIMS, STATUSES, VERDICTS
 from inspection.core.models import KINDS
 from inspection.web.schemas import BaseSchema, Integer, PageArgs, id_field
+from inspection.web.forms import sort_field
+
+CERTIFICATE_SORTS = ("number", "vessel", "kind", "valid_until", "status", "issued_on")
 
 
 class CertificateQuery(PageArgs):
@@ -11,6 +14,14 @@ class CertificateQuery(PageArgs):
 
     vessel_id = id_field()
     kind = fields.String(validate=validate.OneOf(KINDS))
+
+
+class CertificateListQuery(CertificateQuery):
+    """The certificate page's search, status filter and order (newest issued first by default)."""
+
+    q = fields.String(validate=validate.Length(max=100))
+    status = fields.String(validate=validate.OneOf(STATUSES))
+    sort = sort_field(CERTIFICATE_SORTS, "-issued_on")
 
 
 class CertificateSchema(BaseSchema):

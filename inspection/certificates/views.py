@@ -1,11 +1,12 @@
 """Certificate pages: the public police verdict behind the QR, and the certificate for its holders."""
 from flask import Blueprint, redirect, render_template, request, url_for
 from flask_login import current_user
-from sqlalchemy.orm import joinedload
+from sqlalchemy.orm import contains_eager
 
-from inspection.accounts.access import certificates_scope, get_certificate_for, vessel_scope
+from inspection.accounts.access import get_certificate_for, vessel_scope
 from inspection.accounts.auth import require_page
 from inspection.certificates.operations import (
+    STATUSES,
     certificate_document,
     certificates_json,
     derive_status,
@@ -13,20 +14,25 @@ from inspection.certificates.operations import (
     reinstate_certificate,
     revoke_certificate,
     status_facts_query,
+    status_is,
+    status_rank,
     suspend_certificate,
     verify_certificate_token,
 )
+from inspection.certificates.schemas import CertificateListQuery
 from inspection.certificates.signing import MalformedToken
 from inspection.core.clock import office_now, office_today, office_zone
 from inspection.core.exceptions import Invalid
 from inspection.core.extensions import db
-from inspection.core.models import Certificate, Vessel
+from inspection.core.models import KINDS, Certificate, Vessel
 from inspection.core.office import current_office
 from inspection.documents.exports import csv_response, streamed
 from inspection.i18n.language import current_language, gettext
 from inspection.i18n.messages import N_, Msg
+from inspection.registry.vessels import vessel_matches
 from inspection.web.confirm import ask_confirmation, confirmed
 from inspection.web.flashes import report_done
+from inspection.web.forms import list_args, sorted_by
 
 bp = Blueprint("certificates", __name__)
 
@@ -56,21 +62,39 @@ def verify_page(token):
     return html, status, {"Cache-Control": "no-store", "X-Robots-Tag": "noindex"}
 
 
+def _listed(query, args: dict, today):
+    """The certificate page's search, filters and order on `query` (a query of Certificate joined to Vessel)."""
+    if args.get("q") and args["q"].strip():
+        query = query.where(vessel_matches(args["q"].strip(), Certificate.number))
+    for name in ("vessel_id", "kind"):
+        if args.get(name):
+            query = query.where(getattr(Certificate, name) == args[name])
+    if args.get("status"):
+        query = query.where(status_is(args["status"], today))
+    columns = {"number": Certificate.number, "vessel": Vessel.registration_key, "kind": Certificate.kind,
+               "valid_until": Certificate.valid_until, "issued_on": Certificate.issued_on,
+               "status": status_rank(today)}
+    return sorted_by(query, args["sort"], columns, Certificate.id)
+
+
 @bp.route("/certificados")
 @require_page("admin", "inspector", "owner")
 def certificate_list():
-    """Certificates of the fleet (owners: their own) with the status police see."""
-    query = certificates_scope(db.select(Certificate), current_user).options(joinedload(Certificate.vessel))
-    page = db.paginate(query.order_by(Certificate.id.desc()), page=request.args.get("page", 1, type=int), per_page=50,
-                       error_out=False)
-    return render_template("certificates/list.html", page=page, rows=certificates_json(page.items, office_today(), current_office().public_url))
+    """Certificates of the fleet (owners: their own) with the status police see: searched, filtered and sorted."""
+    args, today = list_args(CertificateListQuery()), office_today()
+    query = vessel_scope(db.select(Certificate).join(Vessel, Vessel.id == Certificate.vessel_id), current_user)
+    page = db.paginate(_listed(query.options(contains_eager(Certificate.vessel)), args, today), page=args["page"],
+                       per_page=args["per_page"], error_out=False)
+    return render_template("certificates/list.html", page=page, args=args, statuses=STATUSES, kinds=KINDS,
+                           rows=certificates_json(page.items, today, current_office().public_url))
 
 
 @bp.route("/certificados.csv")
 @require_page("admin", "inspector", "owner")
 def certificate_csv():
-    """The certificate list as CSV, streamed from the cursor with each status derived as on the page."""
-    today = office_today()
+    """The certificate list as CSV, with the page's search, filters and order, streamed from the cursor with each
+    status derived as on the page."""
+    args, today = list_args(CertificateListQuery()), office_today()
     query = vessel_scope(status_facts_query().add_columns(
         Certificate.kind, Certificate.issued_on, Certificate.inspected_on, Vessel.registration, Vessel.name)
         .join(Vessel, Vessel.id == Certificate.vessel_id), current_user)
@@ -78,7 +102,7 @@ def certificate_csv():
               gettext("Expedido"), gettext("Válido hasta"), gettext("Estado")]
     rows = ((row.number, row.registration, row.name, row.kind, row.inspected_on.isoformat(), row.issued_on.isoformat(),
              row.valid_until.isoformat(), derive_status(facts_of(row), today))
-            for row in streamed(query.order_by(Certificate.id.desc()), db.session))
+            for row in streamed(_listed(query, args, today), db.session))
     return csv_response(f"certificados-{today.isoformat()}.csv", header, rows)
 
 

@@ -2,6 +2,7 @@
 from marshmallow import fields, validate
 
 from inspection.core.models import APPLICATION_STATUSES, HULLS, KINDS
+from inspection.web.forms import sort_field
 from inspection.web.schemas import BaseSchema, Integer, PageArgs, Text, choice_field, id_field, metres_field, money_field
 
 
@@ -56,6 +57,12 @@ class ApplicationQuery(PageArgs):
     vessel_id = id_field()
     kind = fields.String(validate=validate.OneOf(KINDS))
     status = fields.String(validate=validate.OneOf(APPLICATION_STATUSES))
+
+
+class ApplicationListQuery(ApplicationQuery):
+    """The application page's filters and order (newest first by default)."""
+
+    sort = sort_field(("applied_on", "preferred_on", "vessel"), "-applied_on")
 
 
 class FineSchema(BaseSchema):

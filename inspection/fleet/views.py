@@ -10,7 +10,6 @@ from dataclasses import dataclass
 
 from flask import Blueprint, redirect, render_template, request, url_for
 from flask_login import current_user
-from marshmallow import ValidationError
 
 from inspection.accounts.access import get_owner_for, get_vessel_for
 from inspection.accounts.auth import require_page
@@ -18,16 +17,15 @@ from inspection.core.client_requests import once
 from inspection.core.clock import office_today
 from inspection.core.exceptions import DomainError, Forbidden, NotFound
 from inspection.core.extensions import db
-from inspection.core.models import Owner
+from inspection.core.models import APPLICATION_STATUSES, Application, Owner, Vessel
 from inspection.cycle.applications import application_json, applications_query, file_application, preview_application
-from inspection.cycle.schemas import ApplicationInSchema, ApplicationSchema, FleetQuery
+from inspection.cycle.schemas import ApplicationInSchema, ApplicationListQuery, ApplicationSchema, FleetQuery
 from inspection.fleet.overview import fleet_of, fleet_query
 from inspection.i18n.language import current_language
 from inspection.law.cycle import KINDS
 from inspection.registry.forms import with_vessel
 from inspection.registry.vessels import vessel_label
-from inspection.web.forms import domain_errors, load_form
-from inspection.web.schemas import PageArgs
+from inspection.web.forms import domain_errors, list_args, load_form, sorted_by
 
 bp = Blueprint("fleet", __name__)
 APPLICANTS = ("admin", "inspector", "owner")  # as the API: staff file at the counter on an owner's behalf
@@ -47,20 +45,11 @@ class Page:
     next_num = property(lambda self: self.page + 1)
 
 
-def _args(schema) -> dict:
-    """The query arguments a schema accepts; a malformed one is dropped rather than refusing the page."""
-    raw = {key: value for key, value in request.args.items() if value != "" and key != "lang"}
-    try:
-        return schema.load(raw)
-    except ValidationError as error:
-        return schema.load({key: value for key, value in raw.items() if key not in error.messages})
-
-
 @bp.route("/flota")
 @require_page(*APPLICANTS)
 def fleet_page():
     """Each vessel's state, certificates, next inspection, deficiencies, what is owed, and what to do next."""
-    args = _args(FleetQuery())
+    args = list_args(FleetQuery())
     owner_id = args.get("owner_id")
     owner = get_owner_for(current_user, owner_id) if owner_id is not None else None  # another's: 404
     page, per_page = args["page"], args["per_page"]
@@ -76,12 +65,18 @@ def fleet_page():
 @require_page(*APPLICANTS)
 def application_list():
     """Applications for inspection, newest first (owners: their fleet's), with lateness and fines."""
-    args = _args(PageArgs())
-    found = db.paginate(applications_query(current_user), page=args["page"], per_page=args["per_page"],
-                        error_out=False)
+    args = list_args(ApplicationListQuery())
+    query = applications_query(current_user)
+    for name in ("status", "kind"):
+        if args.get(name):
+            query = query.where(getattr(Application, name) == args[name])
+    columns = {"applied_on": Application.applied_on, "preferred_on": Application.preferred_on,
+               "vessel": Vessel.registration_key}
+    found = db.paginate(sorted_by(query, args["sort"], columns, Application.id), page=args["page"],
+                        per_page=args["per_page"], error_out=False)
     lang = current_language()
-    return render_template("fleet/applications.html", page=found,
-                           applications=[application_json(a, lang) for a in found.items],
+    return render_template("fleet/applications.html", page=found, args=args, statuses=APPLICATION_STATUSES,
+                           kinds=KINDS, applications=[application_json(a, lang) for a in found.items],
                            filed=request.args.get("presentada", type=int))
 
 

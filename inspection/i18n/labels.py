@@ -65,6 +65,8 @@ TERMS = {
               "suspended": Msg("Suspendido"), "missing": Msg("Sin certificado")},
     "application": {"pending": Msg("Pendiente"), "scheduled": Msg("Programada"), "done": Msg("Atendida"),
                     "cancelled": Msg("Cancelada")},
+    "certificate": {"valid": Msg("Válido"), "expired": Msg("Vencido"), "suspended": Msg("Suspendido"),
+                    "revoked": Msg("Revocado"), "superseded": Msg("Reemplazado")},
     "deficiency": {"open": Msg("Abierta"), "reported_fixed": Msg("Informada subsanada"), "closed": Msg("Cerrada")},
     # An item's standing (checklists' builder): the practice it rests on, not declared binding or declared so.
     "standing": {

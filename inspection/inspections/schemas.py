@@ -11,6 +11,7 @@ from inspection.i18n.messages import Msg
 from inspection.i18n.restrictions import restriction_label
 from inspection.media.signatures import ROLES as SIGNATURE_ROLES
 from inspection.web.schemas import BaseSchema, Integer, NoteSchema, PageArgs, Text, decimal_between, id_field
+from inspection.web.forms import sort_field
 
 _OBSERVED = decimal_between(0, 100_000, low_inclusive=True)
 
@@ -37,6 +38,12 @@ class InspectionQuery(PageArgs):
     kind = fields.String(validate=validate.OneOf(KINDS))
     date_from = fields.Date(metadata={"description": "scheduled_on desde (incluida)"})
     date_to = fields.Date(metadata={"description": "scheduled_on hasta (incluida)"})
+
+
+class InspectionListQuery(InspectionQuery):
+    """The inspection page's filters and order (newest date first by default)."""
+
+    sort = sort_field(("scheduled_on", "vessel", "kind", "inspector", "port", "status"), "-scheduled_on")
 
 
 class StartInSchema(BaseSchema):

@@ -11,7 +11,7 @@ from datetime import datetime
 from flask import Blueprint, Response, redirect, render_template, request, url_for
 from flask_login import current_user
 from marshmallow import ValidationError
-from sqlalchemy.orm import joinedload
+from sqlalchemy.orm import aliased, joinedload
 
 from inspection.accounts.access import get_deficiency_for, get_vessel_for, vessel_scope
 from inspection.accounts.auth import require_page
@@ -48,12 +48,12 @@ from inspection.inspections.operations import (
     schedule_inspection,
 )
 from inspection.inspections.reports import fee_statement_pdf, inspection_detail, pdf_headers, report_pdf
-from inspection.inspections.schemas import DetentionInSchema, InspectionCreateSchema, InspectionQuery
+from inspection.inspections.schemas import DetentionInSchema, InspectionCreateSchema, InspectionListQuery
 from inspection.media.configured import media_storage, photo_limits, process_upload
 from inspection.registry.forms import typed_vessel, with_vessel
 from inspection.registry.vessel_checklists import group_by_topic
 from inspection.registry.vessels import vessel_label
-from inspection.web.forms import domain_errors, load_form
+from inspection.web.forms import domain_errors, load_form, sorted_by
 from inspection.web.pwa import tablet_page
 from inspection.web.schemas import NoteSchema
 from inspection.web.terms import restriction, standing_key, term
@@ -112,10 +112,22 @@ def _query_args() -> tuple[dict, dict]:
         else:
             raw["vessel_id"] = str(vessel.id)
     try:
-        return InspectionQuery().load(raw), vessel_errors
+        return InspectionListQuery().load(raw), vessel_errors
     except ValidationError as error:
         kept = {k: v for k, v in raw.items() if k not in error.messages}
-        return InspectionQuery().load(kept), {**localize(error.messages), **vessel_errors}
+        reported = {k: v for k, v in error.messages.items() if k != "sort"}  # an unknown order: the default, silently
+        return InspectionListQuery().load(kept), {**localize(reported), **vessel_errors}
+
+
+def _sorted(query, args: dict):
+    """The list in the order the page asks (filter_inspections' own is newest date first), ties by number."""
+    vessel, inspector = aliased(Vessel), aliased(User)  # the CSV's query joins the tables themselves
+    columns = {"scheduled_on": Inspection.scheduled_on, "kind": Inspection.kind, "port": Inspection.port,
+               "status": Inspection.status,
+               "vessel": db.select(vessel.registration_key).where(vessel.id == Inspection.vessel_id).scalar_subquery(),
+               "inspector": db.select(db.func.coalesce(inspector.full_name, inspector.username))
+               .where(inspector.id == Inspection.inspector_id).scalar_subquery()}
+    return sorted_by(query, args["sort"], columns, Inspection.id)
 
 
 def _label_of(vessel_id) -> str:
@@ -125,7 +137,7 @@ def _label_of(vessel_id) -> str:
 
 def _list_page(values: dict, errors: dict, status: int = 200, open_id: int | None = None):
     args, filter_errors = _query_args()
-    query = filter_inspections(inspection_scope(db.select(Inspection), current_user), args).options(
+    query = _sorted(filter_inspections(inspection_scope(db.select(Inspection), current_user), args), args).options(
         joinedload(Inspection.vessel), joinedload(Inspection.inspector))
     page = db.paginate(query, page=args["page"], per_page=args["per_page"], error_out=False)
     inspectors = []
@@ -162,7 +174,7 @@ def inspection_csv():
     header = [gettext("Número"), gettext("Fecha"), gettext("Matrícula"), gettext("Buque"), gettext("Tipo"),
               gettext("Inspector"), gettext("Puerto"), gettext("Estado"), gettext("Resultado")]
     rows = ((row.id, row.scheduled_on.isoformat(), row.registration, row.name, row.kind, row.full_name or row.username,
-             row.port, row.status, row.outcome) for row in streamed(query, db.session))
+             row.port, row.status, row.outcome) for row in streamed(_sorted(query, args), db.session))
     return csv_response(f"inspecciones-{office_today().isoformat()}.csv", header, rows)
 
 

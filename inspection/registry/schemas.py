@@ -18,6 +18,7 @@ from inspection.web.schemas import (
     id_field,
     metres_field,
 )
+from inspection.web.forms import sort_field
 
 
 class OwnerSchema(BaseSchema):
@@ -153,6 +154,12 @@ class VesselQuery(PageArgs):
     q = fields.String(validate=validate.Length(max=100), metadata={"description": "Busca en matrícula y nombre"})
     propulsion = choice_field(PROPULSIONS, "Propulsión")
     service = choice_field(SERVICES, "Servicio")
+
+
+class VesselListQuery(VesselQuery):
+    """The vessel page's search, filters and order (by registration by default)."""
+
+    sort = sort_field(("registration", "name", "propulsion", "service", "gross_tonnage"), "registration")
 
 
 class OwnerQuery(PageArgs):

@@ -197,11 +197,16 @@ def filter_vessels(query, args: dict):
     if args.get("service"):
         query = query.where(Vessel.service == args["service"])
     if args.get("q") and args["q"].strip():
-        text = args["q"].strip()
-        query = query.where(
-            or_(Vessel.registration_key.contains(registration_key(text)), Vessel.name.ilike(f"%{text}%"))
-        )
+        query = query.where(vessel_matches(args["q"].strip()))
     return query
+
+
+def vessel_matches(text: str, *more):
+    """SQL: the vessel's registration (as its key: spaces and case aside) or name (ignoring case) contains
+    `text`, or any of the `more` columns does (the registry search, shared by the lists that name a vessel)."""
+    like = f"%{text}%"
+    return or_(Vessel.registration_key.contains(registration_key(text)), Vessel.name.ilike(like),
+               *(column.ilike(like) for column in more))
 
 
 def needs_cached(vessel: Vessel, cache: dict) -> tuple[str, ...]:

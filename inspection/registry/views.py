@@ -1,7 +1,6 @@
 """Pages of the fleet registry: vessel list and detail, vessel and owner forms for admins."""
 from flask import Blueprint, jsonify, redirect, render_template, request, url_for
 from flask_login import current_user
-from marshmallow import ValidationError
 
 from inspection.accounts.access import get_owner_for, get_vessel_for, owner_scope, vessel_scope
 from inspection.accounts.auth import require_page
@@ -20,7 +19,7 @@ from inspection.core.models import (
 )
 from inspection.i18n.language import current_language
 from inspection.law.tonnage import tonnage_formula
-from inspection.registry.schemas import OwnerSchema, VesselQuery, VesselSchema
+from inspection.registry.schemas import OwnerSchema, VesselListQuery, VesselSchema
 from inspection.registry.vessel_checklists import CHECKLIST_KINDS, group_by_topic, law_coverage, vessel_checklist
 from inspection.registry.vessels import (
     create_owner,
@@ -30,7 +29,7 @@ from inspection.registry.vessels import (
     update_vessel,
     vessel_label,
 )
-from inspection.web.forms import domain_errors, load_form
+from inspection.web.forms import domain_errors, list_args, load_form, sorted_by
 
 bp = Blueprint("registry", __name__)
 CHOICES = {"flag": FLAGS, "propulsion": PROPULSIONS, "service": SERVICES, "hull_material": HULLS, "cooking": COOKING,
@@ -41,11 +40,11 @@ CHOICES = {"flag": FLAGS, "propulsion": PROPULSIONS, "service": SERVICES, "hull_
 @require_page("admin", "inspector", "owner", "police")
 def vessel_list():
     """Vessels with search and filters, paginated."""
-    try:
-        args = VesselQuery().load({k: v for k, v in request.args.items() if v != "" and k != "lang"})
-    except ValidationError:
-        args = VesselQuery().load({})
-    query = filter_vessels(vessel_scope(db.select(Vessel), current_user), args).order_by(Vessel.registration_key)
+    args = list_args(VesselListQuery())
+    columns = {"registration": Vessel.registration_key, "name": Vessel.name, "propulsion": Vessel.propulsion,
+               "service": Vessel.service, "gross_tonnage": Vessel.gross_tonnage}
+    query = sorted_by(filter_vessels(vessel_scope(db.select(Vessel), current_user), args), args["sort"], columns,
+                      Vessel.id)
     page = db.paginate(query, page=args["page"], per_page=args["per_page"], error_out=False)
     return render_template("vessels/list.html", page=page, args=args, choices=CHOICES)
 

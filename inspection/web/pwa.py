@@ -30,6 +30,7 @@ VERSIONED = (
     "static/icons",
     "templates/base.html",
     "templates/verify",
+    "templates/offline.html",
     "checklists/restrictions.toml",
     "templates/tablet",
     "inspection/i18n/translations/en",
@@ -94,6 +95,23 @@ def verificar():
     # Revalidate every time: the service worker keeps the offline copy, not the HTTP cache.
     response.headers["Cache-Control"] = "no-cache"
     response.vary.update(("Cookie", "Accept-Language"))
+    return response
+
+
+@bp.route("/sin-conexion")
+def offline():
+    """What the service worker shows for a page that needs the network when there is none: what still works
+    offline (the tablet's inspections, the police verifier), in the page's language (`?lang=`); public, no records."""
+    response = current_app.make_response(render_template("offline.html"))
+    response.headers["Cache-Control"] = "no-cache"
+    return response
+
+
+@bp.after_app_request
+def say_language(response):
+    """Every page names its language, so the service worker answers offline in the one the user reads."""
+    if response.mimetype == "text/html" and "Content-Language" not in response.headers:
+        response.headers["Content-Language"] = current_language()
     return response
 
 

@@ -3,7 +3,7 @@ import io
 import re
 import threading
 from dataclasses import replace
-from datetime import date, timedelta
+from datetime import date, datetime, timedelta, timezone
 
 import pypdfium2
 import pytest
@@ -104,6 +104,74 @@ def test_a_term_past_the_laws_or_before_the_issue_is_refused(kind, chosen, pract
 ])
 def test_status_precedence(facts, today, status):
     assert derive_status(StatusFacts(valid_until=date(2027, 5, 30), **facts), today) == status
+
+
+# The certificate list filters and sorts by status in SQL: each case a certificate whose facts live in its own row,
+# its vessel's detentions and deficiencies, with the status derive_status gives it on TODAY.
+NOW = datetime(2026, 11, 20, 12, 0, tzinfo=timezone.utc)
+STATUS_CASES = [
+    ("plain", {}, {}, "valid"),
+    ("last day", {"valid_until": TODAY}, {}, "valid"),
+    ("past its date", {"valid_until": TODAY - timedelta(days=1)}, {}, "expired"),
+    ("suspended", {"suspended_at": NOW}, {}, "suspended"),
+    ("vessel detained", {}, {"detention": None}, "suspended"),
+    ("detention lifted", {}, {"detention": NOW}, "valid"),
+    ("detainable open", {}, {"deficiency": ("open", True)}, "suspended"),
+    ("detainable reported fixed", {}, {"deficiency": ("reported_fixed", True)}, "suspended"),
+    ("detainable closed", {}, {"deficiency": ("closed", True)}, "valid"),
+    ("observation open", {}, {"deficiency": ("open", False)}, "valid"),
+    ("expired while suspended", {"valid_until": TODAY - timedelta(days=1), "suspended_at": NOW}, {}, "expired"),
+    ("expired and detained", {"valid_until": TODAY - timedelta(days=1)}, {"detention": None}, "expired"),
+    ("revoked", {"revoked_at": NOW}, {}, "revoked"),
+    ("revoked, expired", {"revoked_at": NOW, "valid_until": TODAY - timedelta(days=9)}, {}, "revoked"),
+    ("superseded while detained", {"superseded": True}, {"detention": None}, "superseded"),
+    ("revoked and superseded", {"revoked_at": NOW, "superseded": True}, {}, "revoked"),
+]
+
+
+@pytest.mark.db
+def test_the_status_filter_and_order_in_sql_agree_with_derive_status(app, records, make_vessel, make_user):
+    from inspection.certificates.operations import (
+        STATUSES,
+        facts_of,
+        status_facts_query,
+        status_is,
+        status_rank,
+    )
+    from inspection.core.extensions import db
+    from inspection.core.models import Deficiency, Detention
+
+    inspector, number_of = make_user("inspector"), {}
+    for name, columns, vessel_facts, _ in STATUS_CASES:
+        vessel, columns = make_vessel(), dict(columns)
+        superseded = columns.pop("superseded", False)
+        row = records["certificate"](vessel, inspector, "seguridad", TODAY - timedelta(days=30),
+                                     columns.pop("valid_until", TODAY + timedelta(days=150)), **columns)
+        if superseded:
+            row.superseded_by_id = records["certificate"](vessel, inspector, "seguridad", TODAY,
+                                                          TODAY + timedelta(days=180), revoked_at=NOW).id
+        if "detention" in vessel_facts:
+            db.session.add(Detention(vessel_id=vessel.id, reason="Casco", decided_by_id=inspector.id,
+                                     lifted_at=vessel_facts["detention"]))
+        if "deficiency" in vessel_facts:
+            status, detainable = vessel_facts["deficiency"]
+            db.session.add(Deficiency(inspection_id=row.inspection_id, vessel_id=vessel.id, item_id="seg.x",
+                                      source="Ley 928/1927", article="143", description="Bombas",
+                                      action="detained" if detainable else "next_port", detainable=detainable,
+                                      status=status))
+        number_of[name] = row.number
+    db.session.flush()
+
+    expected = {number_of[name]: status for name, _, _, status in STATUS_CASES}
+    derived = {row.number: derive_status(facts_of(row), TODAY) for row in db.session.execute(
+        status_facts_query().where(Certificate.number.in_(expected)))}
+    assert derived == expected
+    for status in STATUSES:
+        found = set(db.session.scalars(db.select(Certificate.number).where(status_is(status, TODAY))))
+        assert found & set(expected) == {n for n, s in expected.items() if s == status}, status
+    ranked = db.session.execute(db.select(Certificate.number, status_rank(TODAY).label("rank"))
+                                .where(Certificate.number.in_(expected))).all()
+    assert {number: STATUSES[rank] for number, rank in ranked} == expected
 
 
 RECORDED = CertificateClaims(issuer="PGP-ASU", number=format_number("seguridad", 2026, 123), kind="seguridad",

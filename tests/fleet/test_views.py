@@ -342,3 +342,30 @@ def test_the_applications_list_shows_only_the_owners(owner, make_vessel, login_a
     assert "PY-MIO-1" in page and "PY-AJENO-1" not in page and "30 nov. 2026" in page and "Sí" in page
     everyone = text(login_as(staff["admin"]).get("/solicitudes?lang=en"))
     assert "PY-MIO-1" in everyone and "PY-AJENO-1" in everyone and "Pending" in everyone
+
+
+def test_the_applications_list_filters_by_status_and_kind_and_sorts(owner, make_vessel, login_as, staff):
+    alfa, zeta = make_vessel(registration="PY-AA-1"), make_vessel(registration="PY-ZZ-1")
+    first = apply_for_inspection(staff["admin"], zeta, "seguridad", "Asunción", date(2026, 12, 20), date(2026, 11, 20))
+    second = apply_for_inspection(staff["admin"], alfa, "navegabilidad", "Asunción", date(2026, 12, 5),
+                                  date(2026, 11, 25))
+    first.status = "cancelled"
+    db.session.commit()
+    admin = login_as(staff["admin"])
+
+    def listed(query):
+        return [int(n) for n in re.findall(r'id="solicitud-(\d+)"', admin.get(f"/solicitudes?{query}").get_data(True))]
+
+    assert listed("") == [second.id, first.id]  # newest first
+    assert listed("sort=applied_on") == [first.id, second.id]
+    assert listed("sort=vessel") == [second.id, first.id]
+    assert listed("sort=preferred_on") == [second.id, first.id]
+    assert listed("status=cancelled") == [first.id]
+    assert listed("status=pending&kind=navegabilidad") == [second.id]
+    assert listed("status=pending&kind=seguridad") == []
+    assert listed("sort=nope&status=bogus") == [second.id, first.id]  # malformed: dropped
+    assert "Cancelled" in text(admin.get("/solicitudes?status=cancelled&lang=en"))
+    assert listed("status=pending&per_page=1") == [second.id]
+    assert 'href="?status=pending&amp;per_page=1&amp;page=2"' not in admin.get("/solicitudes?status=pending&per_page=1").get_data(True)
+    paged = admin.get("/solicitudes?sort=applied_on&per_page=1").get_data(True)
+    assert 'href="?sort=applied_on&amp;per_page=1&amp;page=2"' in paged

@@ -398,6 +398,29 @@ def test_list_filters_and_pages(crew, db):
     assert response.status_code == 200 and "Debe ser uno de" in text(response)
 
 
+def test_list_sorts_by_any_column_in_the_database_and_keeps_it_in_the_pager_and_csv(crew, db, make_vessel):
+    def listed(query):
+        return [int(n) for n in re.findall(r'<a href="/inspecciones/(\d+)">', crew["admin"].get(f"/inspecciones?{query}")
+                                          .get_data(as_text=True))]
+
+    zeta, alfa = make_vessel(registration="PY-ZZ 1"), make_vessel(registration="PY-AA 1")
+    today = office_today()
+    early = schedule(crew, on=today + timedelta(days=1), vessel=zeta)
+    late = schedule(crew, on=today + timedelta(days=5), vessel=alfa)
+    same_day = schedule(crew, "navegabilidad", on=today + timedelta(days=5), vessel=zeta)
+    assert listed("") == [same_day, late, early]  # newest date first, then the newest number
+    assert listed("sort=scheduled_on") == [early, late, same_day]
+    assert listed("sort=vessel") == [late, early, same_day]  # PY-AA 1 before PY-ZZ 1, ties by number
+    assert listed("sort=-kind") == [late, early, same_day]
+    assert listed("sort=bogus") == listed("") and "Debe ser uno de" not in text(crew["admin"].get("/inspecciones?sort=x"))
+    page = crew["admin"].get("/inspecciones?sort=vessel&kind=seguridad&per_page=1").get_data(as_text=True)
+    assert '<th aria-sort="ascending"><a class="sort" href="?sort=-vessel&amp;kind=seguridad&amp;per_page=1">' in page
+    assert 'href="?sort=vessel&amp;kind=seguridad&amp;per_page=1&amp;page=2"' in page
+    assert 'href="/inspecciones.csv?sort=vessel&amp;kind=seguridad&amp;per_page=1"' in page
+    rows = crew["admin"].get("/inspecciones.csv?sort=vessel&kind=seguridad").get_data(as_text=True).splitlines()[1:]
+    assert [int(row.split(",")[0]) for row in rows] == [late, early]
+
+
 def test_list_query_count_does_not_grow_with_rows(crew, db, app, count_queries, make_vessel):
     def load():
         assert crew["admin"].get("/inspecciones").status_code == 200

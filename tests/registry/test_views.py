@@ -196,3 +196,21 @@ def test_a_craft_of_4998_tons_is_shown_4998_and_exempt(client, make_user, make_v
     assert "Exento" in nav and "Ley 928/1927, art. 210" in nav
     assert "Control de embarcaciones menores" in text(client.get(f"/buques/{craft.id}/listas/menores"))
     assert "4.998 t" in text(client.get(f"/buques/{craft.id}?lang=en"))
+
+
+def test_the_vessel_list_sorts_by_any_column_keeping_the_search(client, make_user, make_vessel):
+    login(client, make_user("admin"))
+    small = make_vessel(registration="PY-Q 2", name="Carpincho", length_m=Decimal("12"))
+    big = make_vessel(registration="PY-Q 1", name="Tatú", length_m=Decimal("60"))
+    make_vessel(registration="PY-R 1", name="Fuera")
+
+    def listed(query):
+        return [int(n) for n in re.findall(r'<a href="/buques/(\d+)">', client.get(f"/buques?{query}").get_data(True))]
+
+    assert listed("q=PY-Q") == [big.id, small.id]  # by registration
+    assert listed("q=PY-Q&sort=name") == [small.id, big.id]
+    assert listed("q=PY-Q&sort=-gross_tonnage") == [big.id, small.id]
+    assert listed("q=PY-Q&sort=gross_tonnage") == [small.id, big.id]
+    assert listed("q=PY-Q&sort=nope") == [big.id, small.id]  # an unknown order: the default
+    markup = client.get("/buques?q=PY-Q&sort=name").get_data(True)
+    assert '<th aria-sort="ascending"><a class="sort" href="?q=PY-Q&amp;sort=-name">' in markup

@@ -64,6 +64,24 @@ def test_everything_the_worker_precaches_is_served(client):
         assert client.get(url).status_code == 200, url
 
 
+@pytest.mark.parametrize("lang, heading, works", [
+    ("es", "Sin conexión", "Sin señal funcionan:"), ("en", "Offline", "Without signal, these work:")])
+def test_the_offline_page_says_what_works_without_signal_in_each_language(client, lang, heading, works):
+    response = client.get(f"/sin-conexion?lang={lang}")
+    assert response.status_code == 200 and response.headers["Content-Language"] == lang
+    html = response.get_data(as_text=True)
+    assert f"<h1>{heading}</h1>" in html and works in html
+    assert 'href="/agenda"' in html and f'href="/verificar?lang={lang}"' in html
+    source = client.get("/sw.js").get_data(as_text=True)
+    assert "const OFFLINE = '/sin-conexion';" in source and "`${OFFLINE}?lang=${lang}`" in source
+
+
+def test_every_page_names_its_language_for_the_worker(client):
+    assert client.get("/login?lang=en").headers["Content-Language"] == "en"
+    assert client.get("/login").headers["Content-Language"] == "en"  # the session keeps it
+    assert "Content-Language" not in client.get("/sw.js").headers
+
+
 def test_build_id_changes_with_any_precached_file(tmp_path):
     for name in ("static/sw.js", "static/manifest.webmanifest", "static/js/verificar.js",
                  "templates/verify/verificar.html"):
