@@ -206,7 +206,7 @@ function itemCard(item) {
 
 function closingCard() {
   const p = state.pkg.package;
-  const c = state.work.closing || {};
+  const c = state.work.closing || state.work.undone_closing || {};  // an undone closing keeps what was typed
   const disabled = closed() || !started();
   return el('section', { class: 'card submit', id: 'cerrar' },
     el('h2', { text: gettext('Cerrar la inspección') }),
@@ -554,7 +554,7 @@ async function undoClosing() {
     if (!entry) return false;
     await remove(entry.seq);
     const stored = (await get('work', id)) || state.work;
-    await put('work', { ...stored, closing: null, interrupt: null });
+    await put('work', { ...stored, closing: null, interrupt: null, undone_closing: stored.closing });
     return true;
   });
   if (!taken) {
@@ -562,7 +562,7 @@ async function undoClosing() {
     await reread();
     return;
   }
-  state.work = { ...state.work, closing: null, interrupt: null };
+  state.work = { ...state.work, closing: null, interrupt: null, undone_closing: state.work.closing };
   render();
   say(kind === 'submit' ? gettext('Cierre deshecho: la inspección sigue abierta en la tableta.')
     : gettext('Interrupción deshecha: la inspección sigue abierta en la tableta.'), 'ok');
