@@ -172,6 +172,7 @@ def build_checklist(checklist: Checklist, particulars: Mapping, settings: Mappin
             "text": item.text,
             **bounds,
             "unit": getattr(item, f"unit_{lang}"),
+            "whole": item.whole,  # whether the count is of whole units (2.5 lifebuoys is refused); None: no count
             "evidence_required": item.evidence_required,
             "detainable": detainable,
             "certificate": item.certificate,

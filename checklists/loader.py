@@ -28,7 +28,7 @@ ARTICLE_OR_CLAUSE = re.compile(r"^(\d+)(?:\(([a-zñ]|\d+)\))?$")
 
 ITEM_REQUIRED = ("id", "topic", "title_es", "title_en", "source", "article", "text",
                  "evidence_required", "detainable", "certificate")
-ITEM_OPTIONAL = ("applies", "required", "maximum", "unit", "clauses", "restriction")
+ITEM_OPTIONAL = ("applies", "required", "maximum", "unit", "whole", "clauses", "restriction")
 BOUNDS = ("required", "maximum")  # the observed count must be >= required or <= maximum
 EXEMPTION_FIELDS = ("id", "when", "source", "article", "clauses", "text", "reason_es", "reason_en")
 HEADER_REQUIRED = ("kind", "version", "title_es", "title_en", "covers", "items")
@@ -135,6 +135,7 @@ class Item:
     detainable: bool
     certificate: str
     restriction: str | None = None  # a Restriction's name: its failure restricts instead of detaining
+    whole: bool | None = None  # a quantity item's count is of whole units (True) or a measure (False); None: no bound
 
 
 @dataclass(frozen=True)
@@ -563,6 +564,11 @@ def _load_item(entry, kind, context, allowed, file, seen) -> Item:
         unit_es, unit_en = _text(unit, "es", file, item_id), _text(unit, "en", file, item_id)
     elif "unit" in entry:
         raise ChecklistError("'unit' without 'required' or 'maximum'", file, item_id)
+    whole = entry.get("whole", True) if given else None  # lifebuoys are counted; kg of flammables are weighed
+    if not given and "whole" in entry:
+        raise ChecklistError("'whole' without 'required' or 'maximum'", file, item_id)
+    if given and not isinstance(whole, bool):
+        raise ChecklistError("'whole' must be true or false", file, item_id)
     for flag in ("evidence_required", "detainable"):
         if not isinstance(entry[flag], bool):
             raise ChecklistError(f"{flag!r} must be true or false", file, item_id)
@@ -573,7 +579,7 @@ def _load_item(entry, kind, context, allowed, file, seen) -> Item:
     return Item(item_id, entry["topic"], _text(entry, "title_es", file, item_id),
                 _text(entry, "title_en", file, item_id), source, article, clauses, text, applies,
                 bounds["required"], bounds["maximum"], unit_es, unit_en, entry["evidence_required"], entry["detainable"],
-                entry["certificate"], restriction)
+                entry["certificate"], restriction, whole)
 
 
 def _check_restriction(entry, context, source, article, file, item_id) -> str | None:

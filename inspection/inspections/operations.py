@@ -24,7 +24,7 @@ from inspection.core.unique import add_unique
 from inspection.cycle.applications import reopen_applications
 from inspection.i18n.messages import Localized, Msg
 from inspection.inspections.evidence import evidence_status
-from inspection.inspections.outcomes import compute_outcome, item_bound, unanswered_items
+from inspection.inspections.outcomes import WHOLE, compute_outcome, item_bound, unanswered_items
 from inspection.inspections.pins import checklist_pin
 from inspection.law.legal_terms import reinspection_days
 from inspection.media.signatures import ROLES, SignatureRejected, normalize_signature
@@ -229,6 +229,8 @@ def check_answer(item: dict, data: dict) -> None:
             raise Invalid(errors={"observed": [Msg(bound.missing, **{bound.name: value})]})
         if not bound.within(observed, value):
             raise Invalid(errors={"observed": [Msg(bound.outside, observed=f"{observed:g}", **{bound.name: value})]})
+    if found and observed is not None and item.get("whole") and observed != int(observed):
+        raise Invalid(errors={"observed": [Msg(WHOLE)]})
     if data.get("action") and result != "fail":
         raise Invalid(errors={"action": [Msg("Solo un ítem que falla lleva una acción.")]})
 

@@ -68,6 +68,10 @@ BOUNDS = (
 )
 
 
+# An item whose count is of whole units (checklists: `whole`, true unless the bound is a measure such as kg).
+WHOLE = N_("La cantidad observada debe ser un número entero: se cuentan unidades.")
+
+
 def item_bound(item: dict) -> tuple[Bound, int] | None:
     """The limit an item sets on the observed count and its value; None for a yes/no item."""
     for bound in BOUNDS:

@@ -13,7 +13,7 @@ from tests.fixtures.checklists import vessel_particulars
 PROPULSIONS = ("steam", "motor", "sail", "rowing", "towed")
 SERVICES = ("passenger", "cargo", "mixed", "tug", "livestock", "tanker", "raft", "work")
 ITEM_KEYS = {"id", "title", "topic", "topic_title", "source", "article", "clauses", "text", "required", "maximum",
-             "unit", "evidence_required", "detainable", "certificate", "foreign", "practice", "standing", "consequence",
+             "unit", "whole", "evidence_required", "detainable", "certificate", "foreign", "practice", "standing", "consequence",
              "restriction", "restriction_label"}
 
 
@@ -198,6 +198,8 @@ def test_every_propulsion_and_service_builds(propulsion, service):
             assert item["maximum"] is None or (type(item["maximum"]) is int and item["maximum"] >= 1)
             assert item["required"] is None or item["maximum"] is None  # one bound per item
             assert (item["unit"] is None) is (item["required"] is None and item["maximum"] is None)
+            assert (item["whole"] is None) is (item["unit"] is None)  # a count says whether it is of whole units
+            assert item["whole"] is not False or item["unit"].startswith("kg")  # only a weight takes decimals
 
 
 @pytest.mark.parametrize("tonnage, exempt", [(4.9, True), (4.998, True), (5.0, False), (120.0, False)])

@@ -1,8 +1,8 @@
 // Runs the tablet's pure modules under node for tests/test_tablet_js.py.
 // Usage: node tests/js/tablet_cli.mjs cases.json
-//   -> {answers, bounds, closing, backoff, retry_after, retry_delay, fitted} as JSON on stdout.
+//   -> {answers, bounds, closing, summaries, backoff, retry_after, retry_delay, fitted} as JSON on stdout.
 import { readFile } from 'node:fs/promises';
-import { answerProblems, closingProblems, itemBound } from '../../static/js/tablet/rules.js';
+import { answerProblems, closingProblems, closingSummary, itemBound } from '../../static/js/tablet/rules.js';
 import { backoffDelay, retryAfterMs, retryDelay } from '../../static/js/tablet/backoff.js';
 import { fitted } from '../../static/js/tablet/photos.js';
 
@@ -19,6 +19,8 @@ process.stdout.write(JSON.stringify({
     return bound && { name: bound.name, label: bound.label, value: bound.value };
   }),
   closing,
+  summaries: (cases.summaries || []).map(({ items, answers, photos }) => closingSummary(
+    items, new Map(Object.entries(answers)), new Map(Object.entries(photos || {})))),
   backoff: cases.backoff.map(({ n, random }) => backoffDelay(n, () => random)),
   retry_after: (cases.retry_after || []).map(({ value, now }) => retryAfterMs(value, now)),
   retry_delay: (cases.retry_delay || []).map(({ n, server, random }) => retryDelay(n, server, () => random)),

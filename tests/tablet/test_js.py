@@ -149,3 +149,65 @@ def test_photos_are_fitted_to_the_long_side_and_the_pixel_budget(tmp_path):
     assert fitted[1] == {"width": 1920, "height": 2560}
     assert fitted[2] == {"width": 1200, "height": 900}   # never enlarged
     assert fitted[3]["width"] * fitted[3]["height"] <= 1_000_000 and fitted[3]["width"] == 1154
+
+
+# Items as the package carries them (detainable as pinned) and closings: the outcome the tablet announces on its
+# closing screen must be the one the server computes (inspection.inspections.outcomes.compute_outcome).
+def _item(item_id, detainable):
+    return {"id": item_id, "title": item_id, "source": "Ley 928/1927", "article": "1", "detainable": detainable,
+            "required": None}
+
+
+OUTCOME_ITEMS = [_item("hull", True), _item("lights", True), _item("galley", False), _item("flags", False)]
+PASS = {"result": "pass", "note": ""}
+CLOSINGS = [
+    {"hull": PASS, "lights": PASS, "galley": PASS, "flags": PASS},
+    {"hull": PASS, "lights": PASS, "galley": {"result": "fail", "note": "roto"}, "flags": PASS},
+    {"hull": {"result": "fail", "note": ""}, "lights": PASS, "galley": PASS, "flags": PASS},
+    {"hull": {"result": "fail", "note": "", "action": "rectified"}, "lights": PASS, "galley": PASS, "flags": PASS},
+    {"hull": {"result": "fail", "note": "", "action": "rectified"}, "lights": PASS,
+     "galley": {"result": "fail", "note": "", "action": "next_port"}, "flags": PASS},
+    {"hull": PASS, "lights": {"result": "fail", "note": "", "action": "within_14_days"}, "galley": PASS, "flags": PASS},
+    {"hull": PASS, "lights": PASS, "galley": {"result": "fail", "note": "", "action": "rectified"},
+     "flags": {"result": "not_applicable", "note": "No lleva"}},
+    {"hull": PASS, "lights": PASS, "galley": PASS},
+    {"hull": PASS, "lights": PASS, "galley": {"result": "fail", "note": ""}, "flags": {"result": "fail", "note": ""}},
+]
+
+
+def test_the_closing_screen_announces_the_outcome_the_server_computes(tmp_path):
+    from datetime import date
+
+    from inspection.inspections.outcomes import compute_outcome
+
+    report = run_node({"answers": [], "closing": [], "backoff": [], "fitted": [], "summaries": [
+        {"items": OUTCOME_ITEMS, "answers": answers, "photos": {"hull": [{"sha256": "x"}]}} for answers in CLOSINGS]},
+        tmp_path)
+    server = [compute_outcome(OUTCOME_ITEMS, answers, date(2026, 3, 2)).outcome for answers in CLOSINGS]
+    assert [summary["outcome"] for summary in report["summaries"]] == server
+    assert set(server) == {"passed", "passed_with_observations", "failed"}  # the table holds every outcome
+    assert report["summaries"][4] == {"answered": 4, "pass": 2, "fail": 2, "not_applicable": 0, "detentions": 0,
+                                      "observations": 1, "rectified": 1, "unanswered": 0, "photos": 1, "total": 4,
+                                      "outcome": "passed_with_observations"}
+    assert report["summaries"][7]["unanswered"] == 1
+
+
+LIFEBUOYS = {"id": "lifebuoys", "required": 6, "whole": True}
+FLAMMABLES_KG = {"id": "flammables", "required": None, "maximum": 360, "whole": False}
+PINNED_BEFORE = {"id": "buckets", "required": 4}  # pinned before items said whether a count is whole
+WHOLE_ANSWERS = [
+    (LIFEBUOYS, {"result": "pass", "observed": 6, "note": ""}),
+    (LIFEBUOYS, {"result": "pass", "observed": 6.5, "note": ""}),
+    (LIFEBUOYS, {"result": "fail", "observed": 2.5, "note": ""}),
+    (FLAMMABLES_KG, {"result": "pass", "observed": 359.5, "note": ""}),
+    (PINNED_BEFORE, {"result": "pass", "observed": 4.5, "note": ""}),
+]
+
+
+def test_a_whole_count_refuses_decimals_on_the_tablet_as_on_the_server(tmp_path):
+    report = run_node({"answers": [{"item": i, "answer": a} for i, a in WHOLE_ANSWERS], "closing": [], "backoff": [],
+                       "fitted": []}, tmp_path)
+    server = [server_problems(item, answer) for item, answer in WHOLE_ANSWERS]
+    assert [not problems for problems in report["answers"]] == [not problems for problems in server]
+    assert server[1] == server[2] == ["La cantidad observada debe ser un número entero: se cuentan unidades."]
+    assert report["answers"][2] == server[2] and not server[3] and not server[4]

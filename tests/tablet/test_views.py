@@ -9,7 +9,7 @@ import pytest
 
 from tests.browser_kit import BROWSER_MARKS, axe_script, axe_violations, chromium, small_targets, sync_api
 from tests.tablet_rig import tablet_rig
-from tests.tablet_steps import SHOTS, open_profile, seed, sign_in_and_take_aboard
+from tests.tablet_steps import PASSWORD, SHOTS, open_profile, seed, sign_in_and_take_aboard
 
 pytestmark = BROWSER_MARKS
 axe_script()  # skips the module without axe-playwright-python
@@ -157,3 +157,112 @@ def test_the_workers_install_never_signs_anyone_out(tmp_path):
             response = page.goto(f"{origin}/certificados")
             context.close()
         assert response.url == f"{origin}/certificados" and response.status == 200  # still signed in
+
+
+# --- issue 21: the closing screen, controls served disabled, photo and quantity checks in the user's language ---
+
+ISSUE_TABLET = {"width": 820, "height": 1180}
+ISSUE_PHONE = {"width": 390, "height": 844}
+
+
+def outbox_types(page, inspection_id: int) -> list[str]:
+    return page.evaluate("""async (id) => {
+        const db = await new Promise((ok, fail) => { const r = indexedDB.open('baliza-tablet'); r.onsuccess = () => ok(r.result); r.onerror = fail; });
+        const rows = await new Promise((ok) => { const r = db.transaction('outbox').objectStore('outbox').getAll(); r.onsuccess = () => ok(r.result); });
+        db.close();
+        return rows.filter((e) => e.inspection_id === id).map((e) => e.type);
+    }""", inspection_id)
+
+
+def looks_disabled(page, selector: str) -> bool:
+    return page.eval_on_selector(selector, """(b) => b.disabled && Number(getComputedStyle(b).opacity) < 0.6
+        && getComputedStyle(b).cursor === 'not-allowed'""")
+
+
+def test_the_served_controls_are_disabled_until_the_script_wires_them(rig):
+    seeded = seed(rig, "servida")
+    with chromium() as browser:
+        page = browser.new_context(viewport=ISSUE_TABLET, locale="es-PY").new_page()
+        sign_in_and_take_aboard(rig, page, seeded)
+        served = page.request.get(f"{rig.origin}/tablet/inspeccion").text()  # what the worker keeps for offline
+        page.goto(f"{rig.origin}/inspecciones/{seeded['inspection_id']}")
+        page.wait_for_selector("#inspection[data-ready] #start-button")
+        assert page.eval_on_selector(".sync-now", "(b) => !b.disabled && !b.hasAttribute('aria-disabled')")
+    assert '<button type="button" class="sync-now" disabled aria-disabled="true">' in served
+
+
+def test_closing_shows_what_will_be_sent_asks_and_can_be_undone_until_sent(rig):
+    """Offline at 820 px: the closing screen counts the answers and names the outcome the server then gives;
+    "back" leaves nothing queued; after confirming, the closing and signature controls are disabled and look it;
+    "undo" takes the closing out of the outbox; closed again, it syncs and the undo is gone. Spanish, then English."""
+    from inspection.core.clock import office_now
+    from inspection.core.extensions import db
+    from inspection.core.models import Inspection
+    from tests.conftest import pass_every_item
+    from tests.tablet_steps import draw_signature, go_offline, server_state
+
+    seeded = seed(rig, "resumen")
+    inspection_id = seeded["inspection_id"]
+    with rig.app.app_context():  # every item passed (with its photos) before the tablet takes it aboard
+        inspection = db.session.get(Inspection, inspection_id)
+        pass_every_item(inspection, inspection.inspector, office_now())
+        db.session.commit()
+        db.session.remove()
+    observation = next(i for i in seeded["items"] if not i["detainable"] and not i["evidence_required"]
+                       and i["required"] is None and i.get("maximum") is None)
+    total = len(seeded["items"])
+    with chromium() as browser:
+        context = browser.new_context(viewport=ISSUE_TABLET, locale="es-PY")
+        page = context.new_page()
+        sign_in_and_take_aboard(rig, page, seeded)
+        page.goto(f"{rig.origin}/inspecciones/{inspection_id}")
+        page.wait_for_selector("#inspection[data-ready] #close-button")
+        go_offline(rig, context)
+        page.locator(f"article[data-item='{observation['id']}'] input[value=fail]").check()
+        draw_signature(page, "#sig-inspector", 0)
+        draw_signature(page, "#sig-master", 1)
+        page.fill("#master-name", "Cap. Ramón Benítez")
+        page.click("#close-button")
+        summary = page.locator("#closing-summary")
+        summary.wait_for()
+        text = summary.inner_text()
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        page.locator("#cerrar").screenshot(path=str(SHOTS / "baliza_tablet_closing_summary_es.png"))
+        assert "Revise lo que se enviará" in text and "Aprobada con observaciones" in text
+        assert f"{total} de {total}" in text and "Firma del capitán o patrón\nfirmada" in text
+        assert "Observaciones\n1" in text and "Causan detención\n0" in text
+        assert "submit" not in outbox_types(page, inspection_id)  # nothing is closed before the confirmation
+        page.click("#back-from-close")
+        assert summary.is_hidden() and page.locator("#close-button").is_enabled()
+        assert "submit" not in outbox_types(page, inspection_id)
+
+        rig.faults.down = False
+        context.set_offline(False)
+        page.goto(f"{rig.origin}/inspecciones/{inspection_id}?lang=en")
+        page.wait_for_selector("#inspection[data-ready] #close-button")
+        go_offline(rig, context)
+        page.fill("#master-name", "Cap. Ramón Benítez")  # the names are kept with the closing, not before
+        page.click("#close-button")
+        summary.wait_for()
+        english = summary.inner_text()
+        assert "Review what will be sent" in english and "Passed with observations" in english
+        assert f"{total} of {total}" in english and "Observations\n1" in english
+        page.click("#confirm-close")
+        page.wait_for_selector("#undo-close")
+        assert "submit" in outbox_types(page, inspection_id)
+        assert looks_disabled(page, "#close-button")
+        assert all(looks_disabled(page, f".signature:nth-child({n}) .clear-signature") for n in (1, 2))
+        page.locator("#cerrar").screenshot(path=str(SHOTS / "baliza_tablet_closed_offline_en.png"))
+        page.click("#undo-close")
+        page.wait_for_selector("#close-button:enabled")
+        assert "submit" not in outbox_types(page, inspection_id)
+        assert "still open on the tablet" in page.locator("#screen-message").inner_text()
+
+        page.click("#close-button")
+        page.click("#confirm-close")
+        page.wait_for_selector("#undo-close")
+        rig.faults.down = False
+        context.set_offline(False)
+        page.wait_for_selector("text=Inspection closed and sent", timeout=60_000)
+        assert page.locator("#undo-close").count() == 0
+    assert server_state(rig, inspection_id)["outcome"] == "passed_with_observations"

@@ -36,6 +36,12 @@ export async function boot() {
   return user;
 }
 
+/** A control served disabled until its script is wired (the HTML as served says so): now it works. */
+export function enable(control) {
+  control.disabled = false;
+  control.removeAttribute('aria-disabled');
+}
+
 function human(bytes) {
   if (bytes < 1024 * 1024) return `${Math.max(1, Math.round(bytes / 1024))} kB`;
   return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
@@ -56,6 +62,7 @@ function badge(user) {
   const button = el.querySelector('button');
   const problems = document.getElementById('sync-problems');
   button.addEventListener('click', () => syncNow({ force: true }));  // the inspector may know the server is back
+  enable(button);  // served disabled: a tap before this line would do nothing
   let counted = null;  // the unsent work is read again when an entry is done, not on every byte of progress
   watch(async (status) => {
     const lang = pageLanguage();

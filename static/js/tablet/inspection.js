@@ -4,13 +4,13 @@
 import { boot } from './app.js';
 import { asBlob, byInspection, get, newId, put, storableBytes, StorageFull } from './store.js';
 import { takeAboard } from './aboard.js';
-import { discardPhoto, enqueue, enqueueAnswer, pendingFor } from './outbox.js';
+import { discardPhoto, enqueue, enqueueAnswer, pendingFor, remove } from './outbox.js';
 import { preparePhoto } from './photos.js';
 import { signaturePad } from './signature.js';
-import { closingProblems, itemBound } from './rules.js';
+import { closingProblems, closingSummary, itemBound } from './rules.js';
 import { answerChanged, closingMissing, isClosed, isStarted, itemStatus, newAnswer, openItems, photoLabel, progress, topicGroups,
          withRemotePhotos } from './screen.js';
-import { watch } from './sync.js';
+import { watch, whileNotSending } from './sync.js';
 import { gettext } from '../i18n.js';
 import { formatDay, formatMoment, pageLanguage } from '../formats.js';
 
@@ -173,7 +173,8 @@ function itemCard(item) {
   const fields = el('div', { class: 'answer-fields' });
   if (bound) {
     fields.append(el('label', { class: 'observed' }, `${gettext('Cantidad observada')} (${item.unit || ''})`,
-      el('input', { type: 'number', name: 'observed', min: 0, step: 1, inputmode: 'numeric', disabled,
+      el('input', { type: 'number', name: 'observed', min: 0, step: item.whole === false ? 'any' : 1,
+                    inputmode: item.whole === false ? 'decimal' : 'numeric', disabled,
                     value: answer.observed ?? '', oninput: () => changedSoon(item) })));
   }
   fields.append(el('label', { class: 'note' }, gettext('Nota'),
@@ -205,7 +206,7 @@ function itemCard(item) {
 
 function closingCard() {
   const p = state.pkg.package;
-  const c = state.work.closing || {};
+  const c = state.work.closing || state.work.undone_closing || {};  // an undone closing keeps what was typed
   const disabled = closed() || !started();
   return el('section', { class: 'card submit', id: 'cerrar' },
     el('h2', { text: gettext('Cerrar la inspección') }),
@@ -230,7 +231,9 @@ function closingCard() {
     el('div', { class: 'signatures' },
       signatureBlock('inspector', gettext('Firma del inspector'), disabled),
       signatureBlock('master', gettext('Firma del capitán o patrón'), disabled)),
-    el('button', { type: 'button', class: 'primary huge', id: 'close-button', disabled, onclick: closeInspection,
+    el('section', { id: 'closing-summary', class: 'closing-summary', tabindex: '-1', hidden: true,
+                    'aria-labelledby': 'closing-summary-title' }),
+    el('button', { type: 'button', class: 'primary huge', id: 'close-button', disabled, onclick: reviewClosing,
                    text: gettext('Cerrar inspección') }));
 }
 
@@ -238,7 +241,8 @@ function signatureBlock(role, label, disabled) {
   return el('div', { class: 'signature' },
     el('p', { class: 'signature-label', id: `sig-${role}-label`, text: label }),
     el('canvas', { id: `sig-${role}`, class: `signature-pad${disabled ? ' disabled' : ''}`, 'aria-labelledby': `sig-${role}-label` }),
-    el('button', { type: 'button', disabled, onclick: () => state.pads[role].clear(), text: gettext('Borrar firma') }));
+    el('button', { type: 'button', class: 'clear-signature', disabled, 'aria-disabled': disabled ? 'true' : null,
+                   onclick: () => state.pads[role].clear(), text: gettext('Borrar firma') }));
 }
 
 function interruptCard() {
@@ -331,8 +335,14 @@ function refreshClosing() {
     } else {
       box.append(el('p', { class: 'warn big', text: w.interrupt ? gettext('Interrumpida en la tableta el {when}; se enviará al volver la señal.', { when })
         : gettext('Cerrada en la tableta el {when}; se enviará al volver la señal.', { when }) }));
+      if (state.pkg) {
+        box.append(el('p', { class: 'undo' }, el('button', { type: 'button', id: 'undo-close', onclick: undoClosing,
+          text: w.interrupt ? gettext('Deshacer la interrupción') : gettext('Deshacer el cierre') }),
+        ' ', el('span', { class: 'muted small', text: gettext('Posible mientras no se haya enviado.') })));
+      }
     }
-    if (banner) banner.replaceChildren(el('section', { class: 'card closed-banner' }, ...[...box.childNodes].map((n) => n.cloneNode(true))));
+    const words = [...box.childNodes].filter((n) => !n.querySelector || !n.querySelector('button'));
+    if (banner) banner.replaceChildren(el('section', { class: 'card closed-banner' }, ...words.map((n) => n.cloneNode(true))));
   } else if (started()) {
     const problems = closingProblems(items(), state.answers, state.photos);
     box.append(el('p', { class: problems.ok ? 'ok' : 'muted', text: problems.ok ? gettext('Todo respondido: firme y cierre.')
@@ -391,8 +401,16 @@ async function addPhotos(item, input) {
   input.value = '';
   const limits = state.pkg.package.photo_limits || (await get('meta', 'limits'));
   for (const file of files) {
+    const refused = fileProblem(file, limits);
+    if (refused) { say(refused); continue; }
+    let prepared;
     try {
-      const prepared = await preparePhoto(file, limits);
+      prepared = await preparePhoto(file, limits);
+    } catch (error) {  // the decoder's own words are English: say it in the inspector's language
+      say(gettext('No se pudo leer la foto «{name}»: el archivo está dañado o no es una imagen que la tableta pueda abrir.', { name: file.name }));
+      continue;
+    }
+    try {
       if (photosOf(item.id).some((p) => p.sha256 === prepared.sha256)) { say(gettext('Esa foto ya está en el ítem.'), 'warn'); continue; }
       const record = { client_id: newId(), inspection_id: id, item_id: item.id, sha256: prepared.sha256,
                        size: prepared.size, mime: prepared.mime, width: prepared.width, height: prepared.height,
@@ -403,11 +421,23 @@ async function addPhotos(item, input) {
       await enqueue({ type: 'photo', user_id: state.user.userId, inspection_id: id, client_id: record.client_id, item_id: item.id });
       say('');
     } catch (error) {
-      if (!(error instanceof StorageFull)) say(gettext('No se pudo leer la foto: {error}', { error: error.message }));
+      if (!(error instanceof StorageFull)) say(gettext('No se pudo guardar en la tableta: {error}', { error: error.message }));
     }
   }
   if (state.answers.get(item.id)) await changed(item);
   else refresh();
+}
+
+const MB = 1024 * 1024;
+
+/** Why the tablet will not read `file`, before any work on it: not an image, or over the size it reads; else null. */
+function fileProblem(file, limits) {
+  if (file.type && !file.type.startsWith('image/')) {
+    return gettext('«{name}» no es una foto: elija una imagen JPEG, PNG o WebP.', { name: file.name });
+  }
+  const most = limits && limits.max_decode_bytes;
+  if (most && file.size > most) return gettext('La foto supera el límite de {mb} MB.', { mb: Math.floor(most / MB) });
+  return null;
 }
 
 async function removePhoto(item, photo) {
@@ -436,7 +466,8 @@ function nextUnanswered() {
   if (radio) radio.focus({ preventScroll: true });
 }
 
-async function closeInspection() {
+/** Whether the inspection can be closed as it stands; if not, what is missing is shown and focused. */
+function closable() {
   const problems = closingProblems(items(), state.answers, state.photos);
   const signature = document.getElementById('signature-name').value.trim();
   const master = document.getElementById('master-name').value.trim();
@@ -455,9 +486,55 @@ async function closeInspection() {
       el('p', { class: 'muted small', text: gettext('Si no puede terminarse, interrúmpala con el motivo.') }));
     box.hidden = false;
     box.focus();
-    return;
+    return null;
   }
   box.hidden = true;
+  return { signature, master };
+}
+
+/** The closing screen: what will be sent and the outcome it will produce, to confirm or to go back from. */
+function reviewClosing() {
+  if (!closable()) return;
+  const sum = closingSummary(items(), state.answers, state.photos);
+  const signed = (role) => (state.work.signatures[role] ? gettext('firmada') : gettext('falta'));
+  const row = (label, value, cls) => el('div', { class: cls || null }, el('dt', { text: label }), el('dd', { text: String(value) }));
+  const panel = document.getElementById('closing-summary');
+  panel.replaceChildren(
+    el('h3', { id: 'closing-summary-title', text: gettext('Revise lo que se enviará') }),
+    el('dl', { class: 'summary-list' },
+      row(gettext('Ítems respondidos'), gettext('{n} de {m}', { n: sum.answered, m: sum.total })),
+      row(gettext('Cumple'), sum.pass),
+      row(gettext('No cumple'), sum.fail),
+      row(gettext('Causan detención'), sum.detentions, sum.detentions ? 'bad' : null),
+      row(gettext('Observaciones'), sum.observations),
+      row(gettext('Subsanados a bordo'), sum.rectified),
+      row(gettext('No corresponde'), sum.not_applicable),
+      row(gettext('Sin responder'), sum.unanswered, sum.unanswered ? 'bad' : null),
+      row(gettext('Fotos'), sum.photos),
+      row(gettext('Firma del inspector'), signed('inspector')),
+      row(gettext('Firma del capitán o patrón'), signed('master'))),
+    el('p', { class: `closing-outcome outcome-${sum.outcome}` }, `${gettext('Resultado que dará el cierre')}: `,
+      el('strong', { id: 'closing-outcome', text: term('outcome', sum.outcome) })),
+    el('p', { class: 'muted small', text: gettext('Al confirmar, la inspección queda cerrada en la tableta y se envía al volver la señal; puede deshacerse mientras no se haya enviado.') }),
+    el('div', { class: 'actions' },
+      el('button', { type: 'button', class: 'primary huge', id: 'confirm-close', onclick: closeInspection, text: gettext('Confirmar y cerrar') }),
+      el('button', { type: 'button', id: 'back-from-close', onclick: backFromClosing, text: gettext('Volver y revisar') })));
+  panel.hidden = false;
+  document.getElementById('close-button').hidden = true;
+  panel.focus();
+}
+
+function backFromClosing() {
+  document.getElementById('closing-summary').hidden = true;
+  const button = document.getElementById('close-button');
+  button.hidden = false;
+  button.focus();
+}
+
+async function closeInspection() {
+  const names = closable();
+  if (!names) { backFromClosing(); return; }
+  const { signature, master } = names;
   const validUntil = document.getElementById('valid-until');
   const count = (id) => { const input = document.getElementById(id); return input ? Math.max(0, parseInt(input.value, 10) || 0) : 0; };
   state.work = { ...state.work, closing: { signature, master_name: master, submitted_at: new Date().toISOString(),
@@ -466,6 +543,29 @@ async function closeInspection() {
   await saving(() => put('work', state.work));
   await enqueue({ type: 'submit', user_id: state.user.userId, inspection_id: id, client_id: newId() });
   render();
+  document.getElementById('cerrar').scrollIntoView();
+}
+
+/** Take the closing (or interruption) back out of the outbox while it has not been sent; say so if it has. */
+async function undoClosing() {
+  const kind = state.work.interrupt ? 'interrupt' : 'submit';
+  const taken = await whileNotSending(async () => {
+    const entry = (await pendingFor(id)).find((e) => e.type === kind);
+    if (!entry) return false;
+    await remove(entry.seq);
+    const stored = (await get('work', id)) || state.work;
+    await put('work', { ...stored, closing: null, interrupt: null, undone_closing: stored.closing });
+    return true;
+  });
+  if (!taken) {
+    say(gettext('Ya se envió al servidor: no puede deshacerse.'), 'warn');
+    await reread();
+    return;
+  }
+  state.work = { ...state.work, closing: null, interrupt: null, undone_closing: state.work.closing };
+  render();
+  say(kind === 'submit' ? gettext('Cierre deshecho: la inspección sigue abierta en la tableta.')
+    : gettext('Interrupción deshecha: la inspección sigue abierta en la tableta.'), 'ok');
   document.getElementById('cerrar').scrollIntoView();
 }
 

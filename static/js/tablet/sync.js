@@ -61,6 +61,15 @@ export function syncNow({ force = false } = {}) {
   return running;
 }
 
+/**
+ * Run `fn` while no engine (in any tab or the worker) is sending: what it takes out of the outbox cannot be half
+ * sent meanwhile. Resolves with `fn`'s result once the engine in progress, if any, has finished.
+ */
+export function whileNotSending(fn) {
+  if (navigator.locks) return navigator.locks.request(LOCK, () => fn());
+  return Promise.resolve(running).then(() => fn());
+}
+
 async function run(force) {
   const { wait } = await engine.run(force);
   if (wait !== null) schedule(wait);
