@@ -105,10 +105,14 @@ def test_every_photographed_certificate_reads_valid_offline(site, browser):  # n
     context.close()
 
 
-@pytest.mark.parametrize("width", [820, 1366])
-def test_the_whole_page_photo_reads_and_a_picture_the_browser_cannot_open_says_so(site, browser, width):  # noqa: F811
-    """Tablet and desktop, English: the whole-page 4000 × 3000 photo reads; a HEIC the browser cannot draw is named."""
+@pytest.mark.parametrize(("width", "webassembly"), [(820, True), (1366, False)])
+def test_the_whole_page_photo_reads_and_a_picture_the_browser_cannot_open_says_so(site, browser, width,  # noqa: F811
+                                                                                    webassembly):
+    """Tablet and desktop, English: the whole-page 4000 × 3000 photo reads (without WebAssembly too, by the
+    jsQR fallback at full resolution); a HEIC the browser cannot draw is named as such."""
     context = browser.new_context(viewport={"width": width, "height": 900}, locale="en-GB")
+    if not webassembly:
+        context.add_init_script("delete globalThis.WebAssembly;")
     page = context.new_page()
     page.goto(f"{site.origin}/verificar?lang=en")
     page.wait_for_function("() => document.getElementById('verificador').dataset.lists === 'fresh'", timeout=20_000)
