@@ -100,6 +100,22 @@ def vessel_values(registration: str, name: str, owner_id: int) -> dict:
     }
 
 
+def seed_office(app, *vessels: tuple[str, str]) -> tuple[int, list[int]]:
+    """An owner, the admin "jefa", the inspector "inspector" and the vessels (registration, name):
+    (inspector id, vessel ids), through the real operations."""
+    from inspection.accounts.users import create_user
+    from inspection.registry.vessels import create_owner, create_vessel
+
+    with app.app_context():
+        owner = create_owner({"name": "Naviera del Sur S.A.", "tax_id": "80012345-6", "email": "sur@example.com",
+                              "phone": None, "address": None})
+        create_user("jefa", PASSWORD, "admin")
+        inspector = create_user("inspector", PASSWORD, "inspector")
+        made = [create_vessel(vessel_values(registration, name, owner.id)) for registration, name in vessels]
+        db.session.commit()
+        return inspector.id, [vessel.id for vessel in made]
+
+
 def issue_certificate(client, admin, inspector, inspector_id: int, vessel_id: int) -> dict:
     """A passed seguridad inspection through the tablet API; returns the issued certificate."""
     with client.application.app_context():

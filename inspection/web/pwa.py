@@ -14,6 +14,7 @@ from flask import Blueprint, Response, current_app, render_template, send_from_d
 
 from checklists import load_catalog
 from inspection.i18n.language import current_language, translate
+from inspection.web.security import policy_for, with_webassembly
 from inspection.web.terms import TERMS, term
 
 bp = Blueprint("pwa", __name__)
@@ -95,6 +96,8 @@ def verificar():
     # Revalidate every time: the service worker keeps the offline copy, not the HTTP cache.
     response.headers["Cache-Control"] = "no-cache"
     response.vary.update(("Cookie", "Accept-Language"))
+    # Its QR photo reader is WebAssembly (static/js/qr-photo.js); every other page keeps the plain policy.
+    response.headers["Content-Security-Policy"] = with_webassembly(policy_for(current_app.config))
     return response
 
 

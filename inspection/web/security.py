@@ -6,6 +6,10 @@ signature canvas's preview) and `blob:` (the tablet's photo previews from Indexe
 bucket are streamed through the app too (media.media_response), never redirected to the bucket, so
 no S3 endpoint needs admitting. JSON data blocks
 (`<script type="application/json">`) are never executed, so `script-src` does not concern them.
+One page, the police verifier (/verificar), adds 'wasm-unsafe-eval' to `script-src`
+(`with_webassembly`): it compiles its QR reader, static/vendor/zxing_reader.wasm fetched from this
+origin, and that keyword admits WebAssembly compilation and nothing else; 'unsafe-eval' (eval,
+new Function, strings given to setTimeout) stays refused there and everywhere.
 
 Behind a load balancer the app sees the balancer's address and plain HTTP; `TRUSTED_PROXIES` (how
 many proxies stand in front) makes Werkzeug's ProxyFix believe that many `X-Forwarded-For` and
@@ -40,6 +44,11 @@ def content_security_policy() -> str:
         "manifest-src 'self'",
         f"report-uri {CSP_REPORT_PATH}",
     ))
+
+
+def with_webassembly(policy: str) -> str:
+    """`policy` letting the page compile WebAssembly ('wasm-unsafe-eval' in script-src), for the one page that needs it."""
+    return policy.replace("script-src ", "script-src 'wasm-unsafe-eval' ", 1)
 
 
 def served_over_https(config) -> bool:

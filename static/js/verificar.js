@@ -15,6 +15,7 @@ import {
 } from './verdicts.js';
 import { officeZone, pageLanguage } from './formats.js';
 import { gettext } from './i18n.js';
+import { photoReader } from './qr-photo.js';
 
 const VERIFY_URL = '/api/v1/verify/';
 const SCAN_INTERVAL_MS = 150;
@@ -302,18 +303,18 @@ async function startCamera() {
   tick();
 }
 
+const readQrPhoto = photoReader({
+  zxingScript: root.dataset.zxing, zxingWasm: root.dataset.zxingWasm, jsqrScript: root.dataset.jsqr,
+});
+
 async function readPhoto(file) {
   showInputError('');
-  let text = null;
+  let found = { text: null };
   try {
-    const read = await qrReader();
-    const bitmap = await createImageBitmap(file);
-    text = await read(bitmap);
-    bitmap.close();
-  } catch {
-    text = null;
-  }
-  if (text && parseInput(text)) verifyText(text);
+    found = await readQrPhoto(file);
+  } catch { /* the message below */ }
+  if (found.text && parseInput(found.text)) verifyText(found.text);
+  else if (found.unreadable) showInputError(gettext('Este navegador no puede abrir esa foto: elija otra o tome una nueva.'));
   else showInputError(gettext('No se encontró un código QR de certificado en la foto.'));
 }
 

@@ -14,9 +14,8 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from inspection.core.clock import system_now
-from inspection.core.extensions import db
 from tests.browser_kit import BROWSER_MARKS, chromium
-from tests.live_site import PASSWORD, bearer, issue_certificate, live_app, vessel_values
+from tests.live_site import bearer, issue_certificate, live_app, seed_office
 
 PHONE = {"width": 390, "height": 844}
 SHOTS = Path("/tmp")
@@ -36,21 +35,9 @@ class Site:
 
 def _issue_certificates(app) -> dict:
     """A valid certificate and a revoked one, on two vessels, through the real operations and API."""
-    from inspection.accounts.users import create_user
-    from inspection.registry.vessels import create_owner, create_vessel
-
-    with app.app_context():
-        owner = create_owner({"name": "Naviera del Sur S.A.", "tax_id": "80012345-6", "email": "sur@example.com",
-                              "phone": None, "address": None})
-        create_user("jefa", PASSWORD, "admin")
-        inspector = create_user("inspector", PASSWORD, "inspector")
-        first = create_vessel(vessel_values("PY-ASU-0101", "Ñandutí Purahéi", owner.id))
-        second = create_vessel(vessel_values("PY-CON-0202", "Yacaré Guazú", owner.id))
-        third = create_vessel(vessel_values("PY-ENC-0303", "Río Tebicuary", owner.id))
-        fourth = create_vessel(vessel_values("PY-PIL-0404", "Pirapó", owner.id))
-        db.session.commit()
-        inspector_id, first_id, second_id, third_id = inspector.id, first.id, second.id, third.id
-        fourth_id = fourth.id
+    inspector_id, (first_id, second_id, third_id, fourth_id) = seed_office(
+        app, ("PY-ASU-0101", "Ñandutí Purahéi"), ("PY-CON-0202", "Yacaré Guazú"), ("PY-ENC-0303", "Río Tebicuary"),
+        ("PY-PIL-0404", "Pirapó"))
 
     client = app.test_client()
 

@@ -82,6 +82,17 @@ def test_every_page_names_its_language_for_the_worker(client):
     assert "Content-Language" not in client.get("/sw.js").headers
 
 
+def test_the_photo_qr_reader_works_offline_from_this_origin(client):
+    """The police page's photo decoder and its WebAssembly are precached, and the .wasm is served as such."""
+    decoder = {"/static/js/qr-photo.js", "/static/vendor/zxing-reader.js", "/static/vendor/zxing_reader.wasm"}
+    assert decoder <= set(precached(client.get("/sw.js").get_data(as_text=True)))
+    wasm = client.get("/static/vendor/zxing_reader.wasm")
+    assert wasm.mimetype == "application/wasm"  # what WebAssembly.instantiateStreaming insists on
+    assert wasm.data[:4] == b"\0asm"
+    page = client.get("/verificar").get_data(as_text=True)
+    assert 'data-zxing-wasm="/static/vendor/zxing_reader.wasm"' in page and "cdn" not in page.lower()
+
+
 def test_build_id_changes_with_any_precached_file(tmp_path):
     for name in ("static/sw.js", "static/manifest.webmanifest", "static/js/verificar.js",
                  "templates/verify/verificar.html"):
