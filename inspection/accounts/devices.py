@@ -29,11 +29,17 @@ def list_devices(user: User, now: datetime, current_id: int | None = None) -> li
              "expires_at": t.expires_at, "current": t.id == current_id} for t in tokens]
 
 
-def revoke_device(user: User, device_id: int, now: datetime) -> ApiToken:
-    """End one of the user's own device sessions; another user's (or an API token) is not found (flushes)."""
+def get_device(user: User, device_id: int) -> ApiToken:
+    """One of the user's own device sessions; another user's (or an API token) is not found."""
     token = db.session.get(ApiToken, device_id)
     if token is None or token.user_id != user.id or token.kind != "device":
         raise NotFound()
+    return token
+
+
+def revoke_device(user: User, device_id: int, now: datetime) -> ApiToken:
+    """End one of the user's own device sessions; another user's (or an API token) is not found (flushes)."""
+    token = get_device(user, device_id)
     if token.revoked_at is None:
         token.revoked_at = now
         record_event(user, "device.revoked", "user", user.id, details={"device_id": token.id}, at=now)

@@ -9,7 +9,7 @@ from inspection.accounts.sessions import revoke_user_sessions
 from inspection.core.exceptions import Conflict, Invalid, NotFound
 from inspection.core.extensions import db
 from inspection.core.models import ROLES, ApiToken, ConflictOfInterest, Owner, User
-from inspection.i18n.messages import Msg
+from inspection.i18n.messages import LANGUAGES, Msg
 
 
 def create_user(username: str, password: str, role: str, owner_id: int | None = None,
@@ -58,6 +58,14 @@ def change_password(user: User, current: str, new: str, now: datetime) -> User:
         raise Invalid(errors={"new": [Msg("La contraseña nueva debe ser distinta de la actual.")]})
     user.password_hash = hash_password(new)
     _end_access(user, now)  # a stolen tablet token or copied cookie dies with the old password
+    return user
+
+
+def set_language(user: User, language: str) -> User:
+    """The language of a user's pages, notices and calendar (one of LANGUAGES)."""
+    if language not in LANGUAGES:
+        raise Invalid(errors={"language": [Msg("Idioma desconocido: {language}.", language=language)]})
+    user.language = language
     return user
 
 

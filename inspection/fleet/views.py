@@ -21,10 +21,13 @@ from inspection.core.models import APPLICATION_STATUSES, Application, Owner, Ves
 from inspection.cycle.applications import application_json, applications_query, file_application, preview_application
 from inspection.cycle.schemas import ApplicationInSchema, ApplicationListQuery, ApplicationSchema, FleetQuery
 from inspection.fleet.overview import fleet_of, fleet_query
-from inspection.i18n.language import current_language
+from inspection.i18n.labels import TERMS
+from inspection.i18n.language import current_language, localize
+from inspection.i18n.messages import Msg
 from inspection.law.cycle import KINDS
 from inspection.registry.forms import with_vessel
 from inspection.registry.vessels import vessel_label
+from inspection.web.flashes import report_done
 from inspection.web.forms import domain_errors, list_args, load_form, sorted_by
 
 bp = Blueprint("fleet", __name__)
@@ -77,7 +80,7 @@ def application_list():
     lang = current_language()
     return render_template("fleet/applications.html", page=found, args=args, statuses=APPLICATION_STATUSES,
                            kinds=KINDS, applications=[application_json(a, lang) for a in found.items],
-                           filed=request.args.get("presentada", type=int))
+                           filed=request.args.get("presentada", type=int))  # marked; the flash says it was filed
 
 
 def _form(values: dict, errors: dict, status: int = 200):
@@ -141,6 +144,8 @@ def application_confirm():
         payload = {key: value for key, value in data.items() if key != "client_id"}
         # the same scope and body as POST /api/v1/applications, so the two faces share one record
         body, _, _ = once(actor, "application", data["client_id"], payload, apply, status=201)
+        report_done(Msg("Solicitud de {kind} enviada para {registration}: la Prefectura asignará inspector y fecha.",
+                        kind=localize(TERMS["kind"][body["kind"]]).lower(), registration=body["registration"]))
         return redirect(url_for(".application_list", presentada=body["id"], _anchor=f"solicitud-{body['id']}"), 303)
 
     return _posted(confirm)

@@ -32,7 +32,7 @@ FIELD_LABELS = {
     "flammable_cargo_kg": N_("Carga inflamable o explosiva habitual (kg)"),
     "itinerary_category": N_("Categoría de documentos (Código, art. 23)"),
     "practicaje": N_("Practicaje en la Sección Sur del Río Paraguay (Decreto 6383, art. 1)"),
-    "reason": N_("Motivo"), "tax_id": N_("RUC o CI"), "email": N_("Correo electrónico"), "phone": N_("Teléfono"), "address": N_("Dirección"),
+    "reason": N_("Motivo"), "language": N_("Idioma"), "tax_id": N_("RUC o CI"), "email": N_("Correo electrónico"), "phone": N_("Teléfono"), "address": N_("Dirección"),
 }
 
 

@@ -9,8 +9,11 @@ from inspection.core.extensions import db
 from inspection.core.models import Notice
 from inspection.core.readcache import cached
 from inspection.i18n.language import current_language
+from inspection.i18n.messages import Msg
 from inspection.notices.calendars import feed_fingerprint, feed_ics, feed_rows
 from inspection.notices.notices import mark_read, notice_view, notices_query
+from inspection.web.confirm import ask_confirmation, confirmed
+from inspection.web.flashes import report_done
 
 bp = Blueprint("notices", __name__)
 PER_PAGE = 30
@@ -34,6 +37,7 @@ def notice_read(notice_id):
             db.select(Notice.id).filter_by(id=notice_id, user_id=current_user.id)) is None:
         abort(404)  # not one's own (or none): already-read ones of one's own are fine
     db.session.commit()
+    report_done(Msg("Aviso marcado como leído."))
     return redirect(url_for("notices.notice_list"))
 
 
@@ -41,18 +45,26 @@ def notice_read(notice_id):
 @require_page()
 def notice_read_all():
     """Mark all of one's notices read."""
-    mark_read(current_user, office_now())
+    marked = mark_read(current_user, office_now())
     db.session.commit()
+    report_done(Msg("Avisos marcados como leídos: {count}.", count=marked))
     return redirect(url_for("notices.notice_list"))
 
 
 @bp.route("/cuenta/calendario/renovar", methods=["POST"])
 @require_page(*FEED_ROLES)
 def calendar_renew():
-    """Give one's calendar feed a new secret URL; the old one stops working at once."""
+    """Give one's calendar feed a new secret URL, after asking: the old one stops working at once."""
+    if not confirmed():
+        return ask_confirmation(
+            Msg("¿Renovar la dirección de su calendario?"),
+            Msg("La dirección actual dejará de funcionar en el acto: los calendarios suscritos a ella dejarán de "
+                "actualizarse hasta que se suscriban a la nueva."),
+            Msg("Sí, renovar la dirección"), url_for("pages.account", _anchor="calendario"))
     renew_feed(current_user._get_current_object(), office_now())
     db.session.commit()
-    return redirect(url_for("pages.account", renovado=1) + "#calendario")
+    report_done(Msg("Dirección renovada: la anterior ya no funciona. Suscríbase de nuevo con esta."))
+    return redirect(url_for("pages.account", _anchor="calendario"))
 
 
 @bp.route("/calendario/<int:user_id>/<secret>.ics")

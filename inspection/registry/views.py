@@ -29,6 +29,8 @@ from inspection.registry.vessels import (
     update_vessel,
     vessel_label,
 )
+from inspection.i18n.messages import N_, Msg
+from inspection.web.flashes import report_done
 from inspection.web.forms import domain_errors, list_args, load_form, sorted_by
 
 bp = Blueprint("registry", __name__)
@@ -98,8 +100,10 @@ def _vessel_form(vessel):
         data, errors = load_form(request.form, VesselSchema())
         if not errors:
             try:
+                done = N_("Buque {registration} actualizado.") if vessel else N_("Buque {registration} registrado.")
                 vessel = update_vessel(vessel, data) if vessel else create_vessel(data)
                 db.session.commit()
+                report_done(Msg(done, registration=vessel.registration))
                 return redirect(url_for("registry.vessel_detail", vessel_id=vessel.id))
             except DomainError as error:
                 db.session.rollback()
@@ -142,8 +146,10 @@ def _owner_form(owner):
         data, errors = load_form(request.form, OwnerSchema())
         if not errors:
             try:
+                done = N_("Armador {name} actualizado.") if owner else N_("Armador {name} registrado.")
                 owner = update_owner(owner, data) if owner else create_owner(data)
                 db.session.commit()
+                report_done(Msg(done, name=owner.name))
                 return redirect(url_for("registry.owner_list"))
             except DomainError as error:
                 db.session.rollback()

@@ -92,7 +92,8 @@ ROUTES = [
           note="one's own feed: a secret URL, no session"),
     Route("notices.calendar_feed", 404, 404, 404, args=lambda o: {"user_id": o["user_id"], "secret": o["own_secret"]},
           note="another's feed with one's own secret"),
-    Route("notices.calendar_renew", FOUND, **PAGE, body=lambda o: {}, note="after the feeds: it renews the secret"),
+    Route("notices.calendar_renew", FOUND, **PAGE, body=lambda o: {"confirmed": "1"},
+          note="after the feeds: it renews the secret (confirmed: it asks first)"),
     # --- certificates (issue 11 added the CSV) ----------------------------------------------------------
     Route("certificates.certificate_list", OK, **PAGE),
     Route("certificates.certificate_csv", OK, **PAGE),

@@ -236,7 +236,8 @@ def test_a_late_application_shows_its_art_225_fine_before_confirming_and_files_o
     [application] = db.session.scalars(db.select(Application)).all()
     assert application.late and [f.article for f in application.fines] == ["225"]
     listed = text(client.get(first.headers["Location"]))
-    assert "Solicitud registrada." in listed and "No: fuera de término" in listed and "art. 225" in listed
+    assert listed.count("Solicitud de seguridad enviada para") == 1  # the second submit's redirect shows it again
+    assert "No: fuera de término" in listed and "art. 225" in listed
     assert "10 may. 2027" in listed and "Pendiente" in listed
     twice = client.post("/solicitudes", data={**values, "client_id": str(uuid.uuid4())})
     assert twice.status_code == 409 and "Ya hay una solicitud pendiente" in text(twice)

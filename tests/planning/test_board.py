@@ -285,7 +285,8 @@ def test_assigning_and_waiving_from_the_page(app, pending, late_fine, staff, own
     assert done.status_code == 302
     assert db.session.get(Application, pending.id).status == "scheduled"
     assert admin.post(f"/multas/{late_fine.id}/condonar", data={"reason": ""}).status_code == 422
-    assert admin.post(f"/multas/{late_fine.id}/condonar", data={"reason": "Presentó a tiempo por nota"}).status_code == 302
+    assert admin.post(f"/multas/{late_fine.id}/condonar", data={"reason": "Presentó a tiempo por nota",
+                                                               "confirmed": "1"}).status_code == 302
     page = text(admin.get("/planificacion"))
     name = staff["admin"].full_name or staff["admin"].username
     assert f"Condonada por {name}" in page and "Presentó a tiempo por nota" in page

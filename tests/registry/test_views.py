@@ -5,7 +5,7 @@ from decimal import Decimal
 
 import pytest
 
-from tests.fixtures.pages import login, text
+from tests.fixtures.pages import login, reported, text
 
 STEAMER = dict(propulsion="steam", service="passenger", hull_material="iron", length_m=45, beam_m=8, girth_m=14,
                crew=40, max_passengers=200, cabins=60, fire_hydrants=7, holds=2, boilers=2, boats=4,
@@ -214,3 +214,47 @@ def test_the_vessel_list_sorts_by_any_column_keeping_the_search(client, make_use
     assert listed("q=PY-Q&sort=nope") == [big.id, small.id]  # an unknown order: the default
     markup = client.get("/buques?q=PY-Q&sort=name").get_data(True)
     assert '<th aria-sort="ascending"><a class="sort" href="?q=PY-Q&amp;sort=-name">' in markup
+
+# --- the vessel and owner forms: each act says what it did; a refusal keeps what was typed ------------------------
+
+def _vessel_form(owner_id, **overrides):
+    return {"registration": "PY-8080", "name": "Yacyretá", "owner_id": owner_id, "flag": "national",
+            "home_port": "Encarnación", "propulsion": "motor", "service": "cargo", "hull_material": "iron",
+            "length_m": "30", "beam_m": "7", "girth_m": "11", "crew": "6", "cooking": "galley", **overrides}
+
+
+def test_registering_and_editing_a_vessel_say_so_once_in_the_readers_language(client, make_user, make_owner, db):
+    from inspection.core.models import Vessel
+
+    login(client, make_user("admin"))
+    form = _vessel_form(make_owner().id)
+    reported(client, client.post("/buques/nuevo", data=form), "Buque PY-8080 registrado.")
+    vessel = db.session.scalar(db.select(Vessel))
+    client.get("/buques?lang=en")
+    reported(client, client.post(f"/buques/{vessel.id}/editar", data={**form, "crew": "8"}), "Vessel PY-8080 updated.")
+
+
+def test_a_refused_vessel_comes_back_with_what_was_typed_and_why_at_its_field(client, make_user, make_vessel):
+    login(client, make_user("admin"))
+    taken = make_vessel(registration="PY-7070")
+    client.get("/buques?lang=en")
+    refused = client.post("/buques/nuevo", data=_vessel_form(taken.owner_id, registration="PY-7070", name="Otro Río"))
+    assert refused.status_code == 422
+    markup = refused.get_data(as_text=True)
+    field = markup[markup.index('name="registration"'):]
+    assert 'value="PY-7070"' in field[:200] and "A vessel with that registration already exists." in field[:600]
+    assert 'value="Otro Río"' in markup and 'value="Encarnación"' in markup
+
+
+def test_registering_and_editing_an_owner_say_so(client, make_user, make_owner, db):
+    from inspection.core.models import Owner
+
+    login(client, make_user("admin"))
+    form = {"name": "Flota Norte", "tax_id": "80012345-6", "email": "", "phone": "", "address": ""}
+    reported(client, client.post("/armadores/nuevo", data=form), "Armador Flota Norte registrado.")
+    owner = db.session.scalar(db.select(Owner).filter_by(name="Flota Norte"))
+    client.get("/armadores?lang=en")
+    reported(client, client.post(f"/armadores/{owner.id}/editar", data={**form, "name": "Flota Sur"}),
+             "Owner Flota Sur updated.")
+    refused = client.post("/armadores/nuevo", data={**form, "name": "Copia"})  # the same tax id
+    assert refused.status_code == 422 and 'value="Copia"' in refused.get_data(as_text=True)

@@ -59,6 +59,7 @@ PAGE_PERMISSIONS = {
     "/logout": PUBLIC,
     "/csp-report": PUBLIC,  # browsers report what the Content-Security-Policy blocked
     "/cuenta": SIGNED_IN,
+    "/cuenta/idioma": SIGNED_IN,
     "/cuenta/dispositivos/<int:device_id>/revocar": SIGNED_IN,
     "/cuenta/calendario/renovar": {"owner", "inspector"},
     "/avisos/<int:notice_id>/leido": SIGNED_IN,

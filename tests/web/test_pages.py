@@ -151,6 +151,6 @@ def test_users_change_their_password_and_lose_old_tokens(client, make_user, toke
     login(client, user)
     wrong = client.post("/cuenta", data={"current": "nope", "new": "otra-clave-larga"})
     assert wrong.status_code == 422 and "La contraseña actual no es correcta." in wrong.get_data(as_text=True)
-    assert client.post("/cuenta", data={"current": PASSWORD, "new": "otra-clave-larga"}).status_code == 200
+    assert client.post("/cuenta", data={"current": PASSWORD, "new": "otra-clave-larga"}).status_code == 302
     assert client.get("/api/v1/auth/me", headers=headers).status_code == 401
     assert client.post("/api/v1/auth/token", json={"username": user.username, "password": "otra-clave-larga"}).status_code == 201
