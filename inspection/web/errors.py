@@ -8,7 +8,8 @@ from werkzeug.exceptions import HTTPException
 from inspection.core.exceptions import DomainError, Unavailable
 from inspection.core.extensions import db
 from inspection.i18n.language import current_language, localize
-from inspection.i18n.messages import Localized, Msg
+from inspection.i18n.labels import field_label
+from inspection.i18n.messages import LANGUAGES, Localized, Msg
 from inspection.media.storage import StorageUnavailable
 from inspection.web.request_log import current_request_id
 
@@ -72,11 +73,13 @@ def _messages_in(value, lang: str):
     return value
 
 
-def _summary(errors: dict) -> Msg:
-    """A one-line Spanish summary: the one whole-body error itself, else the fields at fault."""
+def _summary(errors: dict):
+    """A one-line summary: the one whole-body error itself, else the fields at fault by the labels people read
+    (FIELD_LABELS: "Motivo", not "reason"), in each language."""
     if list(errors) == ["body"] and len(errors["body"]) == 1:
         return errors["body"][0]
-    return Msg("Revise estos campos: {fields}.", fields=", ".join(sorted(map(str, errors))))
+    return Localized({lang: Msg("Revise estos campos: {fields}.", fields=", ".join(
+        sorted(field_label(str(name), lang) for name in errors))).in_language(lang) for lang in LANGUAGES})
 
 
 def handle_domain_error(error: DomainError):
