@@ -25,6 +25,14 @@ def format_number(value, places: int | None = None, lang: str = "es", max_places
     return format_decimal(number, pattern, locale=LOCALES[lang], decimal_quantization=True)
 
 
+MIB = 1024 * 1024
+
+
+def format_megabytes(size: int, lang: str = "es") -> str:
+    """A byte count as people read a limit: "15 MB", "15,1 MB" (MB meaning MiB, as the photo limits do)."""
+    return format_number(round(size / MIB, 1), lang=lang, max_places=1) + " MB"
+
+
 def format_day(value, lang: str = "es", width: str = "long") -> str:
     """A date in words ("1 de diciembre de 2026"); ISO strings are accepted."""
     if value in (None, ""):
