@@ -104,7 +104,8 @@ def _certificate_page(certificate: Certificate, status: int = 200, decision: str
     cert = certificates_json([certificate], office_today(), office.public_url)[0]
     return render_template("certificates/detail.html", cert=cert,
                            doc=certificate_document(certificate, office, office_zone()), record=certificate,
-                           offered=OFFERED.get(cert["status"], ()), nothing=NOTHING_TO_DECIDE.get(cert["status"]),
+                           offered=OFFERED.get(cert["status"], ()),
+                           nothing=localize(NOTHING_TO_DECIDE[cert["status"]]) if cert["status"] in NOTHING_TO_DECIDE else None,
                            decided=decision, errors=errors or {}, reason=reason), status
 
 
