@@ -14,7 +14,7 @@ from inspection.certificates import views as certificates_views
 from inspection.dashboard import views as dashboard_views
 from inspection.fleet import api as fleet_api
 from inspection.fleet import views as fleet_views
-from inspection.i18n.formats import format_day, format_money, format_number, format_week
+from inspection.i18n.formats import format_day, format_megabytes, format_money, format_number, format_week
 from inspection.i18n.labels import field_label, label
 from inspection.i18n.language import current_language, gettext
 from inspection.inspections import api as inspections_api
@@ -86,5 +86,6 @@ def register_views(app: Flask) -> None:
     app.jinja_env.filters["number"] = lambda value, places=None: format_number(value, places, current_language())
     app.jinja_env.filters["week"] = lambda monday: format_week(monday, current_language())
     app.jinja_env.filters["money"] = lambda value: format_money(value, current_language())
+    app.jinja_env.filters["megabytes"] = lambda size: format_megabytes(size, current_language())
     app.jinja_env.filters["day"] = lambda value, width="long": format_day(value, current_language(), width)
     app.jinja_env.filters["tonnage"] = lambda value: format_tonnage(value, current_language())

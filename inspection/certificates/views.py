@@ -22,17 +22,17 @@ from inspection.certificates.operations import (
 from inspection.certificates.schemas import CertificateListQuery
 from inspection.certificates.signing import MalformedToken
 from inspection.core.clock import office_now, office_today, office_zone
-from inspection.core.exceptions import Invalid
+from inspection.core.exceptions import DomainError
 from inspection.core.extensions import db
 from inspection.core.models import KINDS, Certificate, Vessel
 from inspection.core.office import current_office
 from inspection.documents.exports import csv_response, streamed
-from inspection.i18n.language import current_language, gettext
+from inspection.i18n.language import current_language, gettext, localize
 from inspection.i18n.messages import N_, Msg
 from inspection.registry.vessels import vessel_matches
 from inspection.web.confirm import ask_confirmation, confirmed
 from inspection.web.flashes import report_done
-from inspection.web.forms import list_args, sorted_by
+from inspection.web.forms import domain_errors, list_args, sorted_by
 
 bp = Blueprint("certificates", __name__)
 
@@ -44,6 +44,13 @@ VERDICT_LABELS = {
     "malformed": (Msg("CÓDIGO ILEGIBLE"), "bad"),
 }
 DECISIONS = {"revocar": revoke_certificate, "suspender": suspend_certificate, "rehabilitar": reinstate_certificate}
+# What the page offers follows the record's state; where it offers nothing, it says why.
+OFFERED = {"valid": ("suspender", "revocar"), "suspended": ("rehabilitar", "revocar")}
+NOTHING_TO_DECIDE = {
+    "revoked": Msg("Revocado: la revocación no se deshace. El buque necesita una nueva inspección y un nuevo certificado."),
+    "superseded": Msg("Reemplazado por un certificado posterior: las decisiones se toman sobre el vigente."),
+    "expired": Msg("Vencido: ya no hay decisión que tomar. El buque necesita una nueva inspección."),
+}
 DONE = {"revocar": N_("Certificado {number} revocado."), "suspender": N_("Certificado {number} suspendido."),
         "rehabilitar": N_("Certificado {number} rehabilitado.")}
 
@@ -109,29 +116,46 @@ def certificate_csv():
 @bp.route("/certificados/<number>")
 @require_page("admin", "inspector", "owner")
 def certificate_page(number):
-    """The certificate as a page (same content as the PDF) with its live status."""
-    certificate, office = get_certificate_for(current_user, number), current_office()
-    return render_template("certificates/detail.html",
-                           cert=certificates_json([certificate], office_today(), office.public_url)[0],
-                           doc=certificate_document(certificate, office, office_zone()), record=certificate)
+    """The certificate as a page (same content as the PDF) with its live status and the decisions it allows."""
+    return _certificate_page(get_certificate_for(current_user, number))
+
+
+def _certificate_page(certificate: Certificate, status: int = 200, decision: str | None = None,
+                      errors: dict | None = None, reason: str = ""):
+    """The page; a refused decision comes back at its own form, with the reason as typed."""
+    office = current_office()
+    cert = certificates_json([certificate], office_today(), office.public_url)[0]
+    return render_template("certificates/detail.html", cert=cert,
+                           doc=certificate_document(certificate, office, office_zone()), record=certificate,
+                           offered=OFFERED.get(cert["status"], ()),
+                           nothing=localize(NOTHING_TO_DECIDE[cert["status"]]) if cert["status"] in NOTHING_TO_DECIDE else None,
+                           decided=decision, errors=errors or {}, reason=reason), status
 
 
 @bp.route("/certificados/<number>/<decision>", methods=["POST"])
 @require_page("admin")
 def certificate_decision(number, decision):
-    """Revoke, suspend or reinstate from the page, with the reason (audited)."""
+    """Revoke, suspend or reinstate from the page, with the reason (audited); a refusal stays on the page."""
     if decision not in DECISIONS:
         return redirect(url_for("certificates.certificate_page", number=number))
     certificate = get_certificate_for(current_user, number)
     reason = request.form.get("reason", "").strip()
     if len(reason) < 3:
-        raise Invalid(errors={"reason": [Msg("Indique el motivo de la decisión.")]})
+        return _certificate_page(certificate, 422, decision, {"reason": [gettext("Indique el motivo de la decisión.")]},
+                                 reason)
+    status = certificates_json([certificate], office_today(), current_office().public_url)[0]["status"]
+    if status in NOTHING_TO_DECIDE:  # a page older than the record; within valid and suspended the operation decides
+        return _certificate_page(certificate, 409, decision, {"_": [localize(NOTHING_TO_DECIDE[status])]}, reason)
     if decision == "revocar" and not confirmed():
         return ask_confirmation(
             Msg("¿Revocar el certificado {number}?", number=certificate.number),
             Msg("La revocación no se puede deshacer: el certificado deja de valer y la policía lo verá REVOCADO."),
             Msg("Sí, revocar"), url_for("certificates.certificate_page", number=certificate.number))
-    DECISIONS[decision](current_user, certificate, reason, office_now())
-    db.session.commit()
+    try:
+        DECISIONS[decision](current_user, certificate, reason, office_now())
+        db.session.commit()
+    except DomainError as error:
+        db.session.rollback()
+        return _certificate_page(certificate, error.status, decision, domain_errors(error), reason)
     report_done(Msg(DONE[decision], number=certificate.number))
     return redirect(url_for("certificates.certificate_page", number=certificate.number))

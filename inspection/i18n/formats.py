@@ -38,6 +38,14 @@ def format_money(value, lang: str = "es") -> str:
     return format_currency(Decimal(str(value)), MONEY_SIGN, locale=LOCALES[lang])
 
 
+MIB = 1024 * 1024
+
+
+def format_megabytes(size: int, lang: str = "es") -> str:
+    """A byte count as people read a limit: "15 MB", "15,1 MB" (MB meaning MiB, as the photo limits do)."""
+    return format_number(round(size / MIB, 1), lang=lang, max_places=1) + " MB"
+
+
 def format_day(value, lang: str = "es", width: str = "long") -> str:
     """A date in words ("1 de diciembre de 2026"); ISO strings are accepted."""
     if value in (None, ""):

@@ -16,7 +16,7 @@ from sqlalchemy.orm import aliased, joinedload
 from inspection.accounts.access import get_deficiency_for, get_vessel_for, vessel_scope
 from inspection.accounts.auth import require_page
 from inspection.core.clock import office_now, office_today, office_zone, zone_city
-from inspection.core.exceptions import DomainError, Invalid
+from inspection.core.exceptions import DomainError, Invalid, NotFound
 from inspection.core.extensions import db
 from inspection.core.models import (
     ACTIONS,
@@ -41,18 +41,23 @@ from inspection.inspections.operations import (
     close_deficiency,
     detain_vessel,
     filter_inspections,
+    get_detention,
     get_inspection_for,
     inspection_scope,
     interrupt_inspection,
+    lift_detention,
+    open_detention_of,
     report_fixed,
     schedule_inspection,
 )
 from inspection.inspections.reports import fee_statement_pdf, inspection_detail, pdf_headers, report_pdf
 from inspection.inspections.schemas import DetentionInSchema, InspectionCreateSchema, InspectionListQuery
-from inspection.media.configured import media_storage, photo_limits, process_upload
+from inspection.media.configured import PhotoRefused, media_storage, photo_limits, process_upload, refuse_oversize
 from inspection.registry.forms import typed_vessel, with_vessel
-from inspection.registry.vessel_checklists import group_by_topic
+from inspection.registry.vessel_checklists import group_by_topic, localized_item
 from inspection.registry.vessels import vessel_label
+from inspection.web.confirm import ask_confirmation, confirmed
+from inspection.web.flashes import report_done
 from inspection.web.forms import domain_errors, load_form, sorted_by
 from inspection.web.pwa import tablet_page
 from inspection.web.schemas import NoteSchema
@@ -199,6 +204,7 @@ def inspection_schedule():
     if error:
         # the vessel's open inspection of the kind is linked: there it is done, or cancelled if booked wrong
         return _list_page(values, domain_errors(error), error.status, error.extra.get("inspection_id"))
+    report_done(Msg("Inspección n.º {id} programada para el {on}.", id=inspection.id, on=inspection.scheduled_on))
     return redirect(url_for(".inspection_page", inspection_id=inspection.id))
 
 
@@ -236,9 +242,11 @@ def _report_page(inspection: Inspection, status: int = 200, **state):
                                     .order_by(Detention.id)).all()
     certificate = db.session.scalar(db.select(Certificate).filter_by(inspection_id=inspection.id))
     state.setdefault("errors", {})
+    state["open_detention"] = open_detention_of(inspection.vessel_id)  # this inspection's or another decision's
     state.setdefault("values", {})
     return render_template("inspections/report.html", inspection=inspection, detentions=detentions,
-                           certificate=certificate, fees=charges_of(inspection, current_language()), **_view_model(inspection),
+                           certificate=certificate, fees=charges_of(inspection, current_language()),
+                           limits=photo_limits(), **_view_model(inspection),
                            **state), status
 
 
@@ -284,15 +292,42 @@ def _back(inspection: Inspection, anchor: str | None = None):
     return redirect(url_for(".inspection_page", inspection_id=inspection.id, _anchor=anchor))
 
 
+# What each act on these pages asks before it acts (only where it cannot be undone) and says after.
+ASK = {
+    "cancel": (Msg("¿Cancelar la inspección n.º {id}?"),
+               Msg("La cancelación no se deshace: la inspección queda cancelada con el motivo y la solicitud que "
+                   "atendía vuelve a quedar pendiente."), Msg("Sí, cancelar la inspección")),
+    "interrupt": (Msg("¿Interrumpir la inspección n.º {id}?"),
+                  Msg("La interrupción no se deshace: la inspección queda sin resultado con lo respondido hasta "
+                      "ahora, y habrá que programar otra."), Msg("Sí, interrumpir la inspección")),
+    "close": (Msg("¿Cerrar la deficiencia «{title}»?"),
+              Msg("El cierre no se deshace: la deficiencia queda verificada y cerrada con su nota."),
+              Msg("Sí, cerrar la deficiencia")),
+}
+DONE = {"cancel": Msg("Inspección n.º {id} cancelada."), "interrupt": Msg("Inspección n.º {id} interrumpida."),
+        "close": Msg("Deficiencia «{title}» cerrada."),
+        "report": Msg("Deficiencia «{title}» informada subsanada; un inspector la verificará.")}
+
+
+def _ask(act: str, back_url: str, **params):
+    """The confirmation page of an act that cannot be undone."""
+    question, consequence, button = ASK[act]
+    return ask_confirmation(Msg(question.template, **params), consequence, button, back_url)
+
+
 def _inspection_decision(inspection_id: int, key: str, operation):
-    """A decision with a reason on the inspection: back to its page; bad input at form `key`, a refusal atop it."""
+    """A decision with a reason on the inspection, asked once: back to its page saying so; bad input at form `key`,
+    a refusal atop it."""
     inspection = get_inspection_for(current_user, inspection_id)
     data, errors = load_form(request.form, NoteSchema())
     values = {key: request.form.to_dict()}
     if errors:
         return _inspection_page(inspection, 422, errors={key: errors}, values=values)
+    if not confirmed():
+        return _ask(key, url_for(".inspection_page", inspection_id=inspection.id), id=inspection.id)
     _, error = _attempt(lambda: operation(current_user, inspection, data["reason"], office_now()))
     if error is None:
+        report_done(Msg(DONE[key].template, id=inspection.id))
         return _back(inspection)
     # the form may be gone by now (an inspection started meanwhile is interrupted, no longer cancelled)
     return _inspection_page(inspection, error.status, errors=_placed(error, key), values=values)
@@ -314,18 +349,40 @@ def inspection_cancel(inspection_id):
 
 # --- deficiencies and detention (on the report) ----------------------------------------------------
 
-def _deficiency_decision(deficiency_id: int, operation):
+def _deficiency_decision(deficiency_id: int, act: str, operation):
+    """A deficiency's follow-up with a note, from the report: asked once where it cannot be undone, said after; bad
+    input and refusals come back at the deficiency with the note as typed (a refused photo at its field)."""
     deficiency = get_deficiency_for(current_user, deficiency_id)
     inspection = get_inspection_for(current_user, deficiency.inspection_id)
+    key = f"def-{deficiency.id}"
+    title = _deficiency_title(inspection, deficiency)
     data, errors = load_form(request.form, NoteSchema())
     status = 422
     if not errors:
+        if act in ASK and not confirmed():
+            return _ask(act, url_for(".inspection_report", inspection_id=inspection.id, _anchor=key), title=title)
         _, error = _attempt(lambda: operation(current_user, deficiency, data["reason"], office_now()))
         if error is None:
-            return redirect(url_for(".inspection_report", inspection_id=inspection.id, _anchor=f"def-{deficiency.id}"))
-        errors, status = domain_errors(error), error.status
-    key = f"def-{deficiency.id}"
+            report_done(Msg(DONE[act].template, title=title))
+            return redirect(url_for(".inspection_report", inspection_id=inspection.id, _anchor=key))
+        photo = isinstance(error, PhotoRefused) or error.status in (413, 415)
+        errors = {"file": [localize(error.detail or error.title)]} if photo else domain_errors(error)
+        status = error.status
     return _inspection_page(inspection, status, errors={key: errors}, values={key: request.form.to_dict()})
+
+
+def _deficiency_title(inspection: Inspection, deficiency) -> str:
+    """The deficiency as its report names it: the pinned item's title in the reader's language, else its description."""
+    pinned = next((item for item in inspection.items or () if item["id"] == deficiency.item_id), None)
+    return localized_item(pinned, current_language())["title"] if pinned else deficiency.description
+
+
+def _photo_of(upload, limits) -> bytes:
+    """The uploaded photo's bytes; one over the limit is refused naming its size and the limit, before it is read."""
+    upload.stream.seek(0, 2)
+    refuse_oversize(upload.stream.tell(), limits)
+    upload.stream.seek(0)
+    return upload.read()
 
 
 @bp.route("/deficiencias/<int:deficiency_id>/subsanada", methods=["POST"])
@@ -333,23 +390,37 @@ def _deficiency_decision(deficiency_id: int, operation):
 def deficiency_report_fixed(deficiency_id):
     """The owner reports a deficiency put right, with an optional photo; an inspector still has to close it."""
     upload = request.files.get("file")
-    data = upload.read(photo_limits().max_bytes + 1) if upload and upload.filename else b""
 
     def report(actor, deficiency, reason, now):
         photo = None
-        if data:
-            processed = process_upload(data, photo_limits())
+        if upload and upload.filename:
+            limits = photo_limits()
+            processed = process_upload(_photo_of(upload, limits), limits)
             photo = add_repair_evidence(actor, deficiency, str(uuid.uuid4()), processed, media_storage(), now)
         return report_fixed(actor, deficiency, reason, now, photo)
 
-    return _deficiency_decision(deficiency_id, report)
+    return _deficiency_decision(deficiency_id, "report", report)
 
 
 @bp.route("/deficiencias/<int:deficiency_id>/cerrar", methods=["POST"])
 @require_page("inspector")
 def deficiency_close(deficiency_id):
-    """An inspector closes a deficiency after verifying the repair."""
-    return _deficiency_decision(deficiency_id, close_deficiency)
+    """An inspector closes a deficiency after verifying the repair (asked once: it cannot be undone)."""
+    return _deficiency_decision(deficiency_id, "close", close_deficiency)
+
+
+def _detention_answer(inspection: Inspection, key: str, schema, act, done: Msg):
+    """Detain or lift from the report (reversible, so not asked): back to the detention saying so, or the page with
+    the refusal at the form and the reason as typed."""
+    data, errors = load_form(request.form, schema)
+    status = 422
+    if not errors:
+        _, error = _attempt(lambda: act(data))
+        if error is None:
+            report_done(done)
+            return redirect(url_for(".inspection_report", inspection_id=inspection.id, _anchor="detencion"))
+        errors, status = domain_errors(error), error.status
+    return _inspection_page(inspection, status, errors={key: errors}, values={key: request.form.to_dict()})
 
 
 @bp.route("/inspecciones/<int:inspection_id>/detener", methods=["POST"])
@@ -357,12 +428,21 @@ def deficiency_close(deficiency_id):
 def inspection_detain(inspection_id):
     """Detain the inspected vessel (art. 208), with the reason."""
     inspection = get_inspection_for(current_user, inspection_id)
-    data, errors = load_form(request.form, DetentionInSchema())
-    status = 422
-    if not errors:
-        _, error = _attempt(lambda: detain_vessel(current_user, inspection.vessel, data["reason"], office_now(),
-                                                  inspection))
-        if error is None:
-            return redirect(url_for(".inspection_report", inspection_id=inspection.id, _anchor="detencion"))
-        errors, status = domain_errors(error), error.status
-    return _inspection_page(inspection, status, errors={"detain": errors}, values={"detain": request.form.to_dict()})
+    return _detention_answer(
+        inspection, "detain", DetentionInSchema(),
+        lambda data: detain_vessel(current_user, inspection.vessel, data["reason"], office_now(), inspection),
+        Msg("Buque {registration} detenido (art. 208).", registration=inspection.vessel.registration))
+
+
+@bp.route("/inspecciones/<int:inspection_id>/detenciones/<int:detention_id>/levantar", methods=["POST"])
+@require_page(*STAFF)
+def detention_lift(inspection_id, detention_id):
+    """Lift the vessel's detention shown on the report, with the reason (the API's lift, from the page)."""
+    inspection = get_inspection_for(current_user, inspection_id)
+    detention = get_detention(detention_id)
+    if detention.vessel_id != inspection.vessel_id:
+        raise NotFound()
+    return _detention_answer(
+        inspection, "lift", NoteSchema(),
+        lambda data: lift_detention(current_user, detention, data["reason"], office_now()),
+        Msg("Detención del buque {registration} levantada.", registration=inspection.vessel.registration))

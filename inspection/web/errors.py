@@ -8,8 +8,11 @@ from werkzeug.exceptions import HTTPException
 from inspection.core.exceptions import DomainError, Unavailable
 from inspection.core.extensions import db
 from inspection.i18n.language import current_language, localize
-from inspection.i18n.messages import Localized, Msg
+from inspection.i18n.formats import format_megabytes
+from inspection.i18n.labels import field_label
+from inspection.i18n.messages import LANGUAGES, Localized, Msg
 from inspection.media.storage import StorageUnavailable
+from inspection.web.body_limits import PHOTO_ENDPOINTS
 from inspection.web.request_log import current_request_id
 
 PROBLEM_BASE = "https://baliza.example/problems/"
@@ -72,11 +75,30 @@ def _messages_in(value, lang: str):
     return value
 
 
-def _summary(errors: dict) -> Msg:
-    """A one-line Spanish summary: the one whole-body error itself, else the fields at fault."""
+def _summary(errors: dict):
+    """A one-line summary: the one whole-body error itself, else the fields at fault by the labels people read
+    (FIELD_LABELS: "Motivo", not "reason"), in each language."""
     if list(errors) == ["body"] and len(errors["body"]) == 1:
         return errors["body"][0]
-    return Msg("Revise estos campos: {fields}.", fields=", ".join(sorted(map(str, errors))))
+    return _in_each_language(lambda lang: Msg("Revise estos campos: {fields}.", fields=", ".join(
+        sorted(field_label(str(name), lang) for name in errors))))
+
+
+def _in_each_language(message_in) -> Localized:
+    """A message whose parameters are words too (labels, sizes), written once per language."""
+    return Localized({lang: message_in(lang).in_language(lang) for lang in LANGUAGES})
+
+
+def _too_large() -> Localized:
+    """A 413 names the limit it met: the photo's on a form that carries one, else the request's."""
+    if request.endpoint in PHOTO_ENDPOINTS:
+        limit = current_app.config["PHOTO_MAX_BYTES"]
+        return _in_each_language(lambda lang: Msg(
+            "La foto supera el máximo admitido de {limit}. Elija una más liviana o reduzca su resolución.",
+            limit=format_megabytes(limit, lang)))
+    limit = request.max_content_length or current_app.config["MAX_CONTENT_LENGTH"]
+    return _in_each_language(lambda lang: Msg("El envío supera el máximo admitido de {limit}.",
+                                              limit=format_megabytes(limit, lang)))
 
 
 def handle_domain_error(error: DomainError):
@@ -140,7 +162,7 @@ def handle_http_error(error: HTTPException):
     code = {422: "validation", 413: "too-large"}.get(status, error.name.lower().replace(" ", "-"))
     detail = _summary(errors) if errors else title
     if status == 413:
-        detail = Msg("El envío supera el máximo admitido.")
+        detail = _too_large()
     if status == 414:
         detail = Msg("La dirección es demasiado larga; acorte la búsqueda o los filtros.")
     # The error's own headers (Allow on a 405, WWW-Authenticate on a 401) go with the answer, whatever its shape.
@@ -172,8 +194,15 @@ def _page(status, title, detail, errors):
         errors=localize(errors, lang) if errors else None,
         status=status,
         request_id=current_request_id() if status >= 500 else None,
+        back_url=_form_page() if status == 413 else None,
     )
     return html, status
+
+
+def _form_page() -> str | None:
+    """The page whose form was refused, to go back to (the browser keeps what was typed); only our own pages."""
+    referrer = request.referrer or ""
+    return referrer if referrer.startswith(request.host_url) else None
 
 
 def register_error_handlers(app: Flask) -> None:

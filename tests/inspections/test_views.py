@@ -20,7 +20,7 @@ from inspection.core.office import current_office
 from inspection.i18n.formats import format_day
 from inspection.inspections.aboard import agenda
 from inspection.inspections.closing import close_inspection
-from inspection.inspections.operations import add_photo, record_answer, start_inspection
+from inspection.inspections.operations import add_photo, detain_vessel, record_answer, start_inspection
 from inspection.media.configured import media_storage, photo_limits
 from inspection.media.photos import process_photo
 from tests.media_samples import encode, noisy_image, signature_images
@@ -251,8 +251,13 @@ def test_an_admin_interrupts_an_inspection_from_its_page(crew, db):
     assert crew["owner"].post(url, data={"reason": "Quiero que pare"}).status_code == 403
     refused = crew["admin"].post(url, data={"reason": "no"})
     assert refused.status_code == 422 and "Debe tener entre 3 y 2000 caracteres." in text(refused)
-    response = crew["admin"].post(url, data={"reason": "Tormenta: el buque volvió a amarrar."})
+    asked = crew["admin"].post(url, data={"reason": "Tormenta: el buque volvió a amarrar."})
+    assert asked.status_code == 200 and f"¿Interrumpir la inspección n.º {inspection_id}?" in text(asked)
+    assert "no se deshace" in text(asked) and "Motivo Tormenta: el buque volvió a amarrar." in text(asked)
+    assert db.session.get(Inspection, inspection_id).status == "in_progress"  # asking acts on nothing
+    response = crew["admin"].post(url, data={"reason": "Tormenta: el buque volvió a amarrar.", "confirmed": "1"})
     assert response.status_code == 302
+    assert f"Inspección n.º {inspection_id} interrumpida." in text(crew["admin"].get(response.headers["Location"]))
     page = text(crew["owner"].get(f"/inspecciones/{inspection_id}"))
     assert "Inspección interrumpida" in page and "Tormenta: el buque volvió a amarrar." in page
     assert "Sin resultado" in page and "Respondidos 1 de" in page
@@ -279,8 +284,11 @@ def test_a_scheduled_inspection_booked_wrong_is_cancelled_from_its_page_and_sche
         assert crew[who].post(url, data={"reason": "Otra fecha"}).status_code == 403
     bad = crew["admin"].post(url, data={"reason": "no"})
     assert bad.status_code == 422 and "Debe tener entre 3 y 2000 caracteres." in text(bad)
-    response = crew["admin"].post(url, data={"reason": "Inspector equivocado: va Zárate."})
+    asked = crew["admin"].post(url, data={"reason": "Inspector equivocado: va Zárate."})
+    assert asked.status_code == 200 and f"¿Cancelar la inspección n.º {first}?" in text(asked)
+    response = crew["admin"].post(url, data={"reason": "Inspector equivocado: va Zárate.", "confirmed": "1"})
     assert response.status_code == 302 and response.headers["Location"].endswith(f"/inspecciones/{first}")
+    assert f"Inspección n.º {first} cancelada." in text(crew["admin"].get(response.headers["Location"]))
     for who in ("admin", "inspector", "owner"):
         page = text(crew[who].get(f"/inspecciones/{first}"))
         assert "Inspección cancelada" in page and "Motivo de la cancelación: Inspector equivocado: va Zárate." in page
@@ -295,7 +303,8 @@ def test_an_inspection_started_meanwhile_is_not_cancelled_from_a_stale_page(crew
     assert "Cancelar la inspección" in text(crew["admin"].get(f"/inspecciones/{inspection_id}"))
     start(crew, inspection_id, db)
     _db.session.commit()
-    response = crew["admin"].post(f"/inspecciones/{inspection_id}/cancelar", data={"reason": "Fecha equivocada."})
+    response = crew["admin"].post(f"/inspecciones/{inspection_id}/cancelar",
+                                  data={"reason": "Fecha equivocada.", "confirmed": "1"})
     page = text(response)
     assert response.status_code == 409
     assert "La inspección ya comenzó: no se cancela, se interrumpe con el motivo." in page
@@ -321,16 +330,24 @@ def test_deficiency_follow_up_and_detention_from_the_report(crew, db):
     response = crew["owner"].post(f"/deficiencias/{deficiency.id}/subsanada", content_type="multipart/form-data",
                                   data={"reason": "Repuesto a bordo", "file": (io.BytesIO(jpeg(4242)), "arreglo.jpg")})
     assert response.status_code == 302 and response.headers["Location"].endswith(f"#def-{deficiency.id}")
+    assert f"Deficiencia «{minor['title']}» informada subsanada; un inspector la verificará." in text(
+        crew["owner"].get(response.headers["Location"]))
     db.session.refresh(deficiency)
     assert deficiency.status == "reported_fixed" and deficiency.reported_photo_id is not None
     assert crew["owner"].post(f"/deficiencias/{deficiency.id}/cerrar", data={"reason": "Visto"}).status_code == 403
 
     assert "Cerrar" in text(crew["inspector"].get(f"/inspecciones/{inspection_id}/informe"))
-    response = crew["inspector"].post(f"/deficiencias/{deficiency.id}/cerrar", data={"reason": "Verificado a bordo"})
+    asked = crew["inspector"].post(f"/deficiencias/{deficiency.id}/cerrar", data={"reason": "Verificado a bordo"})
+    assert asked.status_code == 200 and f"¿Cerrar la deficiencia «{minor['title']}»?" in text(asked)
+    db.session.refresh(deficiency)
+    assert deficiency.status == "reported_fixed"
+    response = crew["inspector"].post(f"/deficiencias/{deficiency.id}/cerrar",
+                                      data={"reason": "Verificado a bordo", "confirmed": "1"})
     assert response.status_code == 302
+    assert f"Deficiencia «{minor['title']}» cerrada." in text(crew["inspector"].get(response.headers["Location"]))
     db.session.refresh(deficiency)
     assert deficiency.status == "closed"
-    response = crew["inspector"].post(f"/deficiencias/{deficiency.id}/cerrar", data={"reason": "Otra vez"})
+    response = crew["inspector"].post(f"/deficiencias/{deficiency.id}/cerrar", data={"reason": "Otra vez", "confirmed": "1"})
     assert response.status_code == 409 and "La deficiencia ya está cerrada." in text(response)
 
     response = crew["admin"].post(f"/inspecciones/{inspection_id}/detener", data={"reason": "Sin salvavidas suficientes"})
@@ -498,3 +515,98 @@ def test_the_forms_list_no_vessels_and_take_the_same_queries_for_3_and_30(crew, 
         assert response[0].status_code == 200
         assert "<option value=\"" + str(crew["vessel"].id) not in response[0].get_data(as_text=True)
     assert counts[3] == counts[30]
+
+
+# --- issue 21: acts that report, ask once where they cannot be undone, and leave no dead end --------
+
+@pytest.fixture
+def observed(crew, db):
+    """A closed inspection with one minor deficiency: (inspection id, the deficiency, its item)."""
+    inspection_id = schedule(crew)
+    items = start(crew, inspection_id, db)
+    minor = next(i for i in items if not i["detainable"] and i["required"] is None)
+    answer_all(crew, inspection_id, items, fail={minor["id"]})
+    submit(crew, inspection_id)
+    return inspection_id, db.session.scalar(db.select(Deficiency).filter_by(inspection_id=inspection_id)), minor
+
+
+def test_scheduling_from_the_list_says_what_it_did(crew):
+    form = {"vessel": crew["vessel"].registration, "kind": "seguridad", "inspector_id": crew["inspector_user"].id,
+            "scheduled_on": office_today().isoformat(), "port": "Asunción"}
+    response = crew["admin"].post("/inspecciones", data=form)
+    inspection_id = int(response.headers["Location"].rsplit("/", 1)[-1])
+    shown = text(crew["admin"].get(response.headers["Location"]))
+    assert f"Inspección n.º {inspection_id} programada para el {format_day(office_today())}." in shown
+
+
+def test_a_detained_vessel_shows_its_detention_and_a_page_lifts_it(crew, db, observed):
+    """Before: the "Detener buque" form stayed after detaining, and no page lifted a detention (only the API)."""
+    inspection_id, _, _ = observed
+    report = f"/inspecciones/{inspection_id}/informe"
+    done = crew["admin"].post(f"/inspecciones/{inspection_id}/detener", data={"reason": "Sin salvavidas suficientes"})
+    assert done.status_code == 302 and done.headers["Location"].endswith("#detencion")
+    page = text(crew["admin"].get(done.headers["Location"]))
+    registration = crew["vessel"].registration
+    assert f"Buque {registration} detenido (art. 208)." in page
+    assert "Detener buque" not in page and "Vigente" in page and "Levantar detención" in page
+    assert "Levantar detención" not in text(crew["owner"].get(report))  # the owner reads it, staff decide
+    detention = db.session.scalar(db.select(Detention).filter_by(inspection_id=inspection_id))
+    lift = f"/inspecciones/{inspection_id}/detenciones/{detention.id}/levantar"
+    assert crew["owner"].post(lift, data={"reason": "Ya compré"}).status_code == 403
+    refused = crew["admin"].post(lift, data={"reason": "no"})
+    assert refused.status_code == 422 and "Debe tener entre 3 y 2000 caracteres." in text(refused)
+    lifted = crew["inspector"].post(lift, data={"reason": "Salvavidas repuestos y verificados."})
+    assert lifted.status_code == 302
+    page = text(crew["inspector"].get(lifted.headers["Location"]))
+    assert f"Detención del buque {registration} levantada." in page
+    assert "Levantada" in page and "Salvavidas repuestos y verificados." in page and "Detener buque" in page
+    again = crew["admin"].post(lift, data={"reason": "Otra vez"})  # a stale page: the report, saying why
+    assert again.status_code == 409 and "La detención ya fue levantada." in text(again)
+    assert "Detener buque" in text(again)
+
+
+def test_a_detention_decided_elsewhere_shows_on_the_report_and_lifts_there(crew, db, observed, make_vessel):
+    inspection_id, _, _ = observed
+    detention = detain_vessel(crew["inspector_user"], crew["vessel"], "Orden del juez", office_now())
+    elsewhere = detain_vessel(crew["inspector_user"], make_vessel(), "Otro buque", office_now())
+    db.session.commit()
+    page = text(crew["admin"].get(f"/inspecciones/{inspection_id}/informe"))
+    assert "Decidida fuera de esta inspección" in page and "Orden del juez" in page and "Detener buque" not in page
+    assert "Otro buque" not in page
+    url = f"/inspecciones/{inspection_id}/detenciones/{{}}/levantar"
+    assert crew["admin"].post(url.format(elsewhere.id), data={"reason": "xxxx"}).status_code == 404  # not this vessel's
+    assert crew["admin"].post(url.format(detention.id), data={"reason": "Orden revocada."}).status_code == 302
+    assert "Detener buque" in text(crew["admin"].get(f"/inspecciones/{inspection_id}/informe"))
+
+
+def test_a_photo_over_the_limit_is_refused_at_its_field_with_the_note_kept(crew, db, observed, app, monkeypatch):
+    """Before: a generic "Contenido demasiado grande" page, the limit not named, the typed note lost."""
+    inspection_id, deficiency, _ = observed
+    monkeypatch.setitem(app.config, "PHOTO_MAX_BYTES", 2 * 1024 * 1024)
+    url = f"/deficiencias/{deficiency.id}/subsanada"
+    page = crew["owner"].get(f"/inspecciones/{inspection_id}/informe").get_data(as_text=True)
+    assert f'data-max-bytes="{2 * 1024 * 1024}"' in page and "hasta 2 MB" in page and "js/photo-check.js" in page
+    big = io.BytesIO(b"\xff\xd8\xff" + b"\0" * (2 * 1024 * 1024 + 40 * 1024))  # over the photo, under the body limit
+    refused = crew["owner"].post(url, content_type="multipart/form-data",
+                                 data={"reason": "Cambié el extintor de la sala de máquinas", "file": (big, "foto.jpg")})
+    assert refused.status_code == 413
+    markup = refused.get_data(as_text=True)
+    field = re.search(rf'<span class="field-error" role="alert" id="photo-error-{deficiency.id}">([^<]*)</span>', markup)
+    assert field and "el máximo es 2 MB" in field.group(1)
+    assert 'value="Cambié el extintor de la sala de máquinas"' in markup
+    db.session.refresh(deficiency)
+    assert deficiency.status == "open"
+    junk = crew["owner"].post(url + "?lang=en", content_type="multipart/form-data",
+                              data={"reason": "Cambié el extintor", "file": (io.BytesIO(b"not a photo"), "foto.jpg")})
+    assert junk.status_code == 415
+    assert "The file is not an image." in text(junk) and 'value="Cambié el extintor"' in junk.get_data(as_text=True)
+
+
+def test_a_photo_over_the_body_limit_names_the_photos_limit(crew, observed, app, monkeypatch):
+    _, deficiency, _ = observed
+    monkeypatch.setitem(app.config, "PHOTO_MAX_BYTES", 1024 * 1024)
+    huge = io.BytesIO(b"\xff" * (3 * 1024 * 1024))
+    refused = crew["owner"].post(f"/deficiencias/{deficiency.id}/subsanada", content_type="multipart/form-data",
+                                 data={"reason": "Cambié el extintor", "file": (huge, "foto.jpg")})
+    assert refused.status_code == 413
+    assert "La foto supera el máximo admitido de 1 MB." in text(refused)

@@ -29,12 +29,20 @@ def test_a_json_body_over_the_limit_is_413_in_the_users_language_and_nothing_is_
     assert response.json["type"].endswith("/too-large") and response.json["title"] == "Content too large"
     assert db.session.query(Owner).count() == 0
     spanish = client.post("/api/v1/owners", json=big, headers=headers)
-    assert spanish.json["detail"] == "El envío supera el máximo admitido."
+    assert spanish.json["detail"] == "El envío supera el máximo admitido de 1 MB."  # before: no figure
+    assert response.json["detail"] == "The submission exceeds the maximum of 1 MB."
 
 
-def test_a_page_form_over_the_limit_is_an_error_page(app, client):
-    response = client.post("/login", data={"username": "x" * (1024 * 1024 + 10), "password": "p"})
+def test_a_page_form_over_the_limit_is_an_error_page_naming_the_limit_and_the_way_back(app, client):
+    form = "http://localhost/login"
+    response = client.post("/login", data={"username": "x" * (1024 * 1024 + 10), "password": "p"},
+                           headers={"Referer": form})
     assert response.status_code == 413 and response.mimetype == "text/html"
+    page = response.get_data(as_text=True)
+    assert "El envío supera el máximo admitido de 1 MB." in page and f'href="{form}"' in page
+    elsewhere = client.post("/login", data={"username": "x" * (1024 * 1024 + 10)},
+                            headers={"Referer": "https://elsewhere.example/login"})
+    assert "elsewhere.example" not in elsewhere.get_data(as_text=True)
 
 
 @pytest.fixture

@@ -76,6 +76,7 @@ PAGE_PERMISSIONS = {
     "/inspecciones/<int:inspection_id>/interrumpir": STAFF,
     "/inspecciones/<int:inspection_id>/cancelar": STAFF,
     "/inspecciones/<int:inspection_id>/detener": STAFF,
+    "/inspecciones/<int:inspection_id>/detenciones/<int:detention_id>/levantar": STAFF,
     "/deficiencias/<int:deficiency_id>/subsanada": {"owner"},
     "/deficiencias/<int:deficiency_id>/cerrar": {"inspector"},
     "/certificados/<number>/<decision>": {"admin"},
