@@ -61,3 +61,12 @@ def small_targets(page) -> list[str]:
         .filter(({box}) => box.width < 43.5 || box.height < 43.5)
         .map(({el, box}) => `${el.tagName.toLowerCase()}.${el.className} "${(el.textContent || el.name || '').trim().slice(0, 30)}": ${Math.round(box.width)}×${Math.round(box.height)}`)""",
                          TARGETS)
+
+
+def sign_in(page, origin: str, username: str, password: str) -> None:
+    """Sign in through the login form; the page then shows the user's landing page."""
+    page.goto(f"{origin}/login")
+    page.fill("input[name=username]", username)
+    page.fill("input[name=password]", password)
+    page.click("button[type=submit]")
+    page.wait_for_load_state()

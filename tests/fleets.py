@@ -44,16 +44,17 @@ PARTICULARS = {
 }
 
 
-def submit_inspection(admin, inspector, vessel, kind="seguridad"):
-    """An inspection answered in full, closed: (inspection, deficiency, certificate); seguridad fails one item."""
-    inspection = schedule_inspection(admin, vessel, kind, inspector, TODAY, "Asunción", TODAY)
+def submit_inspection(admin, inspector, vessel, kind="seguridad", port="Asunción", note=""):
+    """An inspection answered in full, closed: (inspection, deficiency, certificate); seguridad fails one item (`note`
+    its inspector's note)."""
+    inspection = schedule_inspection(admin, vessel, kind, inspector, TODAY, port, TODAY)
     start_inspection(inspector, inspection, NOW)
     for n, item in enumerate(inspection.items):
         failed = item["id"] == FAILED_ITEM
         observed = (0 if failed else item["required"]) if item["required"] is not None else None
         record_answer(inspector, inspection, item["id"], {
             "client_id": str(uuid.uuid4()), "result": "fail" if failed else "pass", "observed": observed,
-            "note": "", "recorded_at": NOW, "photos": [], "action": None}, NOW)
+            "note": note if failed else "", "recorded_at": NOW, "photos": [], "action": None}, NOW)
         if item["evidence_required"]:
             jpeg = encode(noisy_image((32, 24), seed=vessel.id * 100 + n), "JPEG", quality=70)
             add_photo(inspector, inspection, item["id"], str(uuid.uuid4()), process_photo(jpeg, photo_limits()),

@@ -7,6 +7,7 @@ import math
 WIDTH, HEIGHT = 480, 240  # the tablet and desktop drawing, scaled up to 720 px wide
 NARROW = 320  # the phone's drawing: about its card's width in CSS px, so 13-unit text reads near 13 px, not 9
 LEFT, RIGHT, TOP, BOTTOM = 60, 30, 12, 44
+LINE_RIGHT = 35  # the last point carries a centred month ("sept. 2026", "Dec 2026": about 65 units) keeps its half
 BAR_TOP = 28  # room above the bars for the category axis' label
 ROW = 24  # one horizontal bar and its gap
 
@@ -26,7 +27,7 @@ def nice_max(value: float, ticks: int = 4) -> float:
 
 def shown_every(count: int, width: int) -> int:
     """Write every n-th x label so that month names ("sept. 2026", about 65 units) never touch: 1, 2 or 4."""
-    room = (width - LEFT - RIGHT) / max(count - 1, 1)
+    room = (width - LEFT - LINE_RIGHT) / max(count - 1, 1)
     return next((n for n in (1, 2) if n * room >= 70), 4)
 
 
@@ -37,7 +38,7 @@ def line_chart(labels: list[str], series: list[tuple[str, list[float]]], y_max: 
     The labels written count back from the last (today's month), every `shown_every` one.
     """
     top = y_max if y_max is not None else nice_max(max((v for _, values in series for v in values), default=0), ticks)
-    plot_w, plot_h = width - LEFT - RIGHT, HEIGHT - TOP - BOTTOM
+    plot_w, plot_h = width - LEFT - LINE_RIGHT, HEIGHT - TOP - BOTTOM
     every = shown_every(len(labels), width)
     step = plot_w / max(len(labels) - 1, 1)
 
@@ -52,7 +53,7 @@ def line_chart(labels: list[str], series: list[tuple[str, list[float]]], y_max: 
         dots = [{"x": x(n), "y": y(v), "value": y_format(v), "label": labels[n]} for n, v in enumerate(values)]
         lines.append({"name": name, "tone": index % 6, "points": " ".join(f"{d['x']},{d['y']}" for d in dots),
                       "dots": dots})
-    return {"width": width, "height": HEIGHT, "left": LEFT, "right": width - RIGHT, "top": TOP,
+    return {"width": width, "height": HEIGHT, "left": LEFT, "right": width - LINE_RIGHT, "top": TOP,
             "bottom": HEIGHT - BOTTOM, "series": lines,
             "x_ticks": [{"x": x(n), "label": label, "shown": (len(labels) - 1 - n) % every == 0}
                         for n, label in enumerate(labels)],

@@ -46,7 +46,7 @@ def test_twelve_month_labels_are_thinned_to_fit_and_the_last_month_is_always_wri
     shown = [t for t in g["x_ticks"] if t["shown"]]
     assert shown[-1]["label"] == "m11" and len(shown) == 12 // every
     assert min(b["x"] - a["x"] for a, b in zip(shown, shown[1:])) >= 70  # room for "sept. 2026"
-    assert g["width"] == width and g["right"] == width - 30 and g["series"][0]["dots"][-1]["x"] == g["right"]
+    assert g["width"] == width and g["right"] == width - 35 and g["series"][0]["dots"][-1]["x"] == g["right"]
 
 
 def test_few_line_labels_are_all_written():

@@ -19,6 +19,7 @@ from tests.browser_kit import (
     axe_script,
     axe_violations,
     browser,  # noqa: F401 (the fixture)
+    sign_in as sign_in_as,
     small_targets,
 )
 from tests.live_site import PASSWORD, bearer, issue_certificate, live_app, vessel_values
@@ -104,12 +105,7 @@ def sign_in(page, origin: str, role: str) -> None:
     """Sign in through the login form as the user holding `role`."""
     if role == "anonymous":
         return
-    username = next(name for name, r in USERS.items() if r == role)
-    page.goto(f"{origin}/login")
-    page.fill("input[name=username]", username)
-    page.fill("input[name=password]", PASSWORD)
-    page.click("button[type=submit]")
-    page.wait_for_load_state()
+    sign_in_as(page, origin, next(name for name, r in USERS.items() if r == role), PASSWORD)
 
 
 @pytest.mark.parametrize("role", ["anonymous", "police", "owner", "inspector", "admin"])
