@@ -29,7 +29,7 @@ from inspection.registry import views as registry_views
 from inspection.tablet import api as tablet_api
 from inspection.tablet import views as tablet_views
 from inspection.web import pwa
-from inspection.web.flashes import pending_reports
+from inspection.web.acts import pending_reports
 from inspection.web.forms import list_url, sort_link
 from inspection.web.openapi import ProblemApi, schema_name
 

@@ -23,8 +23,7 @@ from inspection.core.models import ROLES, ConflictOfInterest, Owner, User
 from inspection.i18n.labels import label as label_in
 from inspection.i18n.language import current_language, gettext
 from inspection.i18n.messages import Msg
-from inspection.web.confirm import ask_confirmation, confirmed
-from inspection.web.flashes import report_done
+from inspection.web.acts import ask_confirmation, confirmed, report_done
 from inspection.web.forms import domain_errors, load_form
 
 bp = Blueprint("pages", __name__)

@@ -30,8 +30,7 @@ from inspection.documents.exports import csv_response, streamed
 from inspection.i18n.language import current_language, gettext, localize
 from inspection.i18n.messages import N_, Msg
 from inspection.registry.vessels import vessel_matches
-from inspection.web.confirm import ask_confirmation, confirmed
-from inspection.web.flashes import report_done
+from inspection.web.acts import ask_confirmation, confirmed, report_done
 from inspection.web.forms import domain_errors, list_args, sorted_by
 
 bp = Blueprint("certificates", __name__)

@@ -15,8 +15,7 @@ from inspection.dashboard.board import (
 from inspection.dashboard.charts import NARROW, WIDTH, bar_chart, heat_chart, line_chart
 from inspection.documents.exports import csv_response
 from inspection.i18n.formats import format_number
-from inspection.i18n.language import current_language, gettext
-from inspection.web.terms import term
+from inspection.i18n.language import current_language, gettext, term
 
 bp = Blueprint("dashboard", __name__)
 

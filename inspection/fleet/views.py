@@ -27,7 +27,7 @@ from inspection.i18n.messages import Msg
 from inspection.law.cycle import KINDS
 from inspection.registry.forms import with_vessel
 from inspection.registry.vessels import vessel_label
-from inspection.web.flashes import report_done
+from inspection.web.acts import report_done
 from inspection.web.forms import domain_errors, list_args, load_form, sorted_by
 
 bp = Blueprint("fleet", __name__)

@@ -1,12 +1,15 @@
 """The request's language: `?lang=`, then the session, then the user's preference, then
 `Accept-Language`; Spanish by default. Messages themselves (`Msg`, `N_`, the catalogs) are in
 `messages.py`, which needs no request; `formats.py` writes numbers and dates for a language (Babel).
+`term` and `restriction` give coded inspection values in the request's language.
 """
 import re
 
 from flask import has_request_context, request, session
 
+from inspection.i18n.labels import term_label
 from inspection.i18n.messages import LANGUAGES, N_, Localized, Msg, translate
+from inspection.i18n.restrictions import restriction_label
 
 
 def current_language() -> str:
@@ -105,3 +108,15 @@ def _marshmallow_message(text: str) -> Msg:
     if match:
         return Msg("Debe tener entre {min} y {max} caracteres.", min=match[1], max=match[2])
     return Msg(text)
+
+
+# Coded inspection values as people read them, in the page language (pages and tablet shells).
+
+def term(group: str, value) -> str:
+    """The label of a coded inspection value in the page language (the code itself when unknown)."""
+    return term_label(group, value, current_language())
+
+
+def restriction(name: str | None) -> str:
+    """The words of a restriction an article orders instead of a detention, in the page language."""
+    return restriction_label(name, current_language())

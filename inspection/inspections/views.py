@@ -33,7 +33,8 @@ from inspection.core.office import current_office
 from inspection.cycle.billing import charges_of
 from inspection.documents.exports import csv_response, streamed
 from inspection.i18n.formats import format_moment
-from inspection.i18n.language import current_language, gettext, localize
+from inspection.i18n.labels import standing_key
+from inspection.i18n.language import current_language, gettext, localize, restriction, term
 from inspection.i18n.messages import Msg
 from inspection.inspections.operations import (
     add_repair_evidence,
@@ -56,12 +57,10 @@ from inspection.media.configured import PhotoRefused, media_storage, photo_limit
 from inspection.registry.forms import typed_vessel, with_vessel
 from inspection.registry.vessel_checklists import group_by_topic, localized_item
 from inspection.registry.vessels import vessel_label
-from inspection.web.confirm import ask_confirmation, confirmed
-from inspection.web.flashes import report_done
+from inspection.web.acts import ask_confirmation, confirmed, report_done
 from inspection.web.forms import domain_errors, load_form, sorted_by
 from inspection.web.pwa import tablet_page
 from inspection.web.schemas import NoteSchema
-from inspection.web.terms import restriction, standing_key, term
 
 bp = Blueprint("inspections", __name__)
 READERS = ("admin", "inspector", "owner")  # police see no inspections, as in the API

@@ -12,8 +12,7 @@ from inspection.i18n.language import current_language
 from inspection.i18n.messages import Msg
 from inspection.notices.calendars import feed_fingerprint, feed_ics, feed_rows
 from inspection.notices.notices import mark_read, notice_view, notices_query
-from inspection.web.confirm import ask_confirmation, confirmed
-from inspection.web.flashes import report_done
+from inspection.web.acts import ask_confirmation, confirmed, report_done
 
 bp = Blueprint("notices", __name__)
 PER_PAGE = 30

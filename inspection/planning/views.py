@@ -23,8 +23,7 @@ from inspection.planning.board import (
     planning_board,
 )
 from inspection.planning.schemas import AssignInSchema
-from inspection.web.confirm import ask_confirmation, confirmed
-from inspection.web.flashes import report_done
+from inspection.web.acts import ask_confirmation, confirmed, report_done
 from inspection.web.forms import domain_errors, load_form
 
 bp = Blueprint("planning", __name__)

@@ -30,7 +30,7 @@ from inspection.registry.vessels import (
     vessel_label,
 )
 from inspection.i18n.messages import N_, Msg
-from inspection.web.flashes import report_done
+from inspection.web.acts import report_done
 from inspection.web.forms import domain_errors, list_args, load_form, sorted_by
 
 bp = Blueprint("registry", __name__)

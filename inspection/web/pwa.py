@@ -13,9 +13,9 @@ from babel.messages.extract import extract
 from flask import Blueprint, Response, current_app, render_template, send_from_directory
 
 from checklists import load_catalog
-from inspection.i18n.language import current_language, translate
+from inspection.i18n.labels import TERMS
+from inspection.i18n.language import current_language, term, translate
 from inspection.web.security import policy_for, with_webassembly
-from inspection.web.terms import TERMS, term
 
 bp = Blueprint("pwa", __name__)
 

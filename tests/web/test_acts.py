@@ -1,9 +1,9 @@
-"""Every act says on the next page what it did, once, in the reader's language."""
+"""A page act asks once where it cannot be undone, and says on the next page what it did, once, in the reader's language."""
 import pytest
 from flask import Flask
 
 from inspection.i18n.messages import Msg
-from inspection.web.flashes import pending_reports, report_done
+from inspection.web.acts import pending_reports, report_done
 
 
 @pytest.fixture
