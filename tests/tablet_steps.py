@@ -81,7 +81,7 @@ def sign_in_and_take_aboard(rig, page, seeded):
         const names = await caches.keys();
         for (const name of names) {
           const cache = await caches.open(name);
-          if (await cache.match('/tablet/inspeccion') && await cache.match('/agenda')) return true;
+          if (await cache.match('/tablet/inspeccion', { ignoreSearch: true }) && await cache.match('/agenda', { ignoreSearch: true })) return true;
         }
         return false;
     }""", timeout=30_000)
