@@ -142,7 +142,8 @@ def close_inspection(page):
     draw_signature(page, "#sig-master", 1)
     page.fill("#master-name", "Cap. Ramón Benítez")
     page.click("#close-button")
-    page.wait_for_selector("text=Cerrada en la tableta", timeout=10_000)
+    page.click("#confirm-close")  # the closing screen asks once
+    page.wait_for_selector("#undo-close", timeout=10_000)
 
 
 def local_record(page, inspection_id: int) -> dict:
