@@ -15,7 +15,9 @@
 //   /verificar (any query)             network first (short timeout), then the cached page
 //   /v/{token} when the network fails  the cached /verificar, which reads the token from the path
 //   /agenda, /tablet/inspeccion        the tablet shells: network first (short timeout), then the
-//                                      copy kept when the inspector last opened them signed in
+//                                      copy kept when the inspector last opened them signed in, one
+//                                      per language (kept as `/agenda?lang=en`): the language of the
+//                                      address (?lang=), else of the last page seen
 //   /inspecciones/{id} (navigation)    network first; offline, the inspection shell, which renders
 //                                      the inspection from IndexedDB
 //   /                                  network first; offline, the agenda (or the verifier)
@@ -135,22 +137,35 @@ self.addEventListener('fetch', (event) => {
 async function pageOrOffline(event, url) {
   try {
     const response = await fetch(event.request);
-    const said = response.headers.get('Content-Language');
-    if (LANGUAGES.includes(said) && said !== language) {
-      language = said;
-      event.waitUntil(caches.open(CACHE).then((cache) => cache.put(LANGUAGE_KEY, new Response(said))));
-    }
+    event.waitUntil(remember(response.headers.get('Content-Language')));
     return response;
   } catch (err) {
-    const cache = await caches.open(CACHE);
-    const asked = url.searchParams.get('lang');
-    const kept = language || await cache.match(LANGUAGE_KEY).then((r) => (r ? r.text() : null));
-    const lang = [asked, kept].find((candidate) => LANGUAGES.includes(candidate)) || LANGUAGES[0];
-    const cached = await cache.match(`${OFFLINE}?lang=${lang}`);
+    const cached = await (await caches.open(CACHE)).match(`${OFFLINE}?lang=${await readerLanguage(url)}`);
     if (cached) return cached;
     throw err;
   }
 }
+
+/** Keep `lang` as the reader's language (the last page's Content-Language, or the ?lang= asked offline). */
+function remember(lang) {
+  if (!LANGUAGES.includes(lang) || lang === language) return Promise.resolve();
+  language = lang;
+  return caches.open(CACHE).then((cache) => cache.put(LANGUAGE_KEY, new Response(lang)));
+}
+
+/** The language a page is wanted in: the address's ?lang=, else the last one seen, else Spanish. */
+async function readerLanguage(url) {
+  const asked = url.searchParams.get('lang');
+  if (LANGUAGES.includes(asked)) {
+    await remember(asked);  // offline, the next page without ?lang= follows the switch as the server would
+    return asked;
+  }
+  const kept = language || await (await caches.open(CACHE)).match(LANGUAGE_KEY).then((r) => (r ? r.text() : null));
+  return LANGUAGES.includes(kept) ? kept : LANGUAGES[0];
+}
+
+/** Where a tablet shell is kept: one copy per language. */
+const shellKey = (path, lang) => `${path}?lang=${lang}`;
 
 /** Fetch a list and keep a copy stamped with the time it arrived. */
 async function refreshList(cache, request) {
@@ -233,18 +248,31 @@ async function cacheFirst(request) {
   return response;
 }
 
-/** A tablet shell from the network (kept when it is one: signed in, not the login page), else the kept copy. */
+/**
+ * A tablet shell from the network (kept under its Content-Language when it is one: signed in, not the login
+ * page), else the copy kept in the language the reader wants; a copy in the other language only when none is.
+ */
 async function tabletPage(request, key) {
   const cache = await caches.open(CACHE);
   try {
     const response = await fetchWithin(request, PAGE_TIMEOUT_MS);
-    if (isShell(response)) await cache.put(key, response.clone());
+    const said = response.headers.get('Content-Language');
+    if (isShell(response) && LANGUAGES.includes(said)) await cache.put(shellKey(key, said), response.clone());
+    await remember(said);
     return response;
   } catch (err) {
-    const cached = await cache.match(key);
+    const cached = await keptShell(cache, key, await readerLanguage(new URL(request.url)));
     if (cached) return cached;
     throw err;
   }
+}
+
+async function keptShell(cache, key, lang) {
+  for (const candidate of [lang, ...LANGUAGES.filter((other) => other !== lang)]) {
+    const cached = await cache.match(shellKey(key, candidate));
+    if (cached) return cached;
+  }
+  return null;
 }
 
 const isShell = (response) => response.ok && !response.redirected && response.headers.get('X-Baliza-Shell') === '1';
@@ -254,25 +282,32 @@ async function homeOrOffline(request) {
     return await fetchWithin(request, PAGE_TIMEOUT_MS);
   } catch (err) {
     const cache = await caches.open(CACHE);
-    const cached = (await cache.match(AGENDA)) || (await cache.match(PAGE));
+    const lang = await readerLanguage(new URL(request.url));
+    const cached = (await keptShell(cache, AGENDA, lang)) || (await cache.match(`${PAGE}?lang=${lang}`))
+      || (await cache.match(PAGE));
     if (cached) return cached;
     throw err;
   }
 }
 
-/** Keep the signed-in inspector's shells (asked by the agenda), or drop them when someone signs out. */
+/**
+ * Keep the signed-in inspector's shells in every language (asked by the agenda: the inspector may switch
+ * language aboard), or drop them when someone signs out. A fetch's ?lang= does not change the session's
+ * language (inspection/i18n/language.py): only a page the reader opens does.
+ */
 self.addEventListener('message', (event) => {
   const type = event.data && event.data.type;
+  const everyShell = TABLET_PAGES.flatMap((path) => LANGUAGES.map((lang) => shellKey(path, lang)));
   if (type === 'keep-pages') {
     event.waitUntil((async () => {
       const cache = await caches.open(CACHE);
-      await Promise.all(TABLET_PAGES.map(async (path) => {
-        const response = await fetch(path, { credentials: 'same-origin', cache: 'no-store' }).catch(() => null);
-        if (response && isShell(response)) await cache.put(path, response);
+      await Promise.all(everyShell.map(async (key) => {
+        const response = await fetch(key, { credentials: 'same-origin', cache: 'no-store' }).catch(() => null);
+        if (response && isShell(response)) await cache.put(key, response);
       }));
     })());
   } else if (type === 'signed-out') {
-    event.waitUntil(caches.open(CACHE).then((cache) => Promise.all(TABLET_PAGES.map((path) => cache.delete(path)))));
+    event.waitUntil(caches.open(CACHE).then((cache) => Promise.all(everyShell.map((key) => cache.delete(key)))));
   }
 });
 

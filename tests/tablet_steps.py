@@ -81,7 +81,7 @@ def sign_in_and_take_aboard(rig, page, seeded):
         const names = await caches.keys();
         for (const name of names) {
           const cache = await caches.open(name);
-          if (await cache.match('/tablet/inspeccion') && await cache.match('/agenda')) return true;
+          if (await cache.match('/tablet/inspeccion', { ignoreSearch: true }) && await cache.match('/agenda', { ignoreSearch: true })) return true;
         }
         return false;
     }""", timeout=30_000)
@@ -142,7 +142,8 @@ def close_inspection(page):
     draw_signature(page, "#sig-master", 1)
     page.fill("#master-name", "Cap. Ramón Benítez")
     page.click("#close-button")
-    page.wait_for_selector("text=Cerrada en la tableta", timeout=10_000)
+    page.click("#confirm-close")  # the closing screen asks once
+    page.wait_for_selector("#undo-close", timeout=10_000)
 
 
 def local_record(page, inspection_id: int) -> dict:

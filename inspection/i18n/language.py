@@ -31,12 +31,13 @@ def remember_asked_language() -> None:
 
 def _pick_language() -> str:
     """Pages: ?lang=, the session, the user's preference, else Spanish (a phone set to English still
-    gets Spanish first). The API: ?lang=, then Accept-Language, else Spanish."""
+    gets Spanish first); only a page the reader opens keeps its ?lang= (the service worker fetches each
+    language's copy of the tablet's pages). The API: ?lang=, then Accept-Language, else Spanish."""
     asked = request.args.get("lang")
     api = request.path.startswith("/api/")
     if asked in LANGUAGES:
-        if not api:
-            session["lang"] = asked
+        if not api and request.headers.get("Sec-Fetch-Mode", "navigate") == "navigate":
+            session["lang"] = asked  # a page the reader opened; a script's or the worker's fetch keeps theirs
         return asked
     if api:
         return request.accept_languages.best_match(LANGUAGES, default="es") or "es"

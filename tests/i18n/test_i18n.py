@@ -83,6 +83,15 @@ def test_page_language_switch(client):
     assert "Sign in to Baliza" in client.get("/login").get_data(as_text=True)
 
 
+def test_a_background_fetch_in_another_language_keeps_the_readers_language(client):
+    """Issue 21: the service worker keeps a copy of the tablet's pages in each language (`?lang=` on a fetch,
+    not a navigation); that must not switch the language of the reader's next page."""
+    assert "Sign in to Baliza" in client.get("/login?lang=en", headers={"Sec-Fetch-Mode": "navigate"}).get_data(as_text=True)
+    fetched = client.get("/login?lang=es", headers={"Sec-Fetch-Mode": "cors", "Sec-Fetch-Dest": "empty"})
+    assert "Ingresar a Baliza" in fetched.get_data(as_text=True)  # the copy fetched is in the language asked
+    assert "Sign in to Baliza" in client.get("/login", headers={"Sec-Fetch-Mode": "navigate"}).get_data(as_text=True)
+
+
 
 def test_pages_stay_spanish_for_an_english_browser_until_asked(client):
     assert "Ingresar a Baliza" in client.get("/login", headers={"Accept-Language": "en-US,en"}).get_data(as_text=True)

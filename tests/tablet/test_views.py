@@ -241,7 +241,7 @@ def test_closing_shows_what_will_be_sent_asks_and_can_be_undone_until_sent(rig):
         page.goto(f"{rig.origin}/inspecciones/{inspection_id}?lang=en")
         page.wait_for_selector("#inspection[data-ready] #close-button")
         go_offline(rig, context)
-        page.fill("#master-name", "Cap. Ramón Benítez")  # the names are kept with the closing, not before
+        page.fill("#master-name", "Cap. Ramón Benítez")
         page.click("#close-button")
         summary.wait_for()
         english = summary.inner_text()
@@ -266,3 +266,150 @@ def test_closing_shows_what_will_be_sent_asks_and_can_be_undone_until_sent(rig):
         page.wait_for_selector("text=Inspection closed and sent", timeout=60_000)
         assert page.locator("#undo-close").count() == 0
     assert server_state(rig, inspection_id)["outcome"] == "passed_with_observations"
+
+
+PHOTO_LIMIT = 1024 * 1024  # the page's decode limit, lowered so a 1.5 MB file is "too large" without making 256 MB
+REFUSALS = {  # what the tablet says to each refused file and to 2.5 counted units, in each language
+    "es": {"large": "La foto supera el límite de 1 MB.",
+           "pdf": "«acta.pdf» no es una foto: elija una imagen JPEG, PNG o WebP.",
+           "corrupt": "No se pudo leer la foto «IMG_0007.jpg»: el archivo está dañado o no es una imagen que la tableta pueda abrir.",
+           "half": "La cantidad observada debe ser un número entero: se cuentan unidades."},
+    "en": {"large": "The photo exceeds the 1 MB limit.",
+           "pdf": "“acta.pdf” is not a photo: choose a JPEG, PNG or WebP image.",
+           "corrupt": "Could not read the photo “IMG_0007.jpg”: the file is damaged or is not an image the tablet can open.",
+           "half": "The observed quantity must be a whole number: units are counted."},
+}
+
+
+def lower_photo_limit(page, inspection_id: int, most: int) -> None:
+    """The package kept on the tablet, its photo limits lowered to `most` bytes (the page reads them from there)."""
+    page.evaluate("""async ([id, most]) => {
+        const db = await new Promise((ok, fail) => { const r = indexedDB.open('baliza-tablet'); r.onsuccess = () => ok(r.result); r.onerror = fail; });
+        const store = db.transaction('packages', 'readwrite').objectStore('packages');
+        const pkg = await new Promise((ok) => { const r = store.get(id); r.onsuccess = () => ok(r.result); });
+        pkg.package.photo_limits = { ...(pkg.package.photo_limits || {}), max_decode_bytes: most };
+        await new Promise((ok) => { const r = store.put(pkg); r.onsuccess = ok; });
+        db.close();
+    }""", [inspection_id, most])
+
+
+def test_refused_photos_and_half_units_are_said_in_the_page_language_and_nothing_is_queued(rig):
+    """Issue 21 finding 7 at 820 px (Spanish, English) and 390 px: a photo over the limit names it, a PDF is not a
+    photo, a damaged JPEG is said wholly in the page's language, 2.5 of a counted item is refused; none is queued.
+    The names typed for the closing survive a reload (finding 6)."""
+    seeded = seed(rig, "rechazos")
+    inspection_id = seeded["inspection_id"]
+    photo_item = next(i for i in seeded["items"] if i["evidence_required"])
+    counted = next(i for i in seeded["items"] if i["required"] is not None and i.get("whole", True) is not False)
+    files = {"large": {"name": "IMG_0006.jpg", "mimeType": "image/jpeg", "buffer": b"\xff\xd8\xff\xe0" + bytes(PHOTO_LIMIT * 3 // 2)},
+             "pdf": {"name": "acta.pdf", "mimeType": "application/pdf", "buffer": b"%PDF-1.4\n%\xe2\xe3\n1 0 obj\n"},
+             "corrupt": {"name": "IMG_0007.jpg", "mimeType": "image/jpeg", "buffer": b"\xff\xd8\xff\xe0\x00\x10JFIF" + bytes(4000)}}
+    with chromium() as browser:
+        context = browser.new_context(viewport=ISSUE_TABLET, locale="es-PY")
+        page = context.new_page()
+        sign_in_and_take_aboard(rig, page, seeded)
+        lower_photo_limit(page, inspection_id, PHOTO_LIMIT)
+        for lang, viewport in (("es", ISSUE_TABLET), ("en", ISSUE_TABLET), ("en", ISSUE_PHONE)):
+            page.set_viewport_size(viewport)
+            page.goto(f"{rig.origin}/inspecciones/{inspection_id}?lang={lang}")
+            page.wait_for_selector("#inspection[data-ready]")
+            if page.locator("#start-button").count():
+                page.click("#start-button")
+            card = page.locator(f"article[data-item='{photo_item['id']}']")
+            at_phone = viewport is ISSUE_PHONE  # there, the longest message only: does it wrap within the screen
+            for kind, upload in files.items() if not at_phone else [("corrupt", files["corrupt"])]:
+                card.locator("input[type=file]").set_input_files(upload)
+                page.wait_for_function("(text) => document.getElementById('screen-message').textContent === text",
+                                       arg=REFUSALS[lang][kind])
+            quantity = page.locator(f"article[data-item='{counted['id']}']")
+            quantity.locator("input[value=pass]").check()
+            quantity.locator("input[name=observed]").fill("2.5")
+            quantity.locator(".item-status", has_text=REFUSALS[lang]["half"]).wait_for()
+            width = page.evaluate("document.documentElement.scrollWidth")
+            page.screenshot(path=str(SHOTS / f"baliza_tablet_refusals_{lang}_{viewport['width']}.png"))
+            assert width <= viewport["width"], f"{lang} at {viewport['width']} px scrolls sideways ({width} px)"
+            assert card.locator("li.thumb").count() == 0
+            queued = outbox_types(page, inspection_id)
+            assert "photo" not in queued and "answer" not in queued, queued
+
+        page.fill("#master-name", "Cap. Ramón Benítez")
+        page.fill("#signature-name", "Insp. Rosa Ayala")
+        page.wait_for_timeout(500)  # kept on the tablet as typed (300 ms after the last key)
+        page.reload()
+        page.wait_for_selector("#inspection[data-ready] #master-name")
+        assert page.input_value("#master-name") == "Cap. Ramón Benítez"
+        assert page.input_value("#signature-name") == "Insp. Rosa Ayala"
+
+
+def test_the_tablet_pages_serve_every_button_disabled_until_their_script_wires_it(rig):
+    """Issue 21 finding 6: a tap before the page's module has run did nothing on a control that looked ready.
+    With the module blocked, every button of the agenda and of the inspection page (the sync button, "Salir",
+    which warns of unsent work once wired) is disabled and says so; with it, they work, and "Comenzar" too."""
+    seeded = seed(rig, "cableada")
+    inspection_id = seeded["inspection_id"]
+    pages = (f"{rig.origin}/agenda", f"{rig.origin}/inspecciones/{inspection_id}")
+    every_button_disabled = """() => [...document.querySelectorAll('button')].map((b) => [b.textContent.trim(),
+        b.disabled && b.getAttribute('aria-disabled') === 'true'])"""
+    with chromium() as browser:
+        context = browser.new_context(viewport=ISSUE_TABLET, locale="es-PY", service_workers="block")  # routes see all
+        page = context.new_page()
+        page.goto(f"{rig.origin}/login")
+        page.fill("input[name=username]", seeded["username"])
+        page.fill("input[name=password]", PASSWORD)
+        page.click("button[type=submit]")
+        page.wait_for_url(f"{rig.origin}/agenda")
+        page.route("**/static/js/tablet/app.js", lambda route: route.abort())  # every tablet module imports it
+        for url in pages:
+            page.goto(url)
+            buttons = page.evaluate(every_button_disabled)
+            assert ["Salir", True] in buttons and all(disabled for _, disabled in buttons), (url, buttons)
+        page.unroute("**/static/js/tablet/app.js")
+        page.reload()
+        page.wait_for_selector("#inspection[data-ready]")
+        assert page.evaluate("""() => [...document.querySelectorAll('header button, .sync-now')]
+            .every((b) => !b.disabled && !b.hasAttribute('aria-disabled'))""")
+        page.click("#start-button")
+        page.wait_for_selector("#items input[type=radio]:enabled")
+        page.once("dialog", lambda dialog: dialog.accept())  # "Salir" warns first if the start is not sent yet
+        page.click("header button[type=submit]")
+        page.wait_for_url(f"{rig.origin}/login*")
+
+
+def test_offline_the_tablet_pages_come_in_the_language_asked(rig):
+    """Issue 21: offline, /inspecciones/N?lang=en came back in Spanish and later ?lang=es in English (the worker
+    kept one copy of each page whatever its language). Now a copy per language is kept; offline, ?lang= picks
+    it and a page without ?lang= follows the last language asked. Keeping both copies leaves the session's language."""
+    from tests.tablet_steps import go_offline
+
+    seeded = seed(rig, "idiomas")
+    inspection_id = seeded["inspection_id"]
+    with chromium() as browser:
+        context = browser.new_context(viewport=ISSUE_TABLET, locale="es-PY")
+        page = context.new_page()
+        sign_in_and_take_aboard(rig, page, seeded)
+        page.wait_for_function("""async () => {
+            for (const name of await caches.keys()) {
+              const cache = await caches.open(name);
+              const kept = await Promise.all(['/agenda?lang=es', '/agenda?lang=en', '/tablet/inspeccion?lang=es',
+                                              '/tablet/inspeccion?lang=en'].map((key) => cache.match(key)));
+              if (kept.every(Boolean)) return true;
+            }
+            return false;
+        }""", timeout=30_000)
+        page.goto(f"{rig.origin}/agenda")
+        assert page.get_attribute("html", "lang") == "es"  # the worker's English copy did not switch the session
+        go_offline(rig, context)
+
+        def offline_page(path: str) -> tuple[str, str]:
+            page.goto(f"{rig.origin}{path}")
+            page.wait_for_selector("#tablet [data-ready], #tablet[data-ready], #inspection[data-ready]")
+            return page.get_attribute("html", "lang"), page.locator("h1").first.inner_text()
+
+        assert offline_page(f"/inspecciones/{inspection_id}?lang=en")[0] == "en"
+        assert page.locator("#start-button").inner_text() == "Start"
+        page.screenshot(path=str(SHOTS / "baliza_tablet_offline_en.png"))
+        assert offline_page(f"/inspecciones/{inspection_id}?lang=es")[0] == "es"
+        assert page.locator("#start-button").inner_text() == "Comenzar"
+        assert offline_page("/agenda?lang=en") == ("en", "My inspections")
+        assert offline_page(f"/inspecciones/{inspection_id}")[0] == "en"  # no ?lang=: the last language asked
+        assert offline_page("/agenda?lang=es") == ("es", "Mis inspecciones")

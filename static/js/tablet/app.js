@@ -157,5 +157,6 @@ function guardSignOut() {
       form.submit();
     }
   });
+  form.querySelectorAll('button[aria-disabled]').forEach(enable);  // served disabled: now it warns first
 }
 

@@ -206,27 +206,29 @@ function itemCard(item) {
 
 function closingCard() {
   const p = state.pkg.package;
-  const c = state.work.closing || state.work.undone_closing || {};  // an undone closing keeps what was typed
+  // What was typed for the closing: kept on the tablet as it is typed (a reload loses nothing), an undone closing's too.
+  const c = state.work.closing || { ...(state.work.undone_closing || {}), ...(state.work.typed || {}) };
   const disabled = closed() || !started();
+  const keep = { oninput: keepTyped };
   return el('section', { class: 'card submit', id: 'cerrar' },
     el('h2', { text: gettext('Cerrar la inspección') }),
     el('div', { id: 'closing-state' }),
     el('div', { id: 'closing-problems', class: 'missing', tabindex: '-1', hidden: true }),
     el('div', { class: 'grid-form' },
       el('label', {}, gettext('Firma del inspector (nombre completo)'),
-        el('input', { id: 'signature-name', autocomplete: 'name', minlength: 2, maxlength: 200, disabled,
+        el('input', { id: 'signature-name', autocomplete: 'name', minlength: 2, maxlength: 200, disabled, ...keep,
                       value: c.signature || state.user.fullName || '' })),
       el('label', {}, gettext('Capitán o patrón presente'),
-        el('input', { id: 'master-name', minlength: 2, maxlength: 200, disabled, value: c.master_name || '' })),
+        el('input', { id: 'master-name', minlength: 2, maxlength: 200, disabled, ...keep, value: c.master_name || '' })),
       el('label', {}, p.inspection.kind === 'navegabilidad'
         ? gettext('Término menor del certificado (art. 203, opcional)')
         : gettext('Próxima inspección antes de los seis meses (art. 211, opcional)'),
-      el('input', { id: 'valid-until', type: 'date', disabled, value: c.valid_until || '' })),
+      el('input', { id: 'valid-until', type: 'date', disabled, ...keep, value: c.valid_until || '' })),
       ...(p.inspection.kind === 'seguridad' ? [
         el('label', {}, gettext('Informes o peritajes de averías (art. 233)'),
-          el('input', { id: 'closing-reports', type: 'number', min: 0, max: 99, step: 1, disabled, value: c.reports || 0 })),
+          el('input', { id: 'closing-reports', type: 'number', min: 0, max: 99, step: 1, disabled, ...keep, value: c.reports || 0 })),
         el('label', {}, gettext('Válvulas selladas de nuevo (arts. 219, 233)'),
-          el('input', { id: 'closing-reseals', type: 'number', min: 0, max: 99, step: 1, disabled, value: c.valve_reseals || 0 })),
+          el('input', { id: 'closing-reseals', type: 'number', min: 0, max: 99, step: 1, disabled, ...keep, value: c.valve_reseals || 0 })),
       ] : [])),
     el('div', { class: 'signatures' },
       signatureBlock('inspector', gettext('Firma del inspector'), disabled),
@@ -352,11 +354,19 @@ function refreshClosing() {
 
 // --- changes --------------------------------------------------------------------------------------
 
-async function start() {
+async function start(event) {
   if (started()) return;
+  const button = event && event.currentTarget;
+  if (button) { button.disabled = true; button.setAttribute('aria-busy', 'true'); }  // the tap is seen at once
   const startedAt = new Date().toISOString();
   state.work = { ...state.work, started_at: startedAt };
-  await saving(() => put('work', state.work));
+  try {
+    await saving(() => put('work', state.work));
+  } catch (error) {
+    state.work = { ...state.work, started_at: null };
+    if (button) { button.disabled = false; button.removeAttribute('aria-busy'); }
+    return;
+  }
   await enqueue({ type: 'start', user_id: state.user.userId, inspection_id: id, client_id: newId(),
                   started_at: startedAt, pin: state.pkg.package.pin });
   render();
@@ -531,15 +541,33 @@ function backFromClosing() {
   button.focus();
 }
 
+/** The closing's fields as typed: the two names, the shorter term and the counts (art. 233). */
+function closingFields() {
+  const validUntil = document.getElementById('valid-until');
+  const count = (id) => { const input = document.getElementById(id); return input ? Math.max(0, parseInt(input.value, 10) || 0) : 0; };
+  return { signature: document.getElementById('signature-name').value.trim(),
+           master_name: document.getElementById('master-name').value.trim(),
+           valid_until: validUntil && validUntil.value ? validUntil.value : null,
+           reports: count('closing-reports'), valve_reseals: count('closing-reseals') };
+}
+
+let typing = null;
+/** Keep what is typed for the closing on the tablet (as the answers are) until the inspection is closed. */
+function keepTyped() {
+  clearTimeout(typing);
+  typing = setTimeout(() => {
+    if (closed()) return;
+    state.work = { ...state.work, typed: closingFields() };
+    saving(() => put('work', state.work)).catch(() => {});
+  }, 300);
+}
+
 async function closeInspection() {
   const names = closable();
   if (!names) { backFromClosing(); return; }
-  const { signature, master } = names;
-  const validUntil = document.getElementById('valid-until');
-  const count = (id) => { const input = document.getElementById(id); return input ? Math.max(0, parseInt(input.value, 10) || 0) : 0; };
-  state.work = { ...state.work, closing: { signature, master_name: master, submitted_at: new Date().toISOString(),
-                                           valid_until: validUntil && validUntil.value ? validUntil.value : null,
-                                           reports: count('closing-reports'), valve_reseals: count('closing-reseals') } };
+  clearTimeout(typing);
+  const { typed, ...work } = state.work;  // what was typed now travels with the closing
+  state.work = { ...work, closing: { ...closingFields(), submitted_at: new Date().toISOString() } };
   await saving(() => put('work', state.work));
   await enqueue({ type: 'submit', user_id: state.user.userId, inspection_id: id, client_id: newId() });
   render();
