@@ -96,11 +96,6 @@ def get_certificate_for(user, number: str) -> Certificate:
     return found
 
 
-def deficiency_scope(query, user: User):
-    """Deficiencies a user may list: staff all, owners their fleet's."""
-    return _fleet_scope(query, user, Deficiency.vessel_id)
-
-
 def get_deficiency_for(user: User, deficiency_id: int) -> Deficiency:
     """The deficiency if `user` may see its vessel, else 404 (an owner's for another fleet included)."""
     deficiency = db.session.get(Deficiency, deficiency_id)

@@ -409,6 +409,7 @@ class Deficiency(db.Model):
     closed_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
     closed_by_id: Mapped[int | None] = mapped_column(sa.ForeignKey("users.id"))
     closing_note: Mapped[str | None] = mapped_column(sa.Text)
+    vessel: Mapped[Vessel] = relationship()
 
 
 class Detention(db.Model):

@@ -20,7 +20,7 @@ from inspection.core.models import (
 from inspection.cycle.billing import CENTS, fee_statement_of, fine_json
 from inspection.law.cycle import KINDS, CertificateFacts, Window, next_inspection_window, vessel_state
 from inspection.law.fees import fee_statement, inspection_fees
-from inspection.registry.vessel_checklists import localized_description
+from inspection.registry.vessel_checklists import deficiency_items, localized_description
 from inspection.registry.vessels import needs_cached, particulars_of
 
 
@@ -70,7 +70,7 @@ def fleet_of(user: User, today: date, owner_id: int | None = None, limit: int | 
                                                                FineAssessment.waived_at.is_(None))
                                .order_by(FineAssessment.assessed_on, FineAssessment.id)).all()
     reports = db.session.execute(_latest_reports(ids)).all()
-    titled = _deficiency_items(deficiencies) if lang != "es" else {}
+    titled = deficiency_items(deficiencies) if lang != "es" else {}
     grouped = {name: _by_vessel(rows) for name, rows in (
         ("certificates", certificates), ("deficiencies", deficiencies), ("pending", pending),
         ("inspections", inspections), ("fines", fines), ("reports", reports))}
@@ -89,15 +89,6 @@ def _latest_reports(ids: list[int]):
               .where(Inspection.vessel_id.in_(ids), Inspection.status == "submitted").subquery())
     return (db.select(ranked.c.vessel_id, ranked.c.kind, ranked.c.id, ranked.c.submitted_at, ranked.c.outcome)
             .where(ranked.c.rank == 1).order_by(ranked.c.kind))
-
-
-def _deficiency_items(deficiencies) -> dict[tuple[int, str], dict]:
-    """(inspection id, item id) -> the pinned checklist item each deficiency was found on (one query)."""
-    wanted = {(d.inspection_id, d.item_id) for d in deficiencies}
-    rows = db.session.execute(db.select(Inspection.id, Inspection.items)
-                              .where(Inspection.id.in_({inspection_id for inspection_id, _ in wanted}))).all()
-    return {(inspection_id, item["id"]): item for inspection_id, items in rows for item in items or []
-            if (inspection_id, item["id"]) in wanted}
 
 
 def _fleet_entry(vessel, today, needs_cache, lang, titled, *, certificates, deficiencies, pending, inspections, fines,

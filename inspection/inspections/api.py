@@ -4,14 +4,14 @@ import hashlib
 from flask import Response, request
 from flask_smorest import Blueprint
 
-from inspection.accounts.access import deficiency_scope, get_deficiency_for, get_vessel_for
+from inspection.accounts.access import get_deficiency_for, get_vessel_for
 from inspection.accounts.auth import api_user, require
 from inspection.certificates.keys import signer
 from inspection.certificates.operations import certificates_json
 from inspection.core.clock import office_date, office_now, office_today, office_zone
 from inspection.core.exceptions import Invalid, NotFound
 from inspection.core.extensions import db
-from inspection.core.models import Deficiency, Inspection, Photo, User
+from inspection.core.models import Inspection, Photo, User
 from inspection.core.office import current_office
 from inspection.cycle.billing import charges_of
 from inspection.cycle.schemas import FeeStatementSchema
@@ -23,6 +23,7 @@ from inspection.inspections.operations import (
     add_repair_evidence,
     cancel_inspection,
     close_deficiency,
+    deficiency_list,
     detain_vessel,
     filter_inspections,
     get_detention,
@@ -312,13 +313,8 @@ def _decided(operation, inspection_id: int, reason: str) -> Inspection:
 @blp.response(200, page_schema(DeficiencySchema, "DeficiencyPage"))
 @require(*READERS)
 def list_deficiencies(args):
-    """Deficiencies by due date; owners see their fleet's."""
-    query = deficiency_scope(db.select(Deficiency), api_user())
-    if args.get("vessel_id"):
-        query = query.where(Deficiency.vessel_id == args["vessel_id"])
-    if args.get("status"):
-        query = query.where(Deficiency.status == args["status"])
-    return paginate(query.order_by(Deficiency.due_on, Deficiency.id), args)
+    """Deficiencies by due date, undated last (search, filters and order as on /deficiencias); owners: their fleet's."""
+    return paginate(deficiency_list(api_user(), args, office_today()), args)
 
 
 @blp.route("/deficiencies/<int:deficiency_id>/evidence", methods=["POST"])

@@ -6,10 +6,14 @@ the request boundary commits once, so an action and its audit event land togethe
 import hashlib
 from datetime import date, datetime, timedelta
 
+from sqlalchemy import case, literal, or_
+
+from inspection.accounts.access import vessel_scope
 from inspection.core.audit import record_event
 from inspection.core.exceptions import Conflict, Forbidden, Invalid, NotFound
 from inspection.core.extensions import db
 from inspection.core.models import (
+    DEFICIENCY_STATUSES,
     OPEN_INSPECTIONS,
     Answer,
     ConflictOfInterest,
@@ -29,8 +33,9 @@ from inspection.inspections.pins import checklist_pin
 from inspection.law.legal_terms import reinspection_days
 from inspection.media.signatures import ROLES, SignatureRejected, normalize_signature
 from inspection.media.storage import media_key
-from inspection.registry.vessel_checklists import pinned_items
-from inspection.registry.vessels import particulars_of
+from inspection.registry.vessel_checklists import items_titled, pinned_items
+from inspection.registry.vessels import particulars_of, vessel_matches
+from inspection.web.forms import sorted_by
 
 # --- who may act ---------------------------------------------------------------------------------
 
@@ -79,6 +84,33 @@ def filter_inspections(query, args: dict):
     if args.get("date_to"):
         query = query.where(Inspection.scheduled_on <= args["date_to"])
     return query.order_by(Inspection.scheduled_on.desc(), Inspection.id.desc())
+
+
+DEFICIENCY_DUES = ("overdue", "in_time")
+DEFICIENCY_SORTS = ("due_on", "vessel", "description", "action", "status")
+UNDATED = date(9999, 12, 31)  # sorts a deficiency without a due date after every dated one, on every database
+
+
+def deficiency_list(user: User, args: dict, today: date, *columns):
+    """The deficiencies of GET /api/v1/deficiencies and of /deficiencias: the user's (owners: their fleet's),
+    searched by vessel or item title, filtered by vessel, status and due date on `today`, in the order `sort`
+    names (a query of Deficiency joined to Vessel; with `columns`, of those columns instead)."""
+    query = vessel_scope((db.select(*columns) if columns else db.select(Deficiency))
+                         .select_from(Deficiency).join(Vessel, Vessel.id == Deficiency.vessel_id), user)
+    if args.get("q") and args["q"].strip():
+        text = args["q"].strip()
+        query = query.where(or_(vessel_matches(text, Deficiency.description),
+                                Deficiency.item_id.in_(items_titled(text))))
+    for field in ("vessel_id", "status"):
+        if args.get(field) is not None:
+            query = query.where(getattr(Deficiency, field) == args[field])
+    if args.get("due"):
+        late = Deficiency.due_on < today if args["due"] == "overdue" else Deficiency.due_on >= today
+        query = query.where(Deficiency.status != "closed", late)
+    order = {"due_on": db.func.coalesce(Deficiency.due_on, UNDATED), "vessel": Vessel.registration_key,
+             "description": Deficiency.description, "action": Deficiency.action,
+             "status": case(*((Deficiency.status == name, literal(n)) for n, name in enumerate(DEFICIENCY_STATUSES)))}
+    return sorted_by(query, args.get("sort", "due_on"), order, Deficiency.id)
 
 
 def lock_inspection(inspection: Inspection) -> Inspection:

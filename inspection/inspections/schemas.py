@@ -9,6 +9,7 @@ from inspection.core.models import ACTIONS, DEFICIENCY_STATUSES, INSPECTION_STAT
 from inspection.i18n.language import current_language
 from inspection.i18n.messages import Msg
 from inspection.i18n.restrictions import restriction_label
+from inspection.inspections.operations import DEFICIENCY_DUES, DEFICIENCY_SORTS
 from inspection.media.signatures import ROLES as SIGNATURE_ROLES
 from inspection.web.schemas import BaseSchema, Integer, NoteSchema, PageArgs, Text, decimal_between, id_field
 from inspection.web.forms import sort_field
@@ -216,10 +217,15 @@ class DeficiencySchema(BaseSchema):
 
 
 class DeficiencyQuery(PageArgs):
-    """Filters for deficiencies."""
+    """Search, filters and order of the deficiency list (API and page): by due date by default, the undated last."""
 
+    q = fields.String(validate=validate.Length(max=100), metadata={
+        "description": "Matrícula o nombre del buque, o título del ítem (en castellano o inglés)"})
     vessel_id = id_field()
     status = fields.String(validate=validate.OneOf(DEFICIENCY_STATUSES))
+    due = fields.String(validate=validate.OneOf(DEFICIENCY_DUES), metadata={
+        "description": "overdue: sin cerrar y con el plazo vencido; in_time: sin cerrar y dentro del plazo"})
+    sort = sort_field(DEFICIENCY_SORTS, "due_on")
 
 
 class ReportFixedSchema(NoteSchema):

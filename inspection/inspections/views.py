@@ -11,7 +11,7 @@ from datetime import datetime
 from flask import Blueprint, Response, redirect, render_template, request, url_for
 from flask_login import current_user
 from marshmallow import ValidationError
-from sqlalchemy.orm import aliased, joinedload
+from sqlalchemy.orm import aliased, contains_eager, joinedload
 
 from inspection.accounts.access import get_deficiency_for, get_vessel_for, vessel_scope
 from inspection.accounts.auth import require_page
@@ -20,10 +20,12 @@ from inspection.core.exceptions import DomainError, Invalid, NotFound
 from inspection.core.extensions import db
 from inspection.core.models import (
     ACTIONS,
+    DEFICIENCY_STATUSES,
     INSPECTION_STATUSES,
     KINDS,
     RESULTS,
     Certificate,
+    Deficiency,
     Detention,
     Inspection,
     User,
@@ -37,9 +39,11 @@ from inspection.i18n.labels import standing_key
 from inspection.i18n.language import current_language, gettext, localize, restriction, term
 from inspection.i18n.messages import Msg
 from inspection.inspections.operations import (
+    DEFICIENCY_DUES,
     add_repair_evidence,
     cancel_inspection,
     close_deficiency,
+    deficiency_list,
     detain_vessel,
     filter_inspections,
     get_detention,
@@ -52,13 +56,18 @@ from inspection.inspections.operations import (
     schedule_inspection,
 )
 from inspection.inspections.reports import fee_statement_pdf, inspection_detail, pdf_headers, report_pdf
-from inspection.inspections.schemas import DetentionInSchema, InspectionCreateSchema, InspectionListQuery
+from inspection.inspections.schemas import (
+    DeficiencyQuery,
+    DetentionInSchema,
+    InspectionCreateSchema,
+    InspectionListQuery,
+)
 from inspection.media.configured import PhotoRefused, media_storage, photo_limits, process_upload, refuse_oversize
 from inspection.registry.forms import typed_vessel, with_vessel
-from inspection.registry.vessel_checklists import group_by_topic, localized_item
+from inspection.registry.vessel_checklists import deficiency_items, group_by_topic, localized_description, localized_item
 from inspection.registry.vessels import vessel_label
 from inspection.web.acts import ask_confirmation, confirmed, report_done
-from inspection.web.forms import domain_errors, load_form, sorted_by
+from inspection.web.forms import domain_errors, list_args, load_form, sorted_by
 from inspection.web.pwa import tablet_page
 from inspection.web.schemas import NoteSchema
 
@@ -445,3 +454,70 @@ def detention_lift(inspection_id, detention_id):
         inspection, "lift", NoteSchema(),
         lambda data: lift_detention(current_user, detention, data["reason"], office_now()),
         Msg("Detención del buque {registration} levantada.", registration=inspection.vessel.registration))
+
+
+# --- the deficiency list --------------------------------------------------------------------------
+
+def _deficiency_args() -> tuple[dict, dict]:
+    """The deficiency list's query arguments, the vessel box (?vessel=) resolved to vessel_id, and its error."""
+    args, typed = list_args(DeficiencyQuery(), skip=("lang", "vessel")), request.args.get("vessel", "").strip()
+    if typed and not args.get("vessel_id"):
+        vessel, messages = typed_vessel(typed, current_user)
+        if vessel is None:
+            return args, {"vessel": messages}
+        args["vessel_id"] = vessel.id
+    return args, {}
+
+
+@bp.route("/deficiencias")
+@require_page(*READERS)
+def deficiency_list_page():
+    """The deficiencies to follow up (owners: their fleet's), searched, filtered and sorted as the API lists them;
+    each links to its place on the report, where the owner reports it put right and an inspector closes it."""
+    args, filter_errors = _deficiency_args()
+    today, lang = office_today(), current_language()
+    query = deficiency_list(current_user, args, today).options(contains_eager(Deficiency.vessel))
+    page = db.paginate(query, page=args["page"], per_page=args["per_page"], error_out=False)
+    titled = deficiency_items(page.items) if lang != "es" else {}
+    rows = [{"d": d, "title": localized_description(d.description, titled.get((d.inspection_id, d.item_id)), lang),
+             "overdue": d.status != "closed" and d.due_on is not None and d.due_on < today} for d in page.items]
+    return render_template("inspections/deficiencies.html", page=page, rows=rows, args=args,
+                           filter_errors=filter_errors, statuses=DEFICIENCY_STATUSES, dues=DEFICIENCY_DUES,
+                           vessel_filter=request.args.get("vessel") or _label_of(args.get("vessel_id")))
+
+
+@bp.route("/deficiencias.csv")
+@require_page(*READERS)
+def deficiency_csv():
+    """The deficiency list as CSV with the page's search, filters and order, streamed; titles in the page's language
+    (the pinned items looked up once per batch of rows)."""
+    args, _ = _deficiency_args()
+    today, lang = office_today(), current_language()
+    query = deficiency_list(current_user, args, today, Deficiency.id, Deficiency.inspection_id, Deficiency.item_id,
+                            Deficiency.description, Deficiency.source, Deficiency.article, Deficiency.action,
+                            Deficiency.due_on, Deficiency.status, Vessel.registration, Vessel.name)
+    header = [gettext("Número"), gettext("Matrícula"), gettext("Buque"), gettext("Deficiencia"), gettext("Norma"),
+              gettext("Artículo"), gettext("Acción"), gettext("Plazo"), gettext("Estado"), gettext("Inspección")]
+
+    def rows():
+        for batch in _batches(streamed(query, db.session), 500):
+            titled = deficiency_items(batch) if lang != "es" else {}
+            for row in batch:
+                yield (row.id, row.registration, row.name,
+                       localized_description(row.description, titled.get((row.inspection_id, row.item_id)), lang),
+                       row.source, row.article, row.action, row.due_on.isoformat() if row.due_on else "", row.status,
+                       row.inspection_id)
+
+    return csv_response(f"deficiencias-{today.isoformat()}.csv", header, rows())
+
+
+def _batches(rows, size: int):
+    """`rows` in lists of at most `size`."""
+    batch = []
+    for row in rows:
+        batch.append(row)
+        if len(batch) == size:
+            yield batch
+            batch = []
+    if batch:
+        yield batch

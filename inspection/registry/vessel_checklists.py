@@ -3,7 +3,8 @@ from flask import current_app
 
 from checklists import KINDS, build_checklist, checklist_versions, clause_coverage, clause_totals, load_catalog
 from inspection.core.exceptions import Invalid, NotFound
-from inspection.core.models import Vessel
+from inspection.core.extensions import db
+from inspection.core.models import Inspection, Vessel
 from inspection.i18n.messages import Msg
 from inspection.registry.vessels import particulars_of
 
@@ -68,6 +69,26 @@ def localized_description(description: str, item: dict | None, lang: str) -> str
     if item is None or lang != "en" or not description.startswith(item["title"]):
         return description
     return item["title_en"] + description[len(item["title"]):]
+
+
+def deficiency_items(deficiencies) -> dict[tuple[int, str], dict]:
+    """(inspection id, item id) -> the pinned checklist item each deficiency (anything with `inspection_id` and
+    `item_id`) was found on, for localized_description; one query."""
+    wanted = {(d.inspection_id, d.item_id) for d in deficiencies}
+    if not wanted:
+        return {}
+    rows = db.session.execute(db.select(Inspection.id, Inspection.items)
+                              .where(Inspection.id.in_({inspection_id for inspection_id, _ in wanted}))).all()
+    return {(inspection_id, item["id"]): item for inspection_id, items in rows for item in items or []
+            if (inspection_id, item["id"]) in wanted}
+
+
+def items_titled(text: str) -> set[str]:
+    """The ids of the catalog's items whose title, in Spanish or English, contains `text` (case aside): a search
+    for an item's title in either language (a deficiency's description holds only the Spanish one)."""
+    wanted = text.casefold()
+    return {item.id for checklist in load_catalog().checklists.values() for item in checklist.items
+            if wanted in item.title_es.casefold() or wanted in item.title_en.casefold()}
 
 
 def group_by_topic(items: list[dict]) -> list[dict]:

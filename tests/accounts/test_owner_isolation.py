@@ -125,6 +125,10 @@ ROUTES = [
           body=lambda o: {"reason": "Reparado"}),
     Route("inspections.deficiency_close", 404, **PAGE, args=lambda o: {"deficiency_id": o["deficiency_id"]},
           body=lambda o: {"reason": "Reparado"}),
+    # --- deficiencies (issue 21 added the list and its CSV) ---------------------------------------------
+    Route("inspections.deficiency_list_page", OK, **PAGE),
+    Route("inspections.deficiency_list_page", 404, **PAGE, args=lambda o: {"vessel_id": o["vessel_id"]}),
+    Route("inspections.deficiency_csv", OK, **PAGE),
 ]
 PUBLIC_BODIES = {"certificates.verify_page"}  # shows the certificate's own vessel by design
 
@@ -197,7 +201,8 @@ def test_no_route_of_the_cycle_shows_another_owners_records(app, world):
     assert db.session.get(Notice, other["notice_id"]).read_at is None  # marking one's notices read left theirs
     staff = app.test_client()  # the marks are what the lists show: staff, who see every fleet, find them
     staff.post("/login", data={"username": "admin", "password": PASSWORD})
-    for path, marks in (("/flota", 2), ("/certificados.csv", 3), ("/solicitudes", 1)):
+    for path, marks in (("/flota", 2), ("/certificados.csv", 3), ("/solicitudes", 1), ("/deficiencias", 2),
+                        ("/deficiencias.csv", 2)):
         assert len(leaks(staff.get(path).get_data(as_text=True), other)) >= marks, path
 
 
