@@ -171,7 +171,10 @@ def test_admin_signs_out_every_device_of_a_user_and_it_is_audited(app, client, m
     page = sign_in(app, admin)
     listing = page.get("/usuarios").text
     assert "Cerrar sesiones de dispositivos" in listing and "Dispositivos con sesión: 2" in listing
-    response = page.post(f"/usuarios/{user.id}/dispositivos/revocar")
+    asked = page.post(f"/usuarios/{user.id}/dispositivos/revocar")  # it cannot be undone: asked first
+    assert asked.status_code == 200 and "confirmed" in asked.text
+    assert client.get("/api/v1/auth/me", headers=bearer(tablets[0])).status_code == 200
+    response = page.post(f"/usuarios/{user.id}/dispositivos/revocar", data={"confirmed": "1"})
     assert response.status_code == 302 and response.headers["Location"].endswith(f"#user-{user.id}")
     for tablet in tablets:
         assert_signed_out(client, tablet)
@@ -194,7 +197,7 @@ def test_the_account_page_lists_and_revokes_own_devices(app, client, make_user, 
     html = page.get("/cuenta").text
     assert "Tableta del Paraná" in html and "Ajena" not in html and "Sin uso todavía" in html
     assert page.post(f"/cuenta/dispositivos/{theirs['device_id']}/revocar").status_code == 404
-    response = page.post(f"/cuenta/dispositivos/{tablet['device_id']}/revocar")
+    response = page.post(f"/cuenta/dispositivos/{tablet['device_id']}/revocar", data={"confirmed": "1"})
     assert response.status_code == 302 and response.headers["Location"].endswith("/cuenta#dispositivos")
     assert_signed_out(client, tablet)
     assert client.get("/api/v1/auth/me", headers=bearer(theirs)).status_code == 200
@@ -207,7 +210,7 @@ def test_a_password_change_signs_every_tablet_out(app, client, make_user, clock)
     user = make_user("inspector")
     tablet = device_token(client, user)
     page = sign_in(app, user)
-    assert page.post("/cuenta", data={"current": PASSWORD, "new": "otra-clave-larga"}).status_code == 200
+    assert page.post("/cuenta", data={"current": PASSWORD, "new": "otra-clave-larga"}).status_code == 302
     assert_signed_out(client, tablet)
 
 

@@ -51,8 +51,9 @@ def test_the_certificate_list_exports_with_statuses(client, two_fleets, records,
     assert response.headers["Content-Disposition"] == 'attachment; filename="certificados-2026-11-20.csv"'
     rows = _rows(response)
     assert rows[0] == ["Número", "Matrícula", "Buque", "Tipo", "Inspeccionado", "Expedido", "Válido hasta", "Estado"]
-    assert [(r[2], r[3], r[6], r[7]) for r in rows[1:]] == [("Ajeno", "navegabilidad", "2026-06-01", "expired"),
-                                                           ("Mío", "seguridad", "2026-12-01", "valid")]
+    # in the page's default order, the latest issued first
+    assert [(r[2], r[3], r[6], r[7]) for r in rows[1:]] == [("Mío", "seguridad", "2026-12-01", "valid"),
+                                                           ("Ajeno", "navegabilidad", "2026-06-01", "expired")]
 
 
 def test_an_owner_exports_only_its_fleet_in_english(client, two_fleets, office_day):

@@ -79,7 +79,7 @@ def test_report_numbers_in_the_page_language(app, client, crew, started):  # noq
     report = admin.get(f"/inspecciones/{inspection_id}/informe?lang=es").get_data(as_text=True)
     tonnage = re.search(r"<dd>([^<]*) t</dd>", report).group(1)
     assert re.fullmatch(r"[\d.]+,\d\d", tonnage), tonnage  # "346,33", not "346.33"
-    observed = re.findall(r'<td class="num">([^<]+)</td>', report)
+    observed = re.findall(r'<td class="num"[^>]*>([^<]+)</td>', report)
     assert observed and all(re.fullmatch(r"[\d.]+(,\d+)?", n) for n in observed), observed
     assert ISO.findall(text(admin.get(f"/inspecciones/{inspection_id}/informe?lang=en"))) == []
 

@@ -2,6 +2,7 @@
 import pytest
 
 from inspection.core.models import Vessel
+from inspection.i18n.labels import field_label
 from tests.fixtures.checklists import VESSEL
 
 
@@ -56,7 +57,7 @@ def test_impossible_vessels_are_refused_in_spanish_naming_the_field(client, admi
     assert response.mimetype == "application/problem+json"
     assert field in response.json["errors"]
     assert words in " ".join(response.json["errors"][field])
-    assert field in response.json["detail"]
+    assert field_label(field, "es") in response.json["detail"]  # people read the detail: the field's label
     assert db.session.scalar(db.select(db.func.count(Vessel.id))) == 0
 
 
@@ -307,6 +308,7 @@ def test_the_vessel_list_rows_dump_as_the_schema_dumps_the_vessel(client, admin,
 
     from inspection.core.models import Vessel
     from inspection.registry.schemas import VesselSchema
+
     made = [make_vessel(), make_vessel(length_m=Decimal("12.35"), beam_m=Decimal("3.1"), hull_material="wood")]
     items = {item["id"]: item for item in client.get("/api/v1/vessels?per_page=50", headers=admin).json["items"]}
     for vessel in made:
