@@ -9,7 +9,8 @@ the viewport's right edge, except inside an element that scrolls on purpose (a w
 One live server and one Chromium for the module; the state is built with the operations, with the long names
 people really give (a vessel named for a saint and a city, a port with its terminal, an armador's full legal
 name, an inspector's two surnames). One page per role loads each path once per language and is resized to each
-width (a resize lays the page out again; no reload). Screenshots of the pages of the finding go to /tmp.
+width (a resize lays the page out again; no reload). Screenshots of the pages of the finding go to the folder
+BALIZA_SCREENSHOTS names, when it is set.
 """
 import os
 import uuid
