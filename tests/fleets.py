@@ -44,6 +44,18 @@ PARTICULARS = {
 }
 
 
+def office_crew(password: str) -> tuple:
+    """Inside an app context, not committed: the owner Naviera del Sur S.A. with its user "armador", the admin
+    "jefa" and the inspector "inspectora", all signing in with `password`; returns (owner, admin, inspector)."""
+    owner = create_owner({"name": "Naviera del Sur S.A.", "tax_id": "80012345-6", "email": None, "phone": None,
+                          "address": None})
+    db.session.flush()
+    admin = create_user("jefa", password, "admin")
+    inspector = create_user("inspectora", password, "inspector")
+    create_user("armador", password, "owner", owner_id=owner.id)
+    return owner, admin, inspector
+
+
 def submit_inspection(admin, inspector, vessel, kind="seguridad", port="Asunción", note=""):
     """An inspection answered in full, closed: (inspection, deficiency, certificate); seguridad fails one item (`note`
     its inspector's note)."""

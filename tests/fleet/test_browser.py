@@ -12,7 +12,7 @@ import pytest
 from inspection.core import clock
 from inspection.core.extensions import db
 from tests.browser_kit import BROWSER_MARKS, axe_script, axe_violations, browser, small_targets  # noqa: F401 (browser: the fixture)
-from tests.fleets import NOW, PARTICULARS, submit_inspection
+from tests.fleets import NOW, PARTICULARS, office_crew, submit_inspection
 from tests.live_site import PASSWORD, live_app
 from tests.tablet_steps import SHOTS
 
@@ -26,17 +26,11 @@ STEAMER = {**PARTICULARS, "propulsion": "steam", "boilers": 2}
 
 def _build_state(app) -> dict:
     """An owner with three vessels: safety due soon (navegabilidad valid), one suspended, one never certified."""
-    from inspection.accounts.users import create_user
     from inspection.certificates.operations import suspend_certificate
-    from inspection.registry.vessels import create_owner, create_vessel
+    from inspection.registry.vessels import create_vessel
 
     with app.app_context():
-        owner = create_owner({"name": "Naviera del Sur S.A.", "tax_id": "80012345-6", "email": None, "phone": None,
-                              "address": None})
-        db.session.flush()
-        admin = create_user("jefa", PASSWORD, "admin")
-        inspector = create_user("inspectora", PASSWORD, "inspector")
-        create_user("armador", PASSWORD, "owner", owner_id=owner.id)
+        owner, admin, inspector = office_crew(PASSWORD)
         vessels = [create_vessel({**STEAMER, "registration": reg, "name": name, "owner_id": owner.id}) for reg, name in (
             ("PY-ASU-0101", "Ñandutí Purahéi"), ("PY-CON-0202", "Yacaré Guazú"), ("PY-ENC-0303", "Río Tebicuary"))]
         for kind in ("seguridad", "navegabilidad"):

@@ -14,7 +14,7 @@ import pytest
 from inspection.core import clock
 from inspection.core.extensions import db
 from tests.browser_kit import BROWSER_MARKS, browser  # noqa: F401 (browser: the fixture)
-from tests.fleets import NOW, PARTICULARS, submit_inspection
+from tests.fleets import NOW, PARTICULARS, office_crew, submit_inspection
 from tests.live_site import PASSWORD, live_app
 from tests.tablet_steps import SHOTS
 
@@ -36,17 +36,11 @@ WORDS = {
 
 def _build_state(app) -> list[dict]:
     """Per walk: a vessel whose closed inspection left a certificate, an open deficiency and an open detention."""
-    from inspection.accounts.users import create_user
     from inspection.inspections.operations import detain_vessel
-    from inspection.registry.vessels import create_owner, create_vessel
+    from inspection.registry.vessels import create_vessel
 
     with app.app_context():
-        owner = create_owner({"name": "Naviera del Sur S.A.", "tax_id": "80012345-6", "email": None, "phone": None,
-                              "address": None})
-        db.session.flush()
-        admin = create_user("jefa", PASSWORD, "admin")
-        inspector = create_user("inspectora", PASSWORD, "inspector")
-        create_user("armador", PASSWORD, "owner", owner_id=owner.id)
+        owner, admin, inspector = office_crew(PASSWORD)
         walks = []
         for n in range(len(WALKS)):
             vessel = create_vessel({**PARTICULARS, "registration": f"PY-ASU-07{n:02d}", "name": f"Ybytu {n}",

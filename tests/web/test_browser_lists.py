@@ -10,7 +10,7 @@ import pytest
 
 from inspection.core.clock import office_today
 from inspection.core.extensions import db
-from tests.browser_kit import BROWSER_MARKS, browser  # noqa: F401 (the fixture)
+from tests.browser_kit import BROWSER_MARKS, browser, sign_in  # noqa: F401 (the fixture)
 from tests.live_site import PASSWORD, live_app, vessel_values
 
 pytestmark = BROWSER_MARKS
@@ -60,11 +60,8 @@ def _signed_in(browser, site, lang: str):
     """A context signed in as the admin, reading `lang`; its page on /certificados."""
     context = browser.new_context(viewport={"width": SIZES["phone"], "height": 900}, locale="es-PY")
     page = context.new_page()
-    page.goto(f"{site['origin']}/login?lang={lang}")
-    page.fill("input[name=username]", "jefa")
-    page.fill("input[name=password]", PASSWORD)
-    page.click("button[type=submit]")
-    page.wait_for_load_state()
+    page.goto(f"{site['origin']}/login?lang={lang}")  # the language stays with the session
+    sign_in(page, site["origin"], "jefa", PASSWORD)
     page.goto(f"{site['origin']}/certificados")
     return context, page
 
