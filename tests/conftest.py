@@ -73,7 +73,7 @@ def pytest_collection_modifyitems(config, items):
 
 
 # The longest browser modules by their own time in CI, to be handed out first (the rest follow in collection order).
-LONGEST = {"test_journey.py": 0, "test_browser_pages.py": 1, "test_browser_overflow.py": 2, "test_views.py": 3}
+LONGEST = {"test_journey.py": 0, "test_journey_faults.py": 0, "test_browser_pages.py": 1, "test_browser_overflow.py": 2, "test_views.py": 3}
 
 
 def pytest_report_header(config):

@@ -1,4 +1,4 @@
-"""The inspector's steps on the tablet, in Playwright: shared by the journeys (tests/test_tablet_journey.py),
+"""The inspector's steps on the tablet, in Playwright: shared by the journeys (tests/tablet_journey.py),
 the page checks (tests/test_tablet_pages.py) and the benchmark (bench/tablet.py).
 
 State the browser does not need to build (the vessel, the inspector, the schedule) is made with the

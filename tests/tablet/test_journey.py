@@ -9,115 +9,22 @@ photos (values, counts, hashes), the inspection is closed and the certificate sh
 The same journey runs under faults (every third request dropped, the server killed and restarted
 mid-sync, a throttled link, a photo upload cut halfway) and must end in the same server state.
 """
-import threading
-import time
-
-import pytest
-
 from inspection.core.extensions import db
 from tests.browser_kit import BROWSER_MARKS, sync_api
-from tests.tablet_rig import Faults, tablet_rig, wait_until
+from tests.tablet_journey import camera_files, journey, rig, working_link  # noqa: F401 (fixtures)
+from tests.tablet_rig import wait_until
 from tests.tablet_steps import (
     PASSWORD,
-    SHOTS,
-    answer_everything,
-    camera_jpegs,
-    checked_count,
-    close_inspection,
     go_offline,
     local_record,
     open_from_agenda,
     open_profile,
-    plan,
     seed,
     server_state,
     sign_in_and_take_aboard,
 )
 
 pytestmark = BROWSER_MARKS
-
-@pytest.fixture(scope="module")
-def rig(tmp_path_factory):
-    base = tmp_path_factory.mktemp("tablet")
-    with tablet_rig(base) as started:
-        yield started
-
-
-@pytest.fixture(autouse=True)
-def working_link(rig):
-    """Each journey starts on a working link: one that failed with the link cut leaves no fault to the next."""
-    rig.faults = Faults()
-
-
-@pytest.fixture(scope="module")
-def camera_files(tmp_path_factory):
-    """Three 4000 × 3000 camera JPEGs."""
-    return camera_jpegs(tmp_path_factory.mktemp("camera"))
-
-
-def journey(rig, tmp_path, camera_files, name: str, fault=None, sync_timeout: float = 120, shots: bool = False):
-    """The whole journey; `fault(rig, context, page)` runs as the link comes back. Returns what it saw.
-
-    With `shots`, the screen is saved at each stage (offline at work, closed offline, synced) for a person to look at.
-    """
-    def shoot(page, stage):
-        if shots:
-            SHOTS.mkdir(parents=True, exist_ok=True)
-            page.screenshot(path=str(SHOTS / f"baliza_tablet_journey_{stage}.png"))
-
-    seeded = seed(rig, name)
-    answers = plan(seeded["items"])
-    inspection_id = seeded["inspection_id"]
-    profile = tmp_path / "profile"
-    with sync_api.sync_playwright() as pw:
-        context, page = open_profile(pw, profile)
-        card = sign_in_and_take_aboard(rig, page, seeded)
-        go_offline(rig, context)
-        before_offline = time.time()
-        open_from_agenda(page, card)
-        photos = answer_everything(page, seeded, answers, camera_files)
-        page.locator("article.item").nth(5).scroll_into_view_if_needed()
-        shoot(page, "1_offline_answered")
-        close_inspection(page)
-        shoot(page, "2_closed_offline")
-        local = local_record(page, inspection_id)
-        assert len(local["answers"]) == len(seeded["items"]) and len(local["photos"]) == photos
-
-        page.reload()  # offline: the service worker serves the screen, IndexedDB the work
-        page.wait_for_selector("text=Cerrada en la tableta", timeout=20_000)
-        assert checked_count(page) == len(seeded["items"])
-        context.close()
-
-        context, page = open_profile(pw, profile, offline=True)  # the same profile, still no signal
-        page.goto(f"{rig.origin}/inspecciones/{inspection_id}")
-        page.wait_for_selector("text=Cerrada en la tableta", timeout=20_000)
-        assert checked_count(page) == len(seeded["items"])
-        assert local_record(page, inspection_id) == local
-        assert server_state(rig, inspection_id)["answer_rows"] == 0  # nothing left the tablet while offline
-
-        rig.faults.down = False
-        if fault:
-            fault(rig, context, page)
-        context.set_offline(False)  # no reload from here on
-        page.wait_for_selector("text=Inspección cerrada y enviada", timeout=sync_timeout * 1000)
-        shoot(page, "3_synced")
-        shown = page.locator("#closed-banner .certificate strong").inner_text()
-        badge = page.locator("#sync-badge").inner_text()
-        final_local = local_record(page, inspection_id)
-        context.close()
-
-    server = server_state(rig, inspection_id)
-    expected_current = {k: {"result": v["result"], "observed": None if v["observed"] is None else float(v["observed"]),
-                            "note": v["note"], "action": v.get("action")} for k, v in answers.items()}
-    assert server["status"] == "submitted"
-    assert server["current"] == expected_current
-    assert server["answer_rows"] == len(seeded["items"])  # one row per item: nothing twice
-    assert server["photos"] == sorted((p["item_id"], p["sha256"]) for p in local["photos"])
-    assert server["certificate"] and shown == server["certificate"]
-    assert server["started_at"].timestamp() >= before_offline - 1  # the tablet's clock, not the sync's
-    assert server["submitted_at"].timestamp() < time.time()
-    assert final_local["outbox"] == 0 and final_local["photos"] == []  # confirmed, so the bulky copy is gone
-    return {"server": server, "local": local, "badge": badge, "photos": photos}
 
 
 def test_a_whole_inspection_offline_then_synced(rig, tmp_path, camera_files):
@@ -127,49 +34,6 @@ def test_a_whole_inspection_offline_then_synced(rig, tmp_path, camera_files):
         assert max(photo["width"], photo["height"]) == 2560  # downscaled from 4000 × 3000 before sending
         assert photo["size"] < 4000 * 3000 // 4
     assert "Al día" in seen["badge"]
-
-
-def test_every_third_request_dropped(rig, tmp_path, camera_files):
-    def drop(rig, context, page):
-        rig.faults.drop_every = 3
-    try:
-        journey(rig, tmp_path, camera_files, "tercero", drop, sync_timeout=240)
-        assert rig.faults.dropped >= 3
-    finally:
-        rig.faults.drop_every = 0
-
-
-def test_server_killed_and_restarted_mid_sync(rig, tmp_path, camera_files):
-    def kill(rig, context, page):
-        def crash_when_busy():
-            wait_until(lambda: any("/uploads" in p or "/sync" in p for p in rig.faults.paths[-50:]), 60, 0.02,
-                       "the sync to begin")
-            rig.kill_app()
-            time.sleep(1.5)
-            rig.start_app()
-        rig.faults.paths.clear()
-        threading.Thread(target=crash_when_busy, daemon=True).start()
-    journey(rig, tmp_path, camera_files, "caido", kill, sync_timeout=240)
-
-
-def test_a_throttled_link(rig, tmp_path, camera_files):
-    def throttle(rig, context, page):
-        cdp = context.new_cdp_session(page)
-        cdp.send("Network.enable")
-        cdp.send("Network.emulateNetworkConditions", {"offline": False, "latency": 400,
-                                                      "downloadThroughput": 50_000, "uploadThroughput": 50_000})
-    journey(rig, tmp_path, camera_files, "lento", throttle, sync_timeout=400)
-
-
-def test_a_photo_upload_cut_halfway_resumes(rig, tmp_path, camera_files):
-    def cut(rig, context, page):
-        rig.faults.body_bytes.clear()
-        rig.faults.cut_upload_once = True
-    seen = journey(rig, tmp_path, camera_files, "cortado", cut)
-    assert rig.faults.cuts == 1
-    sent = sum(n for path, n in rig.faults.body_bytes.items() if path.startswith("PATCH"))
-    photo_bytes = sum(p["size"] for p in seen["local"]["photos"])
-    assert photo_bytes <= sent < photo_bytes * 1.02  # the cut photo went on from where it stopped
 
 
 def test_a_revoked_tablet_keeps_its_work_until_the_inspector_signs_in_again(rig, tmp_path):

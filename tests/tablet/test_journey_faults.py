@@ -1,0 +1,55 @@
+"""The tablet journey under faults, in Debian's Chromium: every third request dropped, the server killed and
+restarted mid-sync, a throttled link, a photo upload cut halfway; each must end in the same server state as the
+journey on a working link (tests/tablet/test_journey.py; the journey itself is tests/tablet_journey.py).
+"""
+import threading
+import time
+
+from tests.browser_kit import BROWSER_MARKS
+from tests.tablet_journey import camera_files, journey, rig, working_link  # noqa: F401 (fixtures)
+from tests.tablet_rig import wait_until
+
+pytestmark = BROWSER_MARKS
+
+
+def test_every_third_request_dropped(rig, tmp_path, camera_files):
+    def drop(rig, context, page):
+        rig.faults.drop_every = 3
+    try:
+        journey(rig, tmp_path, camera_files, "tercero", drop, sync_timeout=240)
+        assert rig.faults.dropped >= 3
+    finally:
+        rig.faults.drop_every = 0
+
+
+def test_server_killed_and_restarted_mid_sync(rig, tmp_path, camera_files):
+    def kill(rig, context, page):
+        def crash_when_busy():
+            wait_until(lambda: any("/uploads" in p or "/sync" in p for p in rig.faults.paths[-50:]), 60, 0.02,
+                       "the sync to begin")
+            rig.kill_app()
+            time.sleep(1.5)
+            rig.start_app()
+        rig.faults.paths.clear()
+        threading.Thread(target=crash_when_busy, daemon=True).start()
+    journey(rig, tmp_path, camera_files, "caido", kill, sync_timeout=240)
+
+
+def test_a_throttled_link(rig, tmp_path, camera_files):
+    def throttle(rig, context, page):
+        cdp = context.new_cdp_session(page)
+        cdp.send("Network.enable")
+        cdp.send("Network.emulateNetworkConditions", {"offline": False, "latency": 400,
+                                                      "downloadThroughput": 50_000, "uploadThroughput": 50_000})
+    journey(rig, tmp_path, camera_files, "lento", throttle, sync_timeout=400)
+
+
+def test_a_photo_upload_cut_halfway_resumes(rig, tmp_path, camera_files):
+    def cut(rig, context, page):
+        rig.faults.body_bytes.clear()
+        rig.faults.cut_upload_once = True
+    seen = journey(rig, tmp_path, camera_files, "cortado", cut)
+    assert rig.faults.cuts == 1
+    sent = sum(n for path, n in rig.faults.body_bytes.items() if path.startswith("PATCH"))
+    photo_bytes = sum(p["size"] for p in seen["local"]["photos"])
+    assert photo_bytes <= sent < photo_bytes * 1.02  # the cut photo went on from where it stopped

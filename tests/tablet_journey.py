@@ -1,0 +1,110 @@
+"""The tablet journey shared by the journey test modules: the rig (live app and faults), the camera files, and
+the whole journey itself (tests/tablet/test_journey.py, tests/tablet/test_journey_faults.py).
+
+Two modules rather than one, so the two test workers each take half of the journeys (a module goes to one worker).
+"""
+import time
+
+import pytest
+
+from tests.browser_kit import sync_api
+from tests.tablet_rig import Faults, tablet_rig
+from tests.tablet_steps import (
+    SHOTS,
+    answer_everything,
+    camera_jpegs,
+    checked_count,
+    close_inspection,
+    go_offline,
+    local_record,
+    open_from_agenda,
+    open_profile,
+    plan,
+    seed,
+    server_state,
+    sign_in_and_take_aboard,
+)
+
+
+@pytest.fixture(scope="module")
+def rig(tmp_path_factory):
+    base = tmp_path_factory.mktemp("tablet")
+    with tablet_rig(base) as started:
+        yield started
+
+
+@pytest.fixture(autouse=True)
+def working_link(rig):
+    """Each journey starts on a working link: one that failed with the link cut leaves no fault to the next."""
+    rig.faults = Faults()
+
+
+@pytest.fixture(scope="module")
+def camera_files(tmp_path_factory):
+    """Three 4000 × 3000 camera JPEGs."""
+    return camera_jpegs(tmp_path_factory.mktemp("camera"))
+
+
+def journey(rig, tmp_path, camera_files, name: str, fault=None, sync_timeout: float = 120, shots: bool = False):
+    """The whole journey; `fault(rig, context, page)` runs as the link comes back. Returns what it saw.
+
+    With `shots`, the screen is saved at each stage (offline at work, closed offline, synced) for a person to look at.
+    """
+    def shoot(page, stage):
+        if shots:
+            SHOTS.mkdir(parents=True, exist_ok=True)
+            page.screenshot(path=str(SHOTS / f"baliza_tablet_journey_{stage}.png"))
+
+    seeded = seed(rig, name)
+    answers = plan(seeded["items"])
+    inspection_id = seeded["inspection_id"]
+    profile = tmp_path / "profile"
+    with sync_api.sync_playwright() as pw:
+        context, page = open_profile(pw, profile)
+        card = sign_in_and_take_aboard(rig, page, seeded)
+        go_offline(rig, context)
+        before_offline = time.time()
+        open_from_agenda(page, card)
+        photos = answer_everything(page, seeded, answers, camera_files)
+        page.locator("article.item").nth(5).scroll_into_view_if_needed()
+        shoot(page, "1_offline_answered")
+        close_inspection(page)
+        shoot(page, "2_closed_offline")
+        local = local_record(page, inspection_id)
+        assert len(local["answers"]) == len(seeded["items"]) and len(local["photos"]) == photos
+
+        page.reload()  # offline: the service worker serves the screen, IndexedDB the work
+        page.wait_for_selector("text=Cerrada en la tableta", timeout=20_000)
+        assert checked_count(page) == len(seeded["items"])
+        context.close()
+
+        context, page = open_profile(pw, profile, offline=True)  # the same profile, still no signal
+        page.goto(f"{rig.origin}/inspecciones/{inspection_id}")
+        page.wait_for_selector("text=Cerrada en la tableta", timeout=20_000)
+        assert checked_count(page) == len(seeded["items"])
+        assert local_record(page, inspection_id) == local
+        assert server_state(rig, inspection_id)["answer_rows"] == 0  # nothing left the tablet while offline
+
+        rig.faults.down = False
+        if fault:
+            fault(rig, context, page)
+        context.set_offline(False)  # no reload from here on
+        page.wait_for_selector("text=Inspección cerrada y enviada", timeout=sync_timeout * 1000)
+        shoot(page, "3_synced")
+        shown = page.locator("#closed-banner .certificate strong").inner_text()
+        badge = page.locator("#sync-badge").inner_text()
+        final_local = local_record(page, inspection_id)
+        context.close()
+
+    server = server_state(rig, inspection_id)
+    expected_current = {k: {"result": v["result"], "observed": None if v["observed"] is None else float(v["observed"]),
+                            "note": v["note"], "action": v.get("action")} for k, v in answers.items()}
+    assert server["status"] == "submitted"
+    assert server["current"] == expected_current
+    assert server["answer_rows"] == len(seeded["items"])  # one row per item: nothing twice
+    assert server["photos"] == sorted((p["item_id"], p["sha256"]) for p in local["photos"])
+    assert server["certificate"] and shown == server["certificate"]
+    assert server["started_at"].timestamp() >= before_offline - 1  # the tablet's clock, not the sync's
+    assert server["submitted_at"].timestamp() < time.time()
+    assert final_local["outbox"] == 0 and final_local["photos"] == []  # confirmed, so the bulky copy is gone
+    return {"server": server, "local": local, "badge": badge, "photos": photos}
