@@ -62,18 +62,10 @@ def pytest_configure(config):
 
 
 def pytest_collection_modifyitems(config, items):
-    """Mark every test that touches the database, so CI can run exactly those on PostgreSQL; then hand the
-    browser modules out first, the longest first, so that the workers (a file to one worker) finish together
-    instead of one running a long browser module alone at the end."""
+    """Mark every test that touches the database, so CI can run exactly those on PostgreSQL."""
     for item in items:
         if "app" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.db)
-    heavy = {item.path for item in items if item.get_closest_marker("browser")}
-    items.sort(key=lambda item: (item.path not in heavy, LONGEST.get(item.path.name, 9) if item.path in heavy else 0))
-
-
-# The longest browser modules by their own time in CI, to be handed out first (the rest follow in collection order).
-LONGEST = {"test_journey.py": 0, "test_journey_faults.py": 0, "test_browser_pages.py": 1, "test_browser_overflow.py": 2, "test_views.py": 3}
 
 
 def pytest_report_header(config):
