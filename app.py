@@ -40,7 +40,8 @@ def register_extensions(app: Flask) -> None:
     from inspection.accounts.auth import authorize_request
     from inspection.accounts.sessions import LazyCookieSessionInterface
     from inspection.core import models  # noqa: F401  (the tables must be known to Alembic)
-    from inspection.core.extensions import compress, configure_sqlite, csrf, db, login_manager, migrate
+    from inspection.core.extensions import (compress, configure_sqlite, csrf, db, login_manager, migrate,
+                                             ping_when_idle)
     from inspection.i18n.language import remember_asked_language
     from inspection.web.hostile_input import refuse_hostile_body, refuse_hostile_url
 
@@ -48,6 +49,7 @@ def register_extensions(app: Flask) -> None:
     db.init_app(app)
     with app.app_context():
         configure_sqlite(db.engine)
+        ping_when_idle(db.engine)
     migrate.init_app(app, db, directory=str(app.root_path + "/migrations"))
     login_manager.init_app(app)
     login_manager.login_view = "pages.login"

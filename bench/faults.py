@@ -357,7 +357,7 @@ def restart_mid_request(rig: Rig, cluster: PrivateCluster, mode: str = "fast") -
     for _ in range(4 * WORKERS):  # every worker's pooled connections died with the server
         expect(call("GET", f"/api/v1/inspections/{inspection_id}", None, headers), 200, "a request after the restart")
     retry_sync_once(rig, inspection_id, path, headers, entries)
-    rig.say("  the next requests succeeded (pool_pre_ping) and the retried batch applied once")
+    rig.say("  the next requests succeeded (the idle connections were tested before use) and the retried batch applied once")
     return status, answered
 
 

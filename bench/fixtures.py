@@ -8,9 +8,11 @@ method, path, body, headers -> Reply), so the same helpers drive gunicorn over l
 """
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import http.client
 import json
+import os
 import random
 import urllib.parse
 import uuid
@@ -32,6 +34,7 @@ BIG_VESSEL = {
     "boats": 3, "cooking": "galley", "hot_climate": True, "flammable_cargo_kg": 0, "practicaje": "none",
 }
 
+DEFAULT_SERVER = "postgresql+psycopg://postgres@127.0.0.1:5432"  # the scratch databases' server
 CAMERA_MODEL = b"Bench Camera"  # the EXIF model string make_sample_jpeg() writes, 12 bytes
 
 
@@ -46,6 +49,33 @@ def bench_config(tmp: str) -> dict:
 def server_env(config: dict) -> dict:
     """The same config as BALIZA_* environment variables, for `bench.wsgi:app` under gunicorn."""
     return {f"BALIZA_{key}": str(value) for key, value in config.items()}
+
+
+def production_config(tmp: str, url: str, media: dict) -> dict:
+    """bench_config with the rate limits back at their defaults, one trusted proxy, PostgreSQL and the photo store."""
+    config = {key: value for key, value in bench_config(tmp).items() if not key.startswith("RATE_LIMIT_")}
+    return {**config, "DATABASE_URL": url, "TRUSTED_PROXIES": 1, **media}
+
+
+@contextlib.contextmanager
+def scratch_database(url: str | None):
+    """Yield a database URL; a database this made (the default, or a named one that did not exist) is dropped after."""
+    import psycopg
+    from sqlalchemy.engine import make_url
+
+    url = make_url(url or f"{DEFAULT_SERVER}/baliza_bench_{os.getpid()}")
+    name = url.database
+    server = url.set(drivername="postgresql", database="postgres").render_as_string(hide_password=False)
+    with psycopg.connect(server, autocommit=True) as conn:
+        exists = conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", (name,)).fetchone()
+        if not exists:
+            conn.execute(f'CREATE DATABASE "{name}"')
+    try:
+        yield url.render_as_string(hide_password=False)
+    finally:
+        if not exists:
+            with psycopg.connect(server, autocommit=True) as conn:
+                conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
 def seed(config: dict, vessel: dict | None = None) -> dict:

@@ -59,12 +59,13 @@ from bench.fixtures import (  # noqa: E402
     BIG_VESSEL,
     INSPECTOR,
     Reply,
-    bench_config,
     expect,
     http_caller,
     json_or_none,
     office_today,
     phone_photos,
+    production_config,
+    scratch_database,
     seed,
     server_env,
     token,
@@ -73,7 +74,6 @@ from bench.fixtures import (  # noqa: E402
 from bench.harness import report, serve  # noqa: E402
 from bench.sync import build_plan  # noqa: E402
 
-DEFAULT_SERVER = "postgresql+psycopg://postgres@127.0.0.1:5432"
 OWNER = ("bench-owner", "bench-owner-password")
 # A plain motor cargo vessel: about 40 seguridad + documentacion items, 15 needing a photo.
 LOAD_VESSEL = {**BIG_VESSEL, "service": "cargo", "max_passengers": 0, "cabins": 0, "boilers": 0, "holds": 2,
@@ -398,27 +398,6 @@ def seed_load(config: dict, tablets: int) -> dict:
     return ids
 
 
-@contextlib.contextmanager
-def scratch_database(url: str | None):
-    """Yield a database URL; a database this made (the default, or a named one that did not exist) is dropped after."""
-    import psycopg
-    from sqlalchemy.engine import make_url
-
-    url = make_url(url or f"{DEFAULT_SERVER}/baliza_load_{os.getpid()}")
-    name = url.database
-    server = url.set(drivername="postgresql", database="postgres").render_as_string(hide_password=False)
-    with psycopg.connect(server, autocommit=True) as conn:
-        exists = conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", (name,)).fetchone()
-        if not exists:
-            conn.execute(f'CREATE DATABASE "{name}"')
-    try:
-        yield url.render_as_string(hide_password=False)
-    finally:
-        if not exists:
-            with psycopg.connect(server, autocommit=True) as conn:
-                conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-
-
 def limit_probe(target: str, verify_token: str) -> dict:
     """One fresh address verifies until refused: the production limit must answer 429 with Retry-After.
 
@@ -469,12 +448,6 @@ def _environ(values: dict):
                 os.environ.pop(key, None)
             else:
                 os.environ[key] = value
-
-
-def production_config(tmp: str, url: str, media: dict) -> dict:
-    """bench_config with the rate limits back at their defaults, one trusted proxy, PostgreSQL and the photo store."""
-    config = {key: value for key, value in bench_config(tmp).items() if not key.startswith("RATE_LIMIT_")}
-    return {**config, "DATABASE_URL": url, "TRUSTED_PROXIES": 1, **media}
 
 
 def main(argv=None) -> None:

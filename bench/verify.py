@@ -1,9 +1,14 @@
-"""Verification benchmark: GET /api/v1/verify/{token} against a bare Flask hello-world, same gunicorn, same run.
+"""Verification benchmark: GET /api/v1/verify/{token} as production runs it, against a bare Flask hello-world.
 
-python bench/verify.py [--seconds N] [--rounds R]
-Also prints the certificate's QR version and printed size. Writes bench/results/verify.json.
+python bench/verify.py [--seconds N] [--rounds R] [--workers W] [--database-url URL]
+Production's configuration: PostgreSQL (a scratch database, dropped after), gunicorn W sync workers (4),
+one trusted proxy and the rate limits at their defaults, each scan from another police phone's address
+(X-Forwarded-For), loaded by wrk. Beside it, the same app with the limits off (what they cost) and with
+the signature checked on every scan (no verdict cache). Also prints the certificate's QR version and
+printed size. Writes bench/results/verify.json.
 """
 import argparse
+import contextlib
 import sys
 import tempfile
 from pathlib import Path
@@ -11,7 +16,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.api import call, seed  # noqa: E402
-from bench.fixtures import bench_config, server_env  # noqa: E402
+from bench.fixtures import production_config, scratch_database, server_env  # noqa: E402
 from bench.harness import compare, interleaved, load, report, serve  # noqa: E402
 
 
@@ -49,35 +54,43 @@ def issue_demo_certificate(config: dict) -> dict:
 
 
 def main(argv=None) -> None:
-    """Seed, issue, serve both apps, check the verdict is valid, measure interleaved rounds, report."""
+    """Seed, issue, serve the apps, check the verdict is valid, measure interleaved rounds, report."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=5)
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--workers", type=int, default=4)
+    parser.add_argument("--database-url", help="PostgreSQL URL (SQLAlchemy form); created and dropped if missing")
     args = parser.parse_args(argv)
-    with tempfile.TemporaryDirectory(prefix="baliza-bench-") as tmp:
-        config = {**bench_config(tmp), "PUBLIC_URL": "https://baliza.prefectura.gov.py"}
+    with contextlib.ExitStack() as stack:
+        tmp = stack.enter_context(tempfile.TemporaryDirectory(prefix="baliza-bench-"))
+        url = stack.enter_context(scratch_database(args.database_url))
+        config = {**production_config(tmp, url, {}), "PUBLIC_URL": "https://baliza.prefectura.gov.py"}
         seed(config)
         facts = issue_demo_certificate(config)
         env = server_env(config)
-        uncached_env = {**env, "BALIZA_VERIFY_CACHE_SIZE": "0"}
-        with serve("bench.hello:app", {}) as base, serve("bench.wsgi:app", env) as target, \
-                serve("bench.wsgi:app", uncached_env) as uncached:
-            urls = {"hello (baseline)": f"{base}/", "verify": f"{target}/api/v1/verify/{facts['token']}",
-                    "verify, signature checked every scan": f"{uncached}/api/v1/verify/{facts['token']}"}
-            status, body = call(urls["verify"])
-            if status != 200 or body.get("verdict") != "valid":
-                sys.exit(f"verify failed before measuring: {status} {str(body)[:500]}")
-            for url in urls.values():
-                load(url, seconds=1)
-            runs = {name: (lambda url=url: load(url, seconds=args.seconds)) for name, url in urls.items()}
-            results = interleaved(args.rounds, runs)
+        apps = {"hello (baseline)": ("bench.hello:app", {}),
+                "verify (production: limits on)": ("bench.wsgi:app", env),
+                "verify, limits off": ("bench.wsgi:app", {**env, "BALIZA_RATE_LIMIT_VERIFY": "0"}),
+                "verify, signature checked every scan": ("bench.wsgi:app", {**env, "BALIZA_VERIFY_CACHE_SIZE": "0"})}
+        urls = {}
+        for name, (target, app_env) in apps.items():
+            base = stack.enter_context(serve(target, app_env, workers=args.workers))
+            urls[name] = f"{base}/" if name.startswith("hello") else f"{base}/api/v1/verify/{facts['token']}"
+        status, body = call(urls["verify (production: limits on)"], headers={"X-Forwarded-For": "10.255.0.1"})
+        if status != 200 or body.get("verdict") != "valid":
+            sys.exit(f"verify failed before measuring: {status} {str(body)[:500]}")
+        for url in urls.values():
+            load(url, seconds=1, spread_clients=True)
+        runs = {name: (lambda url=url: load(url, seconds=args.seconds, spread_clients=True))
+                for name, url in urls.items()}
+        results = interleaved(args.rounds, runs)
     rows = compare(results, "hello (baseline)")
     # Printed at 0.57 mm per module (certificate_pdf), quiet zone of 4 modules on each side.
     printed_mm = (facts["modules"] + 8) * 0.57
     rows.append({"name": f"QR version {facts['qr_version']} ({facts['modules']} modules), token "
                          f"{facts['token_chars']} chars, printed {printed_mm:.0f} mm wide"})
-    report(f"Public verification vs bare Flask, gunicorn 2 sync, {args.rounds} rounds x {args.seconds:g} s",
-           rows, name="verify")
+    report(f"Public verification vs bare Flask: PostgreSQL, gunicorn {args.workers} sync, wrk 16 connections, "
+           f"{args.rounds} rounds x {args.seconds:g} s", rows, name="verify")
     if any(row.get("errors") for row in rows):
         sys.exit("some requests failed: see the errors column")
 

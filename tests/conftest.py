@@ -88,6 +88,23 @@ class Browser(FlaskClient):
         return super().open(*args, **kwargs)
 
 
+def all_at_once(act, count: int) -> None:
+    """Run act(n) for n in range(count) on as many threads, released together by a barrier (races in tests)."""
+    import threading
+
+    barrier = threading.Barrier(count)
+
+    def run(n):
+        barrier.wait()
+        act(n)
+
+    threads = [threading.Thread(target=run, args=(n,)) for n in range(count)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=120)
+
+
 @pytest.fixture(scope="session")
 def _app(tmp_path_factory):
     base = tmp_path_factory.mktemp("baliza")

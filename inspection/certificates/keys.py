@@ -26,6 +26,7 @@ from inspection.certificates.signing import (
 )
 from inspection.core.exceptions import Conflict
 from inspection.core.extensions import db
+from inspection.core.readcache import raw_row
 from inspection.core.models import SigningKey
 from inspection.core.office import Office
 from inspection.i18n.messages import Msg
@@ -155,16 +156,8 @@ _VERSION_SQL = "SELECT count(kid), count(retired_at), max(created_at), min(kid),
 
 
 def _key_set_version() -> tuple:
-    """The key table's version, on a raw pooled connection: ~16 µs, where the ORM took ~0.9 ms a scan."""
-    connection = db.engine.raw_connection()
-    try:
-        cursor = connection.cursor()
-        cursor.execute(_VERSION_SQL)
-        row = cursor.fetchone()
-        cursor.close()
-    finally:
-        connection.close()
-    return tuple(row)
+    """The key table's version, read below the ORM: ~16 µs, where the ORM took ~0.9 ms a scan."""
+    return raw_row(_VERSION_SQL)
 
 
 def key_set() -> KeySet:

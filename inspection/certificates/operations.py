@@ -35,6 +35,7 @@ from inspection.certificates.signing import CertificateClaims, MalformedToken, d
 from inspection.core.audit import record_event
 from inspection.core.exceptions import Conflict, Forbidden, Invalid
 from inspection.core.extensions import db
+from inspection.core.readcache import raw_row
 from inspection.core.models import Certificate, CertificateSerial, Deficiency, Detention, Inspection, User
 from inspection.core.office import Office
 from inspection.documents.certificate_pdf import DEFAULT_ARTICLES
@@ -217,14 +218,7 @@ def record_by_number(number: str) -> CertificateRecord | None:
     sql, positions, defaults = _record_by_number_sql(db.engine.dialect)
     params = {**defaults, "number": number}
     args = [params[name] for name in positions] if positions else params
-    connection = db.engine.raw_connection()
-    try:
-        cursor = connection.cursor()
-        cursor.execute(sql, args)
-        row = cursor.fetchone()
-        cursor.close()
-    finally:
-        connection.close()
+    row = raw_row(sql, args)
     if row is None:
         return None
     _, _, status_index, valid_until, revoked, superseded, suspended, kind, revision, issued_on, office, kid, token = row

@@ -88,10 +88,9 @@ def load_config(app, test_config=None, served_at=None):
     if not app.config["DATABASE_URL"]:
         app.config["DATABASE_URL"] = f"sqlite:///{instance / 'baliza.sqlite'}"
     app.config["SQLALCHEMY_DATABASE_URI"] = app.config["DATABASE_URL"]
-    # A server database can drop idle connections (restarts, failover): test each one before use.
-    # A SQLite file cannot, and the ping would cost a query on every request.
+    # A server database can drop idle connections (restarts, failover): extensions.ping_when_idle tests
+    # the ones that sat idle before use, rather than a ping on every request.
     server = not app.config["DATABASE_URL"].startswith("sqlite")
-    app.config.setdefault("SQLALCHEMY_ENGINE_OPTIONS", {"pool_pre_ping": server})
     app.config["MEDIA_DIR"] = app.config["MEDIA_DIR"] or str(instance / "media")
     app.config["KEYS_DIR"] = app.config["KEYS_DIR"] or str(instance / "keys")
     app.config["PUBLIC_URL"] = app.config["PUBLIC_URL"].rstrip("/")

@@ -52,3 +52,37 @@ def configure_sqlite(engine) -> None:
     def _begin(connection):
         writing = has_request_context() and request.method not in ("GET", "HEAD")
         connection.exec_driver_sql("BEGIN IMMEDIATE" if writing else "BEGIN")
+
+
+# A pooled server connection unused for this long is tested before use; one in steady use is not.
+IDLE_BEFORE_PING = 0.25  # seconds: a database restart or failover takes longer than this
+
+
+def ping_when_idle(engine) -> None:
+    """Test a pooled server connection before use only when it sat idle (SQLAlchemy's disconnect-handling recipe).
+
+    `pool_pre_ping` pings on every checkout: a round trip on every request (two on a police scan).
+    A connection the server dropped can only be one that sat in the pool while it restarted, so only
+    those are pinged; a dead one is discarded and the pool opens a fresh one, and the request never
+    notices. Does nothing on SQLite (a file cannot drop a connection).
+    """
+    import time
+
+    from sqlalchemy import event, exc
+
+    if engine.dialect.name == "sqlite":
+        return
+
+    @event.listens_for(engine, "checkin")
+    def _checkin(dbapi_connection, record):
+        record.info["idle_since"] = time.monotonic()
+
+    @event.listens_for(engine, "checkout")
+    def _checkout(dbapi_connection, record, proxy):
+        idle_since = record.info.get("idle_since")
+        if idle_since is None or time.monotonic() - idle_since < IDLE_BEFORE_PING:
+            return
+        try:
+            engine.dialect.do_ping(dbapi_connection)
+        except engine.dialect.loaded_dbapi.Error as error:
+            raise exc.DisconnectionError("the idle connection did not answer") from error  # the pool opens another

@@ -233,6 +233,12 @@ class RateCounter(db.Model):
     hits: Mapped[int] = mapped_column(default=0)
 
 
+# Counters only restart their windows when lost, so PostgreSQL keeps them out of the WAL: a count then
+# commits without a log flush (rate_limits.py; migration rate22 does the same to an existing table).
+sa.event.listen(RateCounter.__table__, "after_create",
+                sa.DDL("ALTER TABLE rate_counters SET UNLOGGED").execute_if(dialect="postgresql"))
+
+
 class Inspection(db.Model):
     """One inspection of one vessel for one certificate kind, pinned to a checklist version.
 

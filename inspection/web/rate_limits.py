@@ -1,34 +1,43 @@
 """Per-client rate limits on sign-in and public verification, counted in the database every app server shares.
 
 Why a counter table of our own and not Flask-Limiter: the limits must hold across app servers, and
-the one store they all share is the database (no Redis in this deployment). A `limits` storage
-backed by it would still need the atomic upsert written here (one that works on SQLite and
-PostgreSQL), it reads `time.time()` where every other window here reads the office's one clock
-(inspection/core/clock.py, which tests set), and its windows would live outside our migrations. So: one
-row per (scope, client address) holding a fixed window's start and its hit count, counted in one
-INSERT ... ON CONFLICT DO NOTHING and one UPDATE ... RETURNING, committed at once, before any other
-hook of the request (so a refused or read-only request still counts). The per-username sign-in
-lockout (auth.py) is counted the same way, in the same table.
+the one store they all share is the database (no Redis in this deployment; a new service to run,
+watch and back up for one counter was not worth it). A `limits` storage backed by it would still need
+the atomic upsert written here (one that works on SQLite and PostgreSQL), it reads `time.time()` where
+every other window here reads the office's one clock (inspection/core/clock.py, which tests set), and
+its windows would live outside our migrations. So: one row per (scope, client address) holding a fixed
+window's start and its hit count, counted in ONE statement (INSERT ... ON CONFLICT DO UPDATE ...
+RETURNING), before any other hook of the request (so a refused or read-only request still counts).
+The per-username sign-in lockout (auth.py) is counted the same way, in the same table.
+
+What a count costs (issue 22: a durable commit per police scan held verification to 0.07 of a bare
+app). On PostgreSQL the table is UNLOGGED and each count is its own autocommitted statement on a
+connection of its own with `synchronous_commit=off`: exact across workers and servers (the row lock
+serialises concurrent hits), one round trip, no WAL flush. A crash of the database server empties the
+counters, which only restarts every window: nothing else lives in that table. On SQLite (the embedded,
+single-machine default) the count runs in the request's own session and commits at once, since a second
+connection would wait on the request's write lock.
 
 The per-client limit sits in front of the per-account lockout (auth.py): the lockout stops many
 guesses at one username, this stops one address trying many usernames. Verification is generous:
 the police scan a lot, and offline verifiers cache `/api/v1/keys` and `/api/v1/status-list`, which
 are not limited. The client address is `request.remote_addr`, corrected by ProxyFix only for
-the declared proxies (security.py). The table stays bounded: a new client's first hit deletes
+the declared proxies (security.py). The table stays bounded: at most once a minute each process deletes
 every window that ended before the longest limit's window.
 """
 import math
+import os
 import re
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from flask import current_app, request
-from sqlalchemy import case, delete, update
+from sqlalchemy import case, create_engine, delete, update
 from sqlalchemy.dialects import postgresql, sqlite
 
 from inspection.core.clock import office_now
 from inspection.core.exceptions import DomainError
-from inspection.core.extensions import db
+from inspection.core.extensions import db, ping_when_idle
 from inspection.core.models import RateCounter
 from inspection.i18n.messages import Msg
 
@@ -89,26 +98,55 @@ class RateLimited(DomainError):
 def count_hit(bucket: str, now: datetime, window: timedelta) -> tuple[int, datetime]:
     """Count one request in `bucket`'s window (a new one once `window` has passed): (hits so far, window start).
 
-    Commits at once: it runs first in the request (nothing else is in the transaction yet), and a
-    request refused later, or one that only reads, must still have counted. A new bucket also purges
-    windows that started more than the longest window ago (`kept_for`), so the table holds about one row
-    per client and username seen within it.
+    One upsert, committed at once (module docstring: how, on each database): it runs first in the request,
+    and a request refused later, or one that only reads, must still have counted.
     """
-    keep = kept_for()
     insert = postgresql.insert if db.engine.dialect.name == "postgresql" else sqlite.insert
     expired = RateCounter.window_started_at <= now - window
-    created = db.session.execute(insert(RateCounter).values(bucket=bucket, window_started_at=now, hits=0)
-                                 .on_conflict_do_nothing(index_elements=["bucket"])).rowcount
-    hits, started = db.session.execute(
-        update(RateCounter).where(RateCounter.bucket == bucket)
-        .values(hits=case((expired, 1), else_=RateCounter.hits + 1),
-                window_started_at=case((expired, now), else_=RateCounter.window_started_at))
-        .returning(RateCounter.hits, RateCounter.window_started_at)
-    ).one()
-    if created:
-        db.session.execute(delete(RateCounter).where(RateCounter.window_started_at < now - keep))
-    db.session.commit()
-    return hits, started
+    upsert = (insert(RateCounter).values(bucket=bucket, window_started_at=now, hits=1)
+              .on_conflict_do_update(index_elements=["bucket"], set_={
+                  "hits": case((expired, 1), else_=RateCounter.hits + 1),
+                  "window_started_at": case((expired, now), else_=RateCounter.window_started_at)})
+              .returning(RateCounter.hits, RateCounter.window_started_at))
+    purge = _purge_due(now)
+    if db.engine.dialect.name != "postgresql":
+        hits, started = db.session.execute(upsert).one()
+        if purge is not None:
+            db.session.execute(purge)
+        db.session.commit()
+        return hits, started
+    with _counting_engine().connect() as conn:
+        hits, started = conn.execute(upsert).one()
+        if purge is not None:
+            conn.execute(purge)
+        return hits, started
+
+
+PURGE_EVERY = timedelta(minutes=1)
+
+
+def _purge_due(now: datetime):
+    """The DELETE of every window older than the longest limit's, once a minute per process (else None).
+
+    A clock set back (tests, or a corrected server) counts as due, so the table never outlives its windows.
+    """
+    state = current_app.extensions.setdefault("baliza.rate_purge", {})
+    last = state.get("at")
+    if last is not None and last <= now < last + PURGE_EVERY:
+        return None
+    state["at"] = now
+    return delete(RateCounter).where(RateCounter.window_started_at < now - kept_for())
+
+
+def _counting_engine():
+    """This process's autocommit engine for counts on PostgreSQL (made after the fork: engines are per process)."""
+    state = current_app.extensions.setdefault("baliza.rate_engine", {})
+    if state.get("pid") != os.getpid():
+        engine = create_engine(db.engine.url, isolation_level="AUTOCOMMIT", pool_size=2, max_overflow=8,
+                               connect_args={"options": "-c synchronous_commit=off"})
+        ping_when_idle(engine)
+        state.update(pid=os.getpid(), engine=engine)
+    return state["engine"]
 
 
 def limits_in(config) -> dict[str, Limit]:

@@ -1,12 +1,12 @@
 """Tokens, roles and passwords."""
 import os
-import threading
 from datetime import timedelta
 
 import pytest
 from werkzeug.security import check_password_hash
 
 from inspection.core.models import ApiToken, User, utcnow
+from tests.conftest import all_at_once
 
 
 def test_token_round_trip_and_revocation(client, make_user, token_for):
@@ -129,7 +129,7 @@ def test_parallel_guesses_check_at_most_max_failures_passwords(app, make_user, d
     import inspection.accounts.auth as auth
 
     username = make_user("admin").username
-    checks, results, barrier = [], [], threading.Barrier(40)
+    checks, results = [], []
 
     def counting_check(stored, password):
         checks.append(1)
@@ -139,18 +139,13 @@ def test_parallel_guesses_check_at_most_max_failures_passwords(app, make_user, d
 
     def guess(n):
         with app.app_context():
-            barrier.wait()
             response = app.test_client().post("/api/v1/auth/token", json={"username": username,
                                                                           "password": f"guess-{n}"})
             results.append(response.status_code)
             db.session.remove()
 
     db.session.remove()
-    threads = [threading.Thread(target=guess, args=(n,)) for n in range(40)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(timeout=120)
+    all_at_once(guess, 40)
     assert len(checks) == auth.MAX_FAILURES
     assert sorted(results) == [401] * auth.MAX_FAILURES + [429] * (40 - auth.MAX_FAILURES)
 

@@ -1,12 +1,15 @@
 """Per-client rate limits on sign-in and public verification, counted in the database (inspection/web/rate_limits.py)."""
+import os
 from datetime import datetime, timedelta, timezone
 
 import pytest
+from sqlalchemy import text
 
 from inspection.core.models import RateCounter
 from inspection.web.rate_limits import Limit, limits_in, parse_limit
-from tests.conftest import PASSWORD
+from tests.conftest import PASSWORD, all_at_once
 
+POSTGRES = (os.environ.get("BALIZA_TEST_DATABASE_URL") or "").startswith("postgresql")
 T0 = datetime(2026, 12, 1, 12, 0, tzinfo=timezone.utc)
 
 
@@ -116,3 +119,31 @@ def test_a_limit_set_to_zero_is_off(app, client, set_clock):
         assert all(client.get("/api/v1/verify/AAAA").status_code == 400 for _ in range(150))
     finally:
         app.extensions["baliza.rate_limits"] = saved
+
+
+def test_concurrent_scans_from_one_address_are_counted_exactly(app, db):
+    """130 scans at once from one address under 120/minute: exactly 120 pass and 10 are refused (each count is atomic)."""
+    saved = app.extensions["baliza.rate_limits"]
+    app.extensions["baliza.rate_limits"] = {"verify": Limit(120, timedelta(minutes=1))}
+    statuses = []
+
+    def scan(n):
+        with app.app_context():
+            client = app.test_client()
+            statuses.extend(client.get("/api/v1/verify/AAAA", environ_base=from_ip("10.0.9.9")).status_code
+                            for _ in range(13))
+            db.session.remove()
+
+    try:
+        db.session.remove()
+        all_at_once(scan, 10)
+    finally:
+        app.extensions["baliza.rate_limits"] = saved
+    assert sorted(statuses) == [400] * 120 + [429] * 10
+    assert db.session.get(RateCounter, "verify:10.0.9.9").hits == 130
+
+
+@pytest.mark.skipif(not POSTGRES, reason="PostgreSQL only: SQLite has no unlogged tables")
+def test_counters_are_kept_out_of_the_write_ahead_log_on_postgresql(app, db):
+    persistence = db.session.execute(text("SELECT relpersistence FROM pg_class WHERE relname = 'rate_counters'"))
+    assert persistence.scalar_one() == "u"

@@ -1,0 +1,43 @@
+"""A pooled PostgreSQL connection is tested before use only when it sat idle (inspection/core/extensions.py)."""
+import os
+
+import pytest
+from sqlalchemy import create_engine, text
+
+from inspection.core import extensions
+
+URL = os.environ.get("BALIZA_TEST_DATABASE_URL") or ""
+pytestmark = pytest.mark.skipif(not URL.startswith("postgresql"), reason="needs PostgreSQL (BALIZA_TEST_DATABASE_URL)")
+
+
+def backend_pid(engine) -> int:
+    with engine.connect() as conn:
+        return conn.execute(text("SELECT pg_backend_pid()")).scalar_one()
+
+
+def terminate(pid: int) -> None:
+    with create_engine(URL, isolation_level="AUTOCOMMIT").connect() as admin:
+        admin.execute(text("SELECT pg_terminate_backend(:pid)"), {"pid": pid})
+
+
+@pytest.fixture
+def engine():
+    engine = create_engine(URL, pool_size=1, max_overflow=0)
+    extensions.ping_when_idle(engine)
+    yield engine
+    engine.dispose()
+
+
+def test_an_idle_connection_the_server_dropped_is_replaced_before_use(engine, monkeypatch):
+    monkeypatch.setattr(extensions, "IDLE_BEFORE_PING", 0)  # every pooled connection counts as idle
+    first = backend_pid(engine)
+    terminate(first)
+    assert backend_pid(engine) != first  # the ping found it dead; the pool opened another and the query ran
+
+
+def test_a_connection_in_steady_use_is_not_pinged(engine, monkeypatch):
+    monkeypatch.setattr(extensions, "IDLE_BEFORE_PING", 3600)
+    terminate(backend_pid(engine))
+    with pytest.raises(Exception, match="terminat|closed|server"):  # no ping: the dead connection was used
+        backend_pid(engine)
+    assert backend_pid(engine) > 0  # the failure invalidated the pool; the next checkout connects afresh
