@@ -22,7 +22,7 @@ staff member is one address; a police user stands for a patrol, each scan from o
 phones (POLICE_PHONES of them, so each phone scans a few times a minute, as a person does). After the
 run one address verifies past the limit and must get 429, so the limits were really on.
 Every request a tablet saw acknowledged is written down; afterwards the database must hold exactly
-those answers and photos (0 lost, 0 duplicated) and each photo's three objects must be in the bucket
+those answers and photos (0 lost, 0 duplicated) and each photo's objects must be in the bucket
 (listed with the server's own client, not the app's) or on disk. The bare hello-world
 (bench/hello.py) is then loaded the same way under the same gunicorn for a baseline.
 Prints a table, writes bench/results/load.json; exits non-zero on any error or lost/duplicated record.
@@ -334,8 +334,8 @@ def kind_rows(records: list[tuple], elapsed: float, baseline_rps: float | None) 
 def check_records(config: dict, ledger: Ledger, bucket=None) -> dict:
     """Compare the database with the ledger: lost and duplicated answers and photos, photo files missing.
 
-    With `bucket` (bench.seaweed.Bucket) each acknowledged photo's original, display and thumbnail
-    must be among the objects the S3 server lists; else they must exist on the local disk.
+    With `bucket` (bench.seaweed.Bucket) each acknowledged photo's original, display and thumbnail (a bare
+    tablet JPEG's display is its original) must be among the objects the S3 server lists; else on the local disk.
     """
     from sqlalchemy import func, select
 

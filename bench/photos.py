@@ -1,6 +1,6 @@
 """Photo upload benchmark: a 4000 x 3000 JPEG through the real upload endpoint vs the bare Pillow steps.
 
-python bench/photos.py [--runs N] [--workers W]
+python bench/photos.py [--runs N] [--workers W] [--crops DIR]
 
 Each run, interleaved (so drift hits every row alike):
   * direct        - bench.photos_pipeline.direct_pipeline() in this process (the bare baseline);
@@ -10,6 +10,14 @@ Each run, interleaved (so drift hits every row alike):
   * upload only   - the same multipart body POSTed to bench.echo (HTTP + Flask reading the body).
 Every upload has a new client_id and bytes differing in the EXIF camera model (bench.fixtures.vary_jpeg),
 so neither the client_id replay nor the same-bytes dedup can short-circuit the pipeline.
+
+Tablet photos: the same sample as the tablet sends it (bench.photos_pipeline.tablet_photo, at the long
+side and quality the server publishes in /photos/limits), each with other JFIF density bytes, through
+the endpoint: the workers' CPU per photo (from /proc, user + system) beside the bare Pillow pipeline's
+CPU on the same bytes in this process, and the bytes sent as a fraction of the camera original.
+
+--crops DIR writes the label crops compared for issue 22 (16 and 24 px text through each tablet
+setting, bench.photos_pipeline.write_crops) as PNG and exits.
 
 Hostile uploads (issue 8): for each kind in HOSTILE, eight uploads at once (threads and a barrier)
 to the endpoint, then the same eight bodies at once to bench.echo (the bare baseline). Each
@@ -167,6 +175,37 @@ class RssSampler:
         self._thread.join()
 
 
+def worker_cpu_ms(pids: list[int]) -> float:
+    """User plus system CPU milliseconds the processes have used so far (/proc/<pid>/stat)."""
+    ticks = 0
+    for pid in pids:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        ticks += int(fields[11]) + int(fields[12])  # utime, stime
+    return ticks * 1000 / os.sysconf("SC_CLK_TCK")
+
+
+def tablet_round(call, path: str, auth: dict, item_id: str, workers: list[int], base: bytes, runs: int) -> dict:
+    """Tablet photos at the published size and quality through the endpoint: worker CPU per photo vs bare Pillow."""
+    from bench.photos_pipeline import cpu_ms, direct_pipeline, tablet_photo, vary_density
+
+    published = expect(call("GET", "/api/v1/photos/limits", None, {}), 200, "limits").body
+    long_side, quality = published.get("upload_px", 2560), published.get("upload_quality", 85)  # the tablet's fallback
+    photo = tablet_photo(base, long_side, quality)
+    photos = [vary_density(photo, WARMUP_TAG + n) for n in range(runs)]
+    requests = [upload_request(data, item_id) for data in photos]
+    before = worker_cpu_ms(workers)
+    for data, (body, headers) in zip(photos, requests):
+        reply = expect(call("POST", path, body, {**auth, **headers}), 201, "tablet photo")
+        if reply.body["size_bytes"] != len(data):
+            raise RuntimeError(f"tablet photo was not processed afresh: {reply.body}")
+    server = (worker_cpu_ms(workers) - before) / runs
+    bare = statistics.median(cpu_ms(direct_pipeline, data) for data in photos)
+    return {"name": f"tablet photo {long_side} px q{quality}", "runs": runs, "bytes": len(photo),
+            "fraction_of_original": round(len(photo) / len(base), 3),
+            "worker_cpu_ms_per_photo": round(server, 1), "bare_pillow_cpu_ms": round(bare, 1),
+            "ratio_vs_bare": round(server / bare, 2)}
+
+
 def parallel_times(base_url: str, requests: list[tuple[str, bytes, dict]]) -> list[tuple[float, int]]:
     """Send the requests all at once (one thread and connection each, released by a barrier):
     (wall seconds, status) of each."""
@@ -243,11 +282,17 @@ def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=15, help="timed photos per row (default 15)")
     parser.add_argument("--workers", type=int, default=2, help="gunicorn sync workers (default 2)")
+    parser.add_argument("--crops", metavar="DIR", help="write the label crops as PNG to DIR and exit")
     parser.add_argument("--memory-child", nargs=2, metavar=("WHICH", "PATH"), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.memory_child:
         which, path = args.memory_child
         print(json.dumps(memory_child(path, which)))
+        return
+    if args.crops:
+        from bench.photos_pipeline import write_crops
+
+        print("\n".join(write_crops(args.crops)))
         return
     if not 1 <= args.runs <= 500:
         parser.error("--runs must be between 1 and 500")
@@ -298,12 +343,13 @@ def main(argv=None) -> None:
                 body, headers = upload_request(data, item_id)
                 samples["upload only (echo)"].append(timed(lambda: upload_only(body, headers)))
             hwm_after = worker_memory(workers)
+            tablet = tablet_round(call, path, auth, item_id, workers, base, args.runs)
             print(f"{PARALLEL} parallel hostile uploads per kind ...", flush=True)
             hostile = [hostile_round(target, echo_url, path, auth, item_id, workers, name, build(), status)
                        for name, (build, status) in HOSTILE.items()]
             photos = expect(call("GET", f"/api/v1/inspections/{inspection_id}", None, auth), 200, "detail").body["photos"]
             call.close(), echo.close()
-        expected = args.runs + 2 * args.workers + PARALLEL * sum(row["status"] == 201 for row in hostile)
+        expected = 2 * args.runs + 2 * args.workers + PARALLEL * sum(row["status"] == 201 for row in hostile)
         if len(photos) != expected:
             raise RuntimeError(f"expected {expected} stored photos, found {len(photos)}")
 
@@ -317,6 +363,8 @@ def main(argv=None) -> None:
           f"(VmHWM +{memory['process_photo']['vmhwm_delta_mb']}), tracemalloc peak {memory['process_photo']['tracemalloc_peak_mb']} MB")
     report(f"Photo upload 4000x3000 ({len(base) / 1e6:.1f} MB JPEG): endpoint vs direct Pillow, "
            f"{args.runs} interleaved runs, gunicorn {args.workers} sync", rows, name="photos")
+    report(f"Tablet photos of that sample through the endpoint: workers' CPU per photo vs bare Pillow's on the same "
+           f"bytes, bytes vs the camera's {len(base) / 1e6:.1f} MB", [tablet], name="photos_tablet")
     for row in hostile:
         print(f"{row['name']}: each of {PARALLEL} took {row['samples_s']} s (echo {row['echo_samples_s']})")
     report(f"{PARALLEL} parallel hostile uploads per kind vs the same bodies to echo, gunicorn {args.workers} sync; "

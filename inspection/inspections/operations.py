@@ -607,7 +607,7 @@ def add_repair_evidence(actor: User, deficiency: Deficiency, client_id: str, pro
 
 def store_photo(actor: User, inspection: Inspection, item_id: str, client_id: str, processed, storage,
                 taken_at: datetime | None, latitude: float | None, longitude: float | None, now: datetime) -> Photo:
-    """Keep a processed photo: files first (atomic, content-addressed), then the row.
+    """Keep a processed photo: files first (atomic, durable, content-addressed), then the row.
 
     A crash between the two leaves only unrecorded files (swept later); a recorded photo always has
     its files. The same bytes twice for one item are one photo; the same bytes for another item are
@@ -625,14 +625,15 @@ def store_photo(actor: User, inspection: Inspection, item_id: str, client_id: st
                                                             sha256=processed.sha256))
     if existing is not None:
         return existing
+    original = media_key("originals", processed.sha256, processed.mime)
     keys = {
-        "original": media_key("originals", processed.sha256, processed.mime),
-        "display": media_key("display", processed.sha256),
+        "original": original,
+        "display": original if processed.kept_as_display else media_key("display", processed.sha256),
         "thumb": media_key("thumbs", processed.sha256),
     }
-    storage.put(keys["original"], processed.original)
+    storage.put(original, processed.original, processed.sha256)
     for variant in ("display", "thumb"):  # derived copies depend on Pillow and limits: keep the first made
-        if not storage.exists(keys[variant]):
+        if keys[variant] != original and not storage.exists(keys[variant]):
             storage.put(keys[variant], getattr(processed, variant))
     photo = Photo(inspection_id=inspection.id, item_id=item_id, client_id=client_id, sha256=processed.sha256,
                   mime=processed.mime, size_bytes=len(processed.original), width=processed.width,

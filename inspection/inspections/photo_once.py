@@ -15,12 +15,15 @@ def item_photo_request(inspection, meta: dict, sha256: str) -> tuple[str, str, d
     return f"photo:{inspection.id}", str(meta["client_id"]), {**extra, "sha256": sha256}
 
 
-def item_photo_once(actor, inspection, meta: dict, data: bytes, on_stored=None) -> tuple[dict, int, bool]:
+def item_photo_once(actor, inspection, meta: dict, data: bytes, on_stored=None,
+                    sha256: str | None = None) -> tuple[dict, int, bool]:
     """File an item's photo once per client_id: the one path of a multipart POST and of a finished resumable upload.
 
-    `meta` holds the form's (or the declaration's) fields; `on_stored(photo)` flushes with the new photo.
+    `meta` holds the form's (or the declaration's) fields; `on_stored(photo)` flushes with the new photo;
+    `sha256` is the bytes' digest when the caller has checked it already (a resumable upload's), else it is computed here.
     """
-    scope, client_id, payload = item_photo_request(inspection, meta, hashlib.sha256(data).hexdigest())
+    sha256 = sha256 or hashlib.sha256(data).hexdigest()
+    scope, client_id, payload = item_photo_request(inspection, meta, sha256)
 
     def store(processed):
         photo = add_photo(actor, inspection, meta["item_id"], client_id, processed, media_storage(),
@@ -33,9 +36,12 @@ def item_photo_once(actor, inspection, meta: dict, data: bytes, on_stored=None) 
 
 
 def photo_once(actor, scope: str, client_id: str, data: bytes, payload: dict, store) -> tuple[dict, int, bool]:
-    """Replay the first result of a photo's client_id, else process the bytes within the limits and store them once."""
+    """Replay the first result of a photo's client_id, else process the bytes within the limits and store them once.
+
+    `payload["sha256"]` is the bytes' digest, computed once where they arrived and not again.
+    """
     prior = prior_result(client_id, actor, scope, body_hash(payload))
     if prior is not None:
         return prior.response, prior.status_code, True
-    processed = process_upload(data, photo_limits())
+    processed = process_upload(data, photo_limits(), payload["sha256"])
     return first_result(actor, scope, client_id, payload, lambda: PhotoSchema().dump(store(processed)), status=201)

@@ -127,6 +127,8 @@ class PhotoLimitsSchema(BaseSchema):
     thumb_px = Integer()
     jpeg_quality = Integer()
     upload_chunk_bytes = Integer(metadata={"description": "Bytes sugeridos por PATCH de una subida reanudable"})
+    upload_px = Integer(metadata={"description": "Lado mayor, en píxeles, de la foto que envía la tablet"})
+    upload_quality = Integer(metadata={"description": "Calidad JPEG (1-95) con que la tablet codifica la foto"})
     mimes = fields.List(fields.String())
 
 

@@ -74,13 +74,14 @@ class PhotoRefused(DomainError):
     code, title = "photo-rejected", Msg("Foto rechazada")
 
 
-def process_upload(data: bytes, limits):
+def process_upload(data: bytes, limits, sha256: str | None = None):
     """process_photo with a refusal raised as a DomainError (413/415/422) naming the limits (API and pages).
 
-    A camera time without an offset is read on the office's clock, to which the authority's tablets are set.
+    A camera time without an offset is read on the office's clock, to which the authority's tablets are set;
+    ``sha256`` is the digest computed where the bytes arrived, passed on so nothing hashes them again.
     """
     try:
-        return process_photo(data, limits, camera_tz=office_zone())
+        return process_photo(data, limits, camera_tz=office_zone(), sha256=sha256)
     except PhotoRejected as error:
         raise refusal(error, limits) from None
 

@@ -40,8 +40,15 @@ port's zone, to which the authority's tablets are set) and is otherwise ``None``
 an offset, and we never read the server clock.
 
 Speed (docs/baselines.md): JPEGs are decoded with ``draft('RGB', box)`` where ``box`` has the
-image's own aspect ratio, so libjpeg scales by 1/2, 1/4 or 1/8 while decoding; orientation is
-applied to the drafted image; the thumb is made from the display copy.
+image's own aspect ratio, so libjpeg scales by 1/2, 1/4 or 1/8 while decoding (it still reads every
+block, so a damaged file fails the same); orientation is applied to the drafted image.
+
+No work the tablet already did: a JPEG that carries nothing but pixels (``_Layout.bare``: no EXIF,
+XMP, IPTC or comment, no trailing bytes, 8-bit baseline or progressive, at most ``upload_px`` on its
+long side, as static/js/tablet/photos.js sends it) is its own display copy, byte for byte, and only
+its thumb is made, from a decode at 1/4 or 1/8 scale. Anything else is re-encoded: a display copy
+at ``display_px`` and the thumb made from it. The SHA-256 a caller computed on arrival is passed in
+and not computed again.
 """
 
 from __future__ import annotations
@@ -96,22 +103,26 @@ class PhotoLimits:
 
     max_bytes: int = 15 * MIB
     # Over a tablet camera's 8-13 MP and a phone's usual 12 MP; the tablet itself sends at most
-    # 2560 px on the long side (static/js/tablet/photos.js). A 48 MP full-resolution file is refused.
+    # upload_px on the long side (static/js/tablet/photos.js). A 48 MP full-resolution file is refused.
     max_pixels: int = 40_000_000
     max_decode_bytes: int = 256 * MIB
     display_px: int = 1600
     thumb_px: int = 320
     jpeg_quality: int = 82
     upload_chunk_bytes: int = MIB  # a resumable upload's suggested bytes per PATCH (not a processing limit)
+    # What the tablet sends: long side and JPEG quality (canvas quality × 100). 2048 px at 70 is 12 % of
+    # a 4000 × 3000 camera file, with 16 px label text still readable (bench/photos.py --crops).
+    upload_px: int = 2048
+    upload_quality: int = 70
 
     def __post_init__(self) -> None:
         """Refuse limits that make no sense rather than fail later on a photo."""
         if min(self.max_bytes, self.max_pixels, self.max_decode_bytes, self.thumb_px, self.upload_chunk_bytes) < 1:
             raise ValueError("photo limits must be positive")
-        if self.thumb_px > self.display_px:
-            raise ValueError("thumb_px must not exceed display_px")
-        if not 1 <= self.jpeg_quality <= 95:
-            raise ValueError("jpeg_quality must be between 1 and 95")
+        if self.thumb_px > min(self.display_px, self.upload_px):
+            raise ValueError("thumb_px must not exceed display_px nor upload_px")
+        if not (1 <= self.jpeg_quality <= 95 and 1 <= self.upload_quality <= 95):
+            raise ValueError("jpeg_quality and upload_quality must be between 1 and 95")
 
     def as_dict(self) -> dict:
         """The limits as JSON-ready values, plus the accepted MIME types."""
@@ -120,7 +131,11 @@ class PhotoLimits:
 
 @dataclass(frozen=True)
 class ProcessedPhoto:
-    """An accepted photo: the untouched original, two metadata-free JPEG copies and its facts."""
+    """An accepted photo: the untouched original, two metadata-free JPEG copies and its facts.
+
+    ``kept_as_display``: the original is a metadata-free tablet JPEG and ``display`` is those same
+    bytes, so the store keeps one file for both.
+    """
 
     sha256: str
     mime: str
@@ -132,6 +147,7 @@ class ProcessedPhoto:
     taken_at: datetime | None = None
     latitude: float | None = None
     longitude: float | None = None
+    kept_as_display: bool = False
 
 
 class PhotoRejected(Exception):
@@ -319,8 +335,9 @@ class _Broken(Exception):
 
 @dataclass(frozen=True)
 class _Layout:
-    """What the container header says: stored size, the offset just past the image, and what
-    decoding will cost (PNG bit depth and colour type, progressive JPEG coefficients)."""
+    """What the container header says: stored size, the offset just past the image, what decoding
+    will cost (PNG bit depth and colour type, progressive JPEG coefficients), and whether a JPEG is
+    ``bare``: 8-bit Huffman-coded colour with no segment but JFIF (without a thumbnail) and ICC."""
 
     width: int
     height: int
@@ -328,17 +345,20 @@ class _Layout:
     depth: int = 8
     colour: int | None = None
     coefficients: int = 0
+    bare: bool = False
 
 
 _JPEG_SOF = {0xC0, 0xC1, 0xC2, 0xC3, 0xC5, 0xC6, 0xC7, 0xC9, 0xCA, 0xCB, 0xCD, 0xCE, 0xCF}
 _JPEG_PROGRESSIVE = {0xC2, 0xC6, 0xCA, 0xCE}
+_JPEG_PLAIN_SOF = {0xC0, 0xC1, 0xC2}  # baseline, extended and progressive Huffman: what every viewer shows
+_JPEG_COM, _JPEG_APP = 0xFE, range(0xE0, 0xF0)
 # In entropy-coded data 0xFF is followed by 0x00 (stuffing) or RSTn; anything else is a marker.
 _JPEG_MARKER_AFTER_SCAN = re.compile(rb"\xff[^\x00\xd0-\xd7]")
 
 
 def _jpeg_layout(data: bytes, start: int = 0) -> _Layout:
     """Walk JPEG markers from SOI at ``start`` to the first EOI; sizes come from SOFn."""
-    n, pos, size, coefficients = len(data), start + 2, None, 0
+    n, pos, size, coefficients, bare = len(data), start + 2, None, 0, True
     while True:
         if pos + 2 > n:
             raise _Broken("truncated")
@@ -351,7 +371,7 @@ def _jpeg_layout(data: bytes, start: int = 0) -> _Layout:
         if marker == 0xD9:
             if size is None:
                 raise _Broken("malformed")
-            return _Layout(size[0], size[1], pos + 2, coefficients=coefficients)
+            return _Layout(size[0], size[1], pos + 2, coefficients=coefficients, bare=bare)
         if 0xD0 <= marker <= 0xD7 or marker == 0x01:
             pos += 2
             continue
@@ -367,12 +387,24 @@ def _jpeg_layout(data: bytes, start: int = 0) -> _Layout:
                 raise _Broken("malformed")
             if marker in _JPEG_PROGRESSIVE:
                 coefficients = _jpeg_coefficients(data[pos + 4:seg_end], *size)
+            bare = (bare and marker in _JPEG_PLAIN_SOF and seg_end - pos > 9 and data[pos + 4] == 8
+                    and data[pos + 9] == 3)
+        elif marker == _JPEG_COM or marker in _JPEG_APP:
+            bare = bare and _plain_segment(marker, data[pos + 4:seg_end])
         pos = seg_end
         if marker == 0xDA:
             found = _JPEG_MARKER_AFTER_SCAN.search(data, pos)
             if found is None:
                 raise _Broken("truncated")
             pos = found.start()
+
+
+def _plain_segment(marker: int, body: bytes) -> bool:
+    """An APPn segment that says how to show the pixels and nothing about the photo: JFIF with no
+    thumbnail (APP0, 14 bytes) or an ICC colour profile (APP2)."""
+    if marker == 0xE0:
+        return len(body) == 14 and body.startswith(b"JFIF\0")
+    return marker == 0xE2 and body.startswith(b"ICC_PROFILE\0")
 
 
 def _jpeg_coefficients(sof: bytes, width: int, height: int) -> int:
@@ -587,31 +619,41 @@ def _read_metadata(im: Image.Image, camera_tz: tzinfo | None):
 
 def process_photo(data: bytes, limits: PhotoLimits = PhotoLimits(), *,
                   declared_mime: str | None = None,
-                  camera_tz: tzinfo | None = None) -> ProcessedPhoto:
-    """Check an upload and make its display and thumb JPEGs; raise PhotoRejected if unfit."""
+                  camera_tz: tzinfo | None = None, sha256: str | None = None) -> ProcessedPhoto:
+    """Check an upload and make its display and thumb JPEGs; raise PhotoRejected if unfit.
+
+    ``sha256`` is the digest of ``data`` when the caller already computed it where the bytes arrived.
+    """
     mime = _check_bytes(data, limits, declared_mime)
     layout = _check_layout(data, mime, limits)
     im = _open_checked(data, mime, layout, limits)
-    im.draft("RGB", _draft_box(layout.width, layout.height, limits.display_px))
+    kept = keeps_own_display(mime, layout, len(data), limits) and im.mode == "RGB"
+    im.draft("RGB", _draft_box(layout.width, layout.height, limits.thumb_px if kept else limits.display_px))
     _check_decode_cost(mime, layout, im.size, limits)
     _decode(im, data, mime, layout, limits)
     orientation, taken_at, lat, lon = _read_metadata(im, camera_tz)
     icc = im.info.get("icc_profile")
     if orientation != 1:
         ImageOps.exif_transpose(im, in_place=True)
-    display = _to_rgb(im)
-    display.thumbnail((limits.display_px, limits.display_px))
-    thumb = display.copy()
+    small = _to_rgb(im)
+    small.thumbnail((limits.display_px, limits.display_px))
+    thumb = small if kept else small.copy()
     thumb.thumbnail((limits.thumb_px, limits.thumb_px))
     width, height = (layout.width, layout.height)
     if orientation in (5, 6, 7, 8):
         width, height = height, width
     return ProcessedPhoto(
-        sha256=hashlib.sha256(data).hexdigest(), mime=mime, width=width, height=height,
-        original=data, display=encode_jpeg(display, limits.jpeg_quality, icc),
+        sha256=sha256 or hashlib.sha256(data).hexdigest(), mime=mime, width=width, height=height,
+        original=data, display=data if kept else encode_jpeg(small, limits.jpeg_quality, icc),
         thumb=encode_jpeg(thumb, limits.jpeg_quality, icc),
-        taken_at=taken_at, latitude=lat, longitude=lon,
+        taken_at=taken_at, latitude=lat, longitude=lon, kept_as_display=kept,
     )
+
+
+def keeps_own_display(mime: str, layout: _Layout, size: int, limits: PhotoLimits) -> bool:
+    """Whether an upload is a bare JPEG no larger than a tablet sends, so it serves as its own display copy."""
+    return (mime == "image/jpeg" and layout.bare and layout.end == size
+            and max(layout.width, layout.height) <= limits.upload_px)
 
 
 def _reject(code: str, **params) -> PhotoRejected:

@@ -76,8 +76,11 @@ class StoredFile:
 class MediaStorage(Protocol):
     """Where photo bytes live; the DB holds only keys. ``open_path`` and ``content_sha256`` are optional."""
 
-    def put(self, key: str, data: bytes) -> None:
-        """Store ``data`` under ``key`` atomically; same bytes again is a no-op."""
+    def put(self, key: str, data: bytes, sha256: str | None = None) -> None:
+        """Store ``data`` under ``key`` atomically and durably before returning; same bytes again is a no-op.
+
+        ``sha256``, the bytes' digest when the caller already has it, spares a store that records it a second hash.
+        """
 
     def get(self, key: str) -> bytes:
         """The bytes under ``key``; MissingKey if absent."""
@@ -135,11 +138,15 @@ class LocalStorage:
 
     open_path = path_for
 
-    def put(self, key: str, data: bytes) -> None:
-        """Write atomically and durably; no-op for identical bytes, KeyConflict otherwise."""
+    def put(self, key: str, data: bytes, sha256: str | None = None) -> None:
+        """Write atomically and durably (the file, then its directory); no-op for identical bytes, KeyConflict otherwise.
+
+        Two fsyncs per new file (three when its two-letter folder is new); a file is not hashed here.
+        """
         path = self.path_for(key)
         if self._same_as_stored(path, data):
             os.utime(path)  # restart the sweep's grace period for this retried upload
+            _fsync_dir(path.parent)  # a put that crashed after its rename may not have made the entry durable
             return
         created = _make_dirs(path.parent, self.root)
         _write_atomically(path, data, self.TEMP_SUFFIX)

@@ -117,11 +117,14 @@ class S3Storage:
                 return None
             raise StorageError(f"S3 head {key}: {error}") from error
 
-    def put(self, key: str, data: bytes) -> None:
-        """Create once (If-None-Match: *); same bytes again refreshes the time; other bytes are KeyConflict."""
+    def put(self, key: str, data: bytes, sha256: str | None = None) -> None:
+        """Create once (If-None-Match: *); same bytes again refreshes the time; other bytes are KeyConflict.
+
+        ``sha256`` is the bytes' digest when the caller already computed it (an upload is hashed once).
+        """
         from botocore.exceptions import ClientError
 
-        name, sha256 = self.name_of(key), hashlib.sha256(data).hexdigest()
+        name, sha256 = self.name_of(key), sha256 or hashlib.sha256(data).hexdigest()
         content_type = CONTENT_TYPES.get(name.rsplit(".", 1)[-1], "application/octet-stream")
         try:
             self._call("put_object", Key=name, Body=data, Metadata={SHA_META: sha256}, ContentType=content_type,

@@ -154,7 +154,8 @@ def _file_photo(actor, inspection, upload) -> int:
             "taken_at": datetime.fromisoformat(taken_at) if taken_at else None}
     try:
         body, _, replayed = item_photo_once(actor, inspection, meta, data,
-                                            on_stored=lambda photo: finish_upload(upload, photo.id, now))
+                                            on_stored=lambda photo: finish_upload(upload, photo.id, now),
+                                            sha256=upload.sha256)
     except DomainError:
         db.session.commit()  # a refused photo keeps its bytes: a PATCH at the end with no body tries again
         raise

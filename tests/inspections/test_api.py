@@ -454,6 +454,53 @@ def test_oversized_upload_is_413_with_the_limits(client, crew, started, app, db)
 def test_photo_limits_are_published(client):
     limits = client.get("/api/v1/photos/limits").json
     assert limits["max_bytes"] > 0 and limits["max_pixels"] > 0 and "image/jpeg" in limits["mimes"]
+    assert (limits["upload_px"], limits["upload_quality"]) == (2048, 70)  # what the tablet sends
+
+
+def test_a_tablet_photo_is_hashed_once_kept_as_sent_and_durable_before_the_answer(client, crew, started, app, db,
+                                                                                   monkeypatch):
+    """The display copy served is the tablet's bytes; the upload is hashed once; both files it needs and
+    their folders are fsync'd before the row commits, and the 201 comes after that commit."""
+    import hashlib
+    import os
+
+    from sqlalchemy import event
+    from sqlalchemy.orm import Session
+
+    inspection_id, _ = started
+    data, events = make_jpeg((2048, 1536), quality=70), []
+    real_fsync, real_sha256 = os.fsync, hashlib.sha256
+
+    def fsync(fd):
+        events.append("fsync dir" if os.path.isdir(f"/proc/self/fd/{fd}") else "fsync file")
+        real_fsync(fd)
+
+    def sha256(*args):
+        if args and len(args[0]) == len(data) and bytes(args[0]) == data:
+            events.append("hash")
+        return real_sha256(*args)
+
+    def committed(session):
+        events.append("commit")
+
+    monkeypatch.setattr(os, "fsync", fsync)
+    monkeypatch.setattr(hashlib, "sha256", sha256)
+    event.listen(Session, "after_commit", committed)
+    try:
+        response = upload(client, crew, inspection_id, "seg.buckets.total", data)
+        events.append("answer")
+    finally:
+        event.remove(Session, "after_commit", committed)
+    monkeypatch.undo()
+    assert response.status_code == 201, response.json
+    assert events.count("hash") == 1 and events.count("fsync file") == 2  # the original and the thumb, no third file
+    last_fsync = max(n for n, seen in enumerate(events) if seen.startswith("fsync"))
+    assert events[last_fsync + 1:] == ["commit", "answer"]
+    synced = " ".join(events[events.index("fsync file"):last_fsync + 1])
+    assert synced.startswith("fsync file fsync dir") and "fsync dir fsync file fsync dir" in synced  # file, then its folder
+    display = client.get(response.json["urls"]["display"], headers=crew["ih"])
+    assert display.mimetype == "image/jpeg" and display.data == data
+    assert len([path for path in media_files(app) if response.json["sha256"] in path.name]) == 2
 
 
 def test_crash_between_writing_and_recording_a_photo(client, crew, started, app, db, monkeypatch):

@@ -191,6 +191,84 @@ def test_repr_does_not_dump_bytes():
     assert "original" not in repr(process_photo(make_jpeg(), LIMITS))
 
 
+# --- the tablet's own JPEG ------------------------------------------------------------------
+
+def tablet_jpeg(size=(2048, 1536), **params) -> bytes:
+    """A JPEG as the tablet's canvas writes it: a JFIF header and the pixels, nothing else."""
+    return make_jpeg(size, quality=70, **params)
+
+
+@pytest.mark.parametrize("size, thumb", [((2048, 1536), (320, 240)), ((1536, 2048), (240, 320)),
+                                         ((800, 600), (320, 240))])
+@pytest.mark.parametrize("progressive", [False, True], ids=["baseline", "progressive"])
+def test_a_bare_tablet_jpeg_is_its_own_display_copy(size, thumb, progressive):
+    data = tablet_jpeg(size, progressive=progressive)
+    photo = process_photo(data, LIMITS)
+    assert photo.kept_as_display and photo.display == data
+    assert (photo.width, photo.height) == size
+    small = opened(photo.thumb)
+    assert small.size == thumb
+    # The red band stays along the top edge: the thumb is upright.
+    assert small.getpixel((thumb[0] // 2, 2))[0] > 200 > small.getpixel((thumb[0] // 2, thumb[1] - 3))[0]
+    assert_no_metadata(small)
+
+
+def test_a_colour_profile_is_no_reason_to_re_encode():
+    icc = ImageCms.ImageCmsProfile(ImageCms.createProfile("sRGB")).tobytes()
+    data = tablet_jpeg(icc_profile=icc)
+    photo = process_photo(data, LIMITS)
+    assert photo.kept_as_display and photo.display == data
+    assert opened(photo.thumb).info.get("icc_profile") == icc
+
+
+@pytest.mark.parametrize("data", [
+    tablet_jpeg(exif=make_exif(1, "2024:05:17 14:30:00", "-03:00", BUENOS_AIRES)),
+    tablet_jpeg(comment=b"serial 1234"),
+    tablet_jpeg(xmp=b"<x:xmpmeta><exif:GPSLatitude>34,36S</exif:GPSLatitude></x:xmpmeta>"),
+    tablet_jpeg() + b"\0" * 64,
+    tablet_jpeg((2560, 1920)),
+    encode(marked_image((2048, 1536), "CMYK"), "JPEG"),
+    encode(marked_image((2048, 1536), "L"), "JPEG"),
+], ids=["exif-gps", "comment", "xmp", "trailing-bytes", "larger-than-a-tablet-sends", "cmyk", "grey"])
+def test_any_other_jpeg_is_re_encoded_without_metadata(data):
+    photo = process_photo(data, LIMITS)
+    assert not photo.kept_as_display and photo.display != data
+    display = opened(photo.display)
+    assert display.mode == "RGB" and max(display.size) <= LIMITS.display_px
+    assert_no_metadata(display)
+    for marker in (b"Exif", b"serial 1234", b"xmpmeta", b"GPS"):
+        assert marker not in photo.display and marker not in photo.thumb
+
+
+def test_the_thumb_of_a_kept_jpeg_comes_from_a_quarter_scale_decode(monkeypatch):
+    from PIL import JpegImagePlugin
+
+    calls, original = [], JpegImagePlugin.JpegImageFile.draft
+
+    def spy(self, mode, size):
+        result = original(self, mode, size)
+        calls.append((mode, size, self.size))
+        return result
+
+    monkeypatch.setattr(JpegImagePlugin.JpegImageFile, "draft", spy)
+    process_photo(tablet_jpeg(), LIMITS)
+    assert calls[0] == ("RGB", (320, 240), (512, 384))  # libjpeg decodes 1/16 of the pixels
+
+
+def test_a_digest_computed_on_arrival_is_not_computed_again(monkeypatch):
+    data = tablet_jpeg()
+    digest, real, hashed = hashlib.sha256(data).hexdigest(), hashlib.sha256, []
+
+    def counting(*args):
+        hashed.append(len(args[0]) if args else 0)
+        return real(*args)
+
+    monkeypatch.setattr(photos.hashlib, "sha256", counting)
+    assert process_photo(data, LIMITS, sha256=digest).sha256 == digest
+    assert hashed == []
+    assert process_photo(data, LIMITS).sha256 == digest and hashed == [len(data)]
+
+
 # --- capture time and position ------------------------------------------------------------
 
 @pytest.mark.parametrize("value, offset, camera_tz, expected", [
@@ -532,10 +610,15 @@ def test_limits_are_published_and_validated():
     assert LIMITS.as_dict() == {
         "max_bytes": 15 * MIB, "max_pixels": 40_000_000, "max_decode_bytes": 256 * MIB,
         "display_px": 1600, "thumb_px": 320,
-        "jpeg_quality": 82, "upload_chunk_bytes": MIB, "mimes": ["image/jpeg", "image/png", "image/webp"],
+        "jpeg_quality": 82, "upload_chunk_bytes": MIB, "upload_px": 2048, "upload_quality": 70,
+        "mimes": ["image/jpeg", "image/png", "image/webp"],
     }
     with pytest.raises(ValueError):
         PhotoLimits(thumb_px=2000)
+    with pytest.raises(ValueError):
+        PhotoLimits(upload_px=200)
+    with pytest.raises(ValueError):
+        PhotoLimits(upload_quality=0)
     with pytest.raises(ValueError):
         PhotoLimits(max_bytes=0)
     with pytest.raises(ValueError):

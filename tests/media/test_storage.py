@@ -123,6 +123,25 @@ def test_put_is_atomic_fsyncs_file_and_directory(local, monkeypatch):
     assert local.get(KEY) == b"x" * 100_000
 
 
+def test_a_retried_put_makes_the_directory_entry_durable_without_writing(local, monkeypatch):
+    """A put that died after its rename left the entry maybe unsynced: the retry that finds the bytes syncs it."""
+    local.put(KEY, b"photo bytes")
+    synced, real_fsync = [], os.fsync
+
+    def counting_fsync(fd):
+        synced.append("dir" if os.path.isdir(f"/proc/self/fd/{fd}") else "file")
+        real_fsync(fd)
+
+    monkeypatch.setattr(os, "fsync", counting_fsync)
+    monkeypatch.setattr(os, "replace", _fail_replace)
+    local.put(KEY, b"photo bytes")
+    assert synced == ["dir"]
+
+
+def _fail_replace(*args):
+    raise AssertionError("a retried put writes nothing")
+
+
 @pytest.mark.parametrize("failing", ["replace", "fsync", "fchmod"])
 def test_crash_during_put_leaves_no_final_file_and_no_temp_file(local, monkeypatch, failing):
     def crash(*args, **kwargs):

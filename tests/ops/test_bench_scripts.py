@@ -108,6 +108,28 @@ def test_vary_jpeg_changes_hash_not_pixels(small_photos):
     assert Image.open(io.BytesIO(a)).tobytes() == Image.open(io.BytesIO(data)).tobytes()
 
 
+def test_the_benchs_tablet_photo_is_kept_as_sent_and_varies_without_metadata():
+    import io
+
+    from PIL import Image
+
+    from bench.photos_pipeline import tablet_photo, vary_density
+    from inspection.media.photos import process_photo
+    photo = tablet_photo(make_sample_jpeg(800, 600), 400, 70)
+    other = vary_density(photo, 7)
+    assert hashlib.sha256(other).digest() != hashlib.sha256(photo).digest() and len(other) == len(photo)
+    assert Image.open(io.BytesIO(other)).tobytes() == Image.open(io.BytesIO(photo)).tobytes()
+    assert Image.open(io.BytesIO(photo)).size == (300, 400)  # upright: the sample says "rotate 90°"
+    assert process_photo(other).kept_as_display
+
+
+def test_the_label_crops_are_written_for_each_tablet_setting(tmp_path):
+    from bench.photos_pipeline import LABEL_TEXT_PX, TABLET_SETTINGS, write_crops
+    written = write_crops(tmp_path)
+    assert len(written) == len(LABEL_TEXT_PX) * (1 + len(TABLET_SETTINGS))
+    assert all(name.endswith(".png") for name in written) and (tmp_path / "label_16px_2048_q70.png").exists()
+
+
 def test_plan_syncs_then_replays_with_the_scripts_checks(bench_app, small_photos):
     call, ids, _ = bench_app
     inspection_id, items, auth = start_inspection(call, ids)

@@ -10,6 +10,8 @@ The same journey runs under faults (every third request dropped, the server kill
 mid-sync, a throttled link, a photo upload cut halfway) and must end in the same server state.
 """
 from inspection.core.extensions import db
+from inspection.core.models import Photo
+from inspection.media.photos import PhotoLimits
 from tests.browser_kit import BROWSER_MARKS, sync_api
 from tests.tablet_journey import camera_files, journey, rig, working_link  # noqa: F401 (fixtures)
 from tests.tablet_rig import wait_until
@@ -31,8 +33,12 @@ def test_a_whole_inspection_offline_then_synced(rig, tmp_path, camera_files):
     seen = journey(rig, tmp_path, camera_files, "sereno", shots=True)
     assert seen["photos"] >= 10
     for photo in seen["local"]["photos"]:
-        assert max(photo["width"], photo["height"]) == 2560  # downscaled from 4000 × 3000 before sending
+        assert max(photo["width"], photo["height"]) == PhotoLimits().upload_px  # downscaled from 4000 × 3000
         assert photo["size"] < 4000 * 3000 // 4
+    with rig.app.app_context():  # Chromium's JPEG carries no metadata: the server kept it as the display copy
+        kept = db.session.scalars(db.select(Photo.display_key == Photo.original_key)).all()
+        db.session.remove()
+    assert len(kept) >= 10 and all(kept)
     assert "Al día" in seen["badge"]
 
 

@@ -151,6 +151,17 @@ def test_photos_are_fitted_to_the_long_side_and_the_pixel_budget(tmp_path):
     assert fitted[3]["width"] * fitted[3]["height"] <= 1_000_000 and fitted[3]["width"] == 1154
 
 
+def test_the_tablet_sends_the_size_and_quality_the_server_publishes(client, tmp_path):
+    published = client.get("/api/v1/photos/limits").json
+    cases = [{"width": 4000, "height": 3000, "limits": published},
+             {"width": 4000, "height": 3000, "limits": {"max_pixels": 40_000_000}}]
+    report = run_node({"answers": [], "closing": [], "backoff": [], "fitted": cases,
+                       "settings": [published, {"max_bytes": 1}, None]}, tmp_path)
+    assert report["fitted"] == [{"width": 2048, "height": 1536}, {"width": 2560, "height": 1920}]
+    assert report["settings"] == [{"longSide": 2048, "quality": 0.7},
+                                  {"longSide": 2560, "quality": 0.85}, {"longSide": 2560, "quality": 0.85}]
+
+
 # Items as the package carries them (detainable as pinned) and closings: the outcome the tablet announces on its
 # closing screen must be the one the server computes (inspection.inspections.outcomes.compute_outcome).
 def _item(item_id, detainable):

@@ -88,6 +88,23 @@ def test_a_photo_sent_in_pieces_is_filed_whole(client, crew, started, photo, db)
     assert db.session.scalar(db.select(db.func.count(Photo.id))) == 1
 
 
+def test_the_finished_upload_is_hashed_once_to_check_it_and_not_again(client, crew, started, photo, monkeypatch):
+    inspection_id, _ = started
+    client_id, hashed, real = cid(), [], hashlib.sha256
+    declare(client, crew, inspection_id, photo, client_id)
+    send(client, crew, inspection_id, client_id, 0, photo[:100_000])
+
+    def counting(*args):
+        if args and bytes(args[0]) == photo:
+            hashed.append(len(args[0]))
+        return real(*args)
+
+    monkeypatch.setattr(hashlib, "sha256", counting)
+    done = send(client, crew, inspection_id, client_id, 100_000, photo[100_000:])
+    assert done.status_code == 201, done.json
+    assert hashed == [len(photo)]
+
+
 def test_head_gives_the_offset_to_resume_from(client, crew, started, photo):
     inspection_id, _ = started
     client_id = cid()

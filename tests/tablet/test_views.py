@@ -94,7 +94,8 @@ def test_chromium_finds_the_app_installable(rig, tmp_path):
 
 def test_a_sideways_camera_photo_is_sent_upright_and_smaller(rig, tmp_path):
     """A 3000 × 2000 JPEG whose EXIF says "rotate 90°" (a phone held upright): the tablet sends it upright,
-    2560 px on its long side, hashed as sent, and the server stores those exact bytes."""
+    at the published `upload_px` (2048) on its long side, hashed as sent, and the server stores those exact bytes,
+    which serve as the display copy too (the canvas writes no metadata)."""
     import hashlib
 
     from inspection.core.models import Photo
@@ -119,8 +120,9 @@ def test_a_sideways_camera_photo_is_sent_upright_and_smaller(rig, tmp_path):
         photo = db.session.scalar(db.select(Photo).filter_by(inspection_id=seeded["inspection_id"]))
         original = media_storage().get(photo.original_key)
         db.session.remove()
-    assert (photo.width, photo.height) == (1706, 2560)  # upright (taller than wide), long side 2560
+    assert (photo.width, photo.height) == (1365, 2048)  # upright (taller than wide), long side 2048
     assert hashlib.sha256(original).hexdigest() == photo.sha256 and len(original) < len(camera)
+    assert photo.display_key == photo.original_key
 
 
 def test_the_workers_install_never_signs_anyone_out(tmp_path):
