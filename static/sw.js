@@ -24,17 +24,30 @@
 //   any other page (navigation)        the network; when it fails, the offline page (/sin-conexion)
 //                                      in the user's language, saying what works without signal
 //   precached static files             cache first
+//
+// Two precaches: the app's (the tablet, the offline page; installed by every visitor) and the police
+// verifier's (its page, decoders and lists; kept when a police page asks, so tablets never carry them).
+// Neither fetches twice what the page just loaded: a file is taken from the HTTP cache when its bytes are
+// this build's (its Subresource Integrity digest, stamped in by the server), else from the network.
 import { syncNow } from '/static/js/tablet/sync.js';
 
 const CACHE = 'baliza-v2-__BUILD__';
-const CACHE_PREFIXES = ['baliza-verificar-', 'baliza-v2-'];
+const VERIFIER_CACHE = 'baliza-verifier-__BUILD__';
+const CACHE_PREFIXES = ['baliza-verificar-', 'baliza-v2-', 'baliza-verifier-'];
+const INTEGRITY = {/*__INTEGRITY__*/};
 const PAGE = '/verificar';
 const LISTS = ['/api/v1/keys', '/api/v1/status-list'];
-const STATIC = [
+const VERIFIER = [
   '/static/js/verificar.js',
   '/static/js/lists.js',
   '/static/js/verifier.js',
   '/static/js/verdicts.js',
+  '/static/vendor/jsQR.js',
+  '/static/js/qr-photo.js',
+  '/static/vendor/zxing-reader.js',
+  '/static/vendor/zxing_reader.wasm',
+];
+const STATIC = [
   '/static/js/formats.js',
   '/static/js/i18n.js',
   '/static/js/pwa.js',
@@ -57,10 +70,6 @@ const STATIC = [
   '/static/js/tablet/sync.js',
   '/static/js/tablet/uploads.js',
   '/static/vendor/idb.js',
-  '/static/vendor/jsQR.js',
-  '/static/js/qr-photo.js',
-  '/static/vendor/zxing-reader.js',
-  '/static/vendor/zxing_reader.wasm',
   '/static/css/baliza.css',
   '/manifest.webmanifest',
   '/static/icons/icon-192.png',
@@ -81,25 +90,46 @@ let language = null;
 
 self.addEventListener('install', (event) => {
   event.waitUntil((async () => {
-    const cache = await caches.open(CACHE);
-    // cache: 'reload' so the HTTP cache cannot hand us a copy older than this version. No cookies:
-    // these are public, and a page's Set-Cookie arriving after a sign-in would put back the signed-out
-    // session (the install runs while the login form is being sent).
-    // Without cookies the page comes in the default language, so each language's copy is kept too.
-    const pages = [PAGE, ...LANGUAGES.map((lang) => `${PAGE}?lang=${lang}`),
-      ...LANGUAGES.map((lang) => `${OFFLINE}?lang=${lang}`)];
-    await cache.addAll([...pages, ...STATIC].map((url) => new Request(url, { cache: 'reload', credentials: 'omit' })));
-    // The lists are welcome but not required to install: the page keeps its own copy too.
-    await Promise.all(LISTS.map((url) => refreshList(cache, new Request(url)).catch(() => null)));
+    await precache(await caches.open(CACHE), [...LANGUAGES.map((lang) => `${OFFLINE}?lang=${lang}`), ...STATIC]);
+    // A device that kept the verifier (a police phone) keeps this build's too.
+    if ((await caches.keys()).some((name) => name.startsWith('baliza-verifier-'))) await keepVerifier();
     await self.skipWaiting();
   })());
 });
+
+/**
+ * Keep `urls` in `cache`. No cookies for pages: these are public, and a page's Set-Cookie arriving after a sign-in would
+ * put back the signed-out session (the install runs while the login form is being sent); without cookies a page
+ * comes in the default language, so each language's copy is named. A static file is taken from the HTTP cache
+ * (what the page just fetched) when its bytes are this build's, else from the network (cache: 'reload', so the
+ * HTTP cache cannot hand us a copy older than this version).
+ */
+async function precache(cache, urls) {
+  const kept = new Set((await cache.keys()).map((request) => new URL(request.url).pathname + new URL(request.url).search));
+  await Promise.all(urls.filter((url) => !kept.has(url)).map(async (url) => {
+    const integrity = INTEGRITY[url];
+    // A static file with the page's own credentials mode: the HTTP cache keeps credentialed copies apart.
+    const credentials = integrity ? 'same-origin' : 'omit';
+    let response = integrity ? await fetch(url, { cache: 'force-cache', credentials, integrity }).catch(() => null) : null;
+    if (!response || !response.ok) response = await fetch(url, { cache: 'reload', credentials, integrity });
+    if (!response.ok) throw new Error(`${url}: ${response.status}`);
+    await cache.put(url, response);
+  }));
+}
+
+/** The police verifier offline: its page in each language, its scripts and decoders, and the lists. */
+async function keepVerifier() {
+  const cache = await caches.open(VERIFIER_CACHE);
+  await precache(cache, [PAGE, ...LANGUAGES.map((lang) => `${PAGE}?lang=${lang}`), ...VERIFIER]);
+  // The lists are welcome but not required: the page keeps its own copy too.
+  await Promise.all(LISTS.map((url) => refreshList(cache, new Request(url)).catch(() => null)));
+}
 
 self.addEventListener('activate', (event) => {
   event.waitUntil((async () => {
     const names = await caches.keys();
     await Promise.all(names
-      .filter((name) => CACHE_PREFIXES.some((prefix) => name.startsWith(prefix)) && name !== CACHE)
+      .filter((name) => CACHE_PREFIXES.some((prefix) => name.startsWith(prefix)) && ![CACHE, VERIFIER_CACHE].includes(name))
       .map((name) => caches.delete(name)));
     await self.clients.claim();
   })());
@@ -123,7 +153,9 @@ self.addEventListener('fetch', (event) => {
   } else if (request.mode === 'navigate' && url.pathname === '/') {
     event.respondWith(homeOrOffline(request));
   } else if (STATIC.includes(url.pathname)) {
-    event.respondWith(cacheFirst(request));
+    event.respondWith(cacheFirst(request, CACHE));
+  } else if (VERIFIER.includes(url.pathname)) {
+    event.respondWith(cacheFirst(request, VERIFIER_CACHE));
   } else if (request.mode === 'navigate') {
     event.respondWith(pageOrOffline(event, url));
   }
@@ -181,7 +213,7 @@ async function refreshList(cache, request) {
 }
 
 async function listNetworkFirst(request) {
-  const cache = await caches.open(CACHE);
+  const cache = await caches.open(VERIFIER_CACHE);
   try {
     return await refreshList(cache, request);
   } catch (err) {
@@ -211,7 +243,7 @@ function pageKey(url) {
 }
 
 async function pageNetworkFirst(request) {
-  const cache = await caches.open(CACHE);
+  const cache = await caches.open(VERIFIER_CACHE);
   const key = pageKey(new URL(request.url));
   let response = null;
   try {
@@ -233,18 +265,18 @@ async function verifyPageOrOffline(request) {
   try {
     return await fetch(request);
   } catch (err) {
-    const cached = await (await caches.open(CACHE)).match(PAGE);
+    const cached = await caches.match(PAGE);
     if (!cached) throw err;
     return cached;
   }
 }
 
-async function cacheFirst(request) {
-  const cache = await caches.open(CACHE);
-  const cached = await cache.match(request, { ignoreSearch: true });
+/** A precached file from whichever precache holds it; fetched and kept in its own when neither does yet. */
+async function cacheFirst(request, name) {
+  const cached = await caches.match(request, { ignoreSearch: true });
   if (cached) return cached;
   const response = await fetch(request);
-  if (response.ok) await cache.put(request, response.clone());
+  if (response.ok) await (await caches.open(name)).put(request, response.clone());
   return response;
 }
 
@@ -283,14 +315,16 @@ async function homeOrOffline(request) {
   } catch (err) {
     const cache = await caches.open(CACHE);
     const lang = await readerLanguage(new URL(request.url));
-    const cached = (await keptShell(cache, AGENDA, lang)) || (await cache.match(`${PAGE}?lang=${lang}`))
-      || (await cache.match(PAGE));
+    const cached = (await keptShell(cache, AGENDA, lang)) || (await caches.match(`${PAGE}?lang=${lang}`))
+      || (await caches.match(PAGE));
     if (cached) return cached;
     throw err;
   }
 }
 
 /**
+ * A police page (the verifier, a certificate's check) asks to keep the verifier offline: 'keep-verifier'; a page
+ * loaded while the worker was activating asks to become its client: 'claim'.
  * Keep the signed-in inspector's shells in every language (asked by the agenda: the inspector may switch
  * language aboard), or drop them when someone signs out. A fetch's ?lang= does not change the session's
  * language (inspection/i18n/language.py): only a page the reader opens does.
@@ -306,6 +340,10 @@ self.addEventListener('message', (event) => {
         if (response && isShell(response)) await cache.put(key, response);
       }));
     })());
+  } else if (type === 'claim') {
+    event.waitUntil(self.clients.claim());
+  } else if (type === 'keep-verifier') {
+    event.waitUntil(keepVerifier());
   } else if (type === 'signed-out') {
     event.waitUntil(caches.open(CACHE).then((cache) => Promise.all(everyShell.map((key) => cache.delete(key)))));
   }

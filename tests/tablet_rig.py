@@ -48,6 +48,7 @@ class Faults:
         self.cuts = 0
         self.body_bytes = defaultdict(int)   # "METHOD /path" -> bytes of request bodies forwarded
         self.paths: list[str] = []
+        self.gets: list[str] = []     # every GET's target with its query, as the app received them
 
 
 class Rig:
@@ -116,6 +117,8 @@ class Rig:
                     return
                 faults.requests += 1
                 faults.paths.append(f"{method} {path}")
+                if method == "GET":
+                    faults.gets.append(target)
                 if path.startswith("/api/") and faults.drop_every and faults.requests % faults.drop_every == 0:
                     faults.dropped += 1
                     return  # closed before the app saw a byte: the client sees a network error

@@ -68,8 +68,11 @@ def open_profile(pw, profile: Path, offline: bool = False):
     return context, (context.pages[0] if context.pages else context.new_page())
 
 
-def sign_in_and_take_aboard(rig, page, seeded):
-    page.goto(f"{rig.origin}/login")
+def sign_in_and_take_aboard(rig, page, seeded, arrived: bool = False):
+    """Sign in (from the sign-in page, opened here unless `arrived`), land on the agenda, wait for the inspection
+    aboard and both tablet shells kept by the service worker; returns the inspection's agenda card selector."""
+    if not arrived:
+        page.goto(f"{rig.origin}/login")
     page.fill("input[name=username]", seeded["username"])
     page.fill("input[name=password]", PASSWORD)
     page.click("button[type=submit]")

@@ -5,8 +5,10 @@ and nothing on it but what the signed token says. The service worker is served f
 so it controls the whole app (docs/style.md), and its cache name carries a hash of every file it
 precaches, so a deploy that changes any of them installs a fresh worker and drops the old cache.
 """
+import base64
 import hashlib
-from functools import cache
+import json
+from functools import cache, lru_cache
 from pathlib import Path
 
 from babel.messages.extract import extract
@@ -20,6 +22,9 @@ from inspection.web.security import policy_for, with_webassembly
 bp = Blueprint("pwa", __name__)
 
 BUILD_MARKER = "__BUILD__"
+INTEGRITY_MARKER = "{/*__INTEGRITY__*/}"
+# The files the service worker may take from the HTTP cache, each with its Subresource Integrity digest.
+INTEGRITY_FOLDERS = ("js", "vendor", "css", "icons")
 # Everything the service worker precaches or renders into /verificar: a change to any of them
 # must change the worker's bytes, or browsers would keep serving the old copies offline.
 VERSIONED = (
@@ -59,6 +64,18 @@ def build_id(root: Path) -> str:
         _build_cache.clear()
         _build_cache[signature] = digest.hexdigest()[:12]
     return _build_cache[signature]
+
+
+@lru_cache(maxsize=1)
+def integrity_map(root: Path, build: str) -> str:
+    """{url path: "sha256-…"} of the static files, as JSON: the worker's install takes a copy the page already
+    fetched (in the HTTP cache) only when its bytes are this build's. `build` keys the cache (build_id)."""
+    static = root / "static"
+    files = [p for folder in INTEGRITY_FOLDERS for p in sorted((static / folder).rglob("*")) if p.is_file()]
+    digests = {f"/static/{p.relative_to(static).as_posix()}": p for p in files}
+    digests["/manifest.webmanifest"] = static / "manifest.webmanifest"
+    return json.dumps({url: "sha256-" + base64.b64encode(hashlib.sha256(path.read_bytes()).digest()).decode()
+                       for url, path in digests.items()}, separators=(",", ":"))
 
 
 @cache
@@ -123,7 +140,8 @@ def service_worker():
     """The service worker, from the root with scope `/`, stamped with the current build."""
     root = Path(current_app.root_path)
     source = (root / "static" / "sw.js").read_text(encoding="utf-8")
-    body = source.replace(BUILD_MARKER, build_id(root))
+    build = build_id(root)
+    body = source.replace(BUILD_MARKER, build).replace(INTEGRITY_MARKER, integrity_map(root, build))
     return Response(body, mimetype="text/javascript", headers={
         "Service-Worker-Allowed": "/",
         "Cache-Control": "no-cache",

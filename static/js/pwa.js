@@ -1,5 +1,17 @@
 // Every page installs the one service worker (a module: it runs the tablet's outbox on Background
-// Sync), so the app works offline from whichever page it was first opened on.
+// Sync), so the app works offline from whichever page it was first opened on. It registers once the page
+// has loaded, so the worker's install finds the page's files in the HTTP cache instead of fetching them
+// again (static/sw.js); a police page then asks it to keep the verifier offline too.
+const POLICE_PAGES = /^\/(verificar|v\/[A-Za-z2-7]+)\/?$/;
+
 if ('serviceWorker' in navigator) {
-  navigator.serviceWorker.register('/sw.js', { scope: '/', type: 'module' }).catch(() => {});
+  const register = () => navigator.serviceWorker.register('/sw.js', { scope: '/', type: 'module' })
+    .then(() => navigator.serviceWorker.ready)
+    .then((ready) => {
+      // A page that loaded while the worker was activating is not yet its client: it asks to be claimed.
+      if (!navigator.serviceWorker.controller) ready.active.postMessage({ type: 'claim' });
+      if (POLICE_PAGES.test(location.pathname)) ready.active.postMessage({ type: 'keep-verifier' });
+    }).catch(() => {});
+  if (document.readyState === 'complete') register();
+  else window.addEventListener('load', register, { once: true });
 }

@@ -8,7 +8,7 @@ the screenshots folder for a person to look at.
 import pytest
 
 from tests.browser_kit import BROWSER_MARKS, axe_script, axe_violations, chromium, small_targets, sync_api
-from tests.tablet_rig import tablet_rig
+from tests.tablet_rig import Faults, tablet_rig
 from tests.tablet_steps import PASSWORD, SHOTS, open_profile, seed, sign_in_and_take_aboard
 
 pytestmark = BROWSER_MARKS
@@ -415,3 +415,55 @@ def test_offline_the_tablet_pages_come_in_the_language_asked(rig):
         assert offline_page("/agenda?lang=en") == ("en", "My inspections")
         assert offline_page(f"/inspecciones/{inspection_id}")[0] == "en"  # no ?lang=: the last language asked
         assert offline_page("/agenda?lang=es") == ("es", "Mis inspecciones")
+
+
+NEXT_FRAME = "new Promise((done) => requestAnimationFrame(() => setTimeout(done)))"
+VERIFIER_CACHED = """async () => {
+  const names = ['jsQR.js', 'zxing_reader.wasm', 'verifier.js', 'verificar.js', 'qr-photo.js'];
+  const found = [];
+  for (const name of await caches.keys()) {
+    for (const request of await (await caches.open(name)).keys()) {
+      if (names.includes(new URL(request.url).pathname.split('/').pop())) found.push(new URL(request.url).pathname);
+    }
+  }
+  return found.sort();
+}"""
+
+
+def test_a_first_visit_fetches_each_file_once_and_comenzar_enables_the_same_cards(rig, tmp_path):
+    """Signed in after the worker installed (as a person types): no file reaches the server twice, the police
+    verifier is not kept on a tablet; "Comenzar" enables the cards already on screen (the same elements) into
+    exactly the screen a reload renders; a police page then has the worker keep the verifier."""
+    seeded = seed(rig, "unavez")
+    rig.faults = Faults()  # a working link: an earlier test here cut it
+    with sync_api.sync_playwright() as pw:
+        context, page = open_profile(pw, tmp_path / "profile")
+        visit = len(rig.faults.gets)
+        page.goto(f"{rig.origin}/login")
+        page.evaluate("navigator.serviceWorker.ready.then(() => true)")
+        sign_in_and_take_aboard(rig, page, seeded, arrived=True)
+        # The favicon aside: the browser fetches it for its tab, outside the page's HTTP cache.
+        files = [t for t in rig.faults.gets[visit:] if not t.startswith(("/api/", "/login", "/agenda"))
+                 and t != "/static/icons/icon-192.png"]
+        assert files and len(files) == len(set(files)), sorted(t for t in files if files.count(t) > 1)
+        assert page.evaluate(VERIFIER_CACHED) == []
+
+        page.goto(f"{rig.origin}/inspecciones/{seeded['inspection_id']}")
+        page.wait_for_selector("#inspection[data-ready] #start-button")
+        page.evaluate("window.kept = [...document.querySelectorAll('#items article.item, #items fieldset')]")
+        page.click("#start-button")
+        page.wait_for_selector("#items input[type=radio]:enabled")
+        assert page.evaluate("""() => {
+            const now = [...document.querySelectorAll('#items article.item, #items fieldset')];
+            return now.length === window.kept.length && now.every((node, n) => node === window.kept[n]);
+        }""")
+        page.evaluate(NEXT_FRAME)  # the signature pads take their size from the first layout
+        enabled = page.inner_html("#inspection")
+        page.reload()
+        page.wait_for_selector("#inspection[data-ready] #items input[type=radio]:enabled")
+        page.evaluate(NEXT_FRAME)
+        assert page.inner_html("#inspection") == enabled
+
+        page.goto(f"{rig.origin}/verificar")
+        page.wait_for_function(f"({VERIFIER_CACHED})().then((found) => found.length === 5)", timeout=30_000)
+        context.close()

@@ -1,4 +1,6 @@
 """The installable app: the public verifier page, the root-scoped module service worker, the manifest."""
+import base64
+import hashlib
 import io
 import json
 import os
@@ -16,11 +18,15 @@ ROOT = Path(__file__).resolve().parents[2]
 CACHE_NAME = re.compile(r"""const CACHE = '(baliza-v\d+-[0-9a-f]{12})';""")
 
 
+def listed(sw_source: str, name: str) -> list[str]:
+    """The URLs of one of the worker's arrays (STATIC: every visitor's precache; VERIFIER: the police pages')."""
+    return re.findall(r"'([^']+)'", re.search(rf"const {name} = \[(.*?)\];", sw_source, re.DOTALL).group(1))
+
+
 def precached(sw_source: str) -> list[str]:
-    """The URLs the worker stores at install: the page and the STATIC array."""
+    """The URLs the worker may keep: the verifier page, the STATIC and the VERIFIER arrays."""
     page = re.search(r"const PAGE = '([^']+)';", sw_source).group(1)
-    static = re.search(r"const STATIC = \[(.*?)\];", sw_source, re.S).group(1)
-    return [page, *re.findall(r"'([^']+)'", static)]
+    return [page, *listed(sw_source, "STATIC"), *listed(sw_source, "VERIFIER")]
 
 
 @pytest.mark.parametrize("lang, html_lang, heading, button", [
@@ -62,6 +68,19 @@ def test_everything_the_worker_precaches_is_served(client):
             "/manifest.webmanifest"} <= set(urls)
     for url in urls:
         assert client.get(url).status_code == 200, url
+
+
+def test_tablets_precache_none_of_the_verifier_and_every_file_carries_its_digest(client):
+    """The verifier's 1.3 MB (decoders, lists, page) is kept for police pages only; each static file the worker may
+    take from the HTTP cache is named with this build's SHA-256, so a copy from an older deploy is refused."""
+    source = client.get("/sw.js").get_data(as_text=True)
+    tablet, verifier = set(listed(source, "STATIC")), set(listed(source, "VERIFIER"))
+    assert not tablet & verifier and "/static/vendor/jsQR.js" in verifier
+    assert {"/static/vendor/zxing_reader.wasm", "/static/js/verifier.js"} <= verifier
+    digests = json.loads(re.search(r"const INTEGRITY = (\{.*?\});", source).group(1))
+    for url in tablet | verifier:
+        body = client.get(url).data
+        assert digests[url] == "sha256-" + base64.b64encode(hashlib.sha256(body).digest()).decode(), url
 
 
 @pytest.mark.parametrize("lang, heading, works", [

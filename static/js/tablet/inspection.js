@@ -1,7 +1,7 @@
 // The inspection screen, rendered from the device's store: every change is saved on the tablet at
 // once (no reload, no network needed) and queued for the server; progress per topic, "next
 // unanswered", the article's text a tap away, photos, both drawn signatures, closing and interrupting.
-import { boot } from './app.js';
+import { boot, enable } from './app.js';
 import { asBlob, byInspection, get, newId, put, storableBytes, StorageFull } from './store.js';
 import { takeAboard } from './aboard.js';
 import { discardPhoto, enqueue, enqueueAnswer, pendingFor, remove } from './outbox.js';
@@ -179,11 +179,9 @@ function itemCard(item) {
   }
   fields.append(el('label', { class: 'note' }, gettext('Nota'),
     el('textarea', { name: 'note', rows: 2, maxlength: 2000, disabled, oninput: () => changedSoon(item) }, answer.note || '')));
-  const action = el('label', { class: 'action', hidden: answer.result !== 'fail' }, gettext('Acción si no cumple'),
-    el('select', { name: 'action', disabled, onchange: () => changed(item) },
-      el('option', { value: '', text: gettext('Según la ley (por defecto)') }),
-      Object.keys(terms.action).map((a) => el('option', { value: a, selected: answer.action === a, text: term('action', a) }))));
-  fields.append(action);
+  const failed = answer.result === 'fail';
+  fields.append(el('label', { class: 'action', hidden: !failed }, gettext('Acción si no cumple'),
+    failed ? actionSelect(item, answer, disabled) : null));
   const input = el('input', { type: 'file', accept: 'image/*', capture: 'environment', class: 'sr-only', disabled,
                               'aria-label': gettext('Agregar foto: {title}', { title: item.title }),
                               onchange: (event) => addPhotos(item, event.target) });
@@ -202,6 +200,13 @@ function itemCard(item) {
       el('blockquote', { class: 'law', text: item.text })),
     choices, fields, photos,
     el('p', { class: 'item-status', 'aria-live': 'polite' }));
+}
+
+/** The action for a failed item; made when the item first fails, so the other cards carry no options. */
+function actionSelect(item, answer, disabled) {
+  return el('select', { name: 'action', disabled, onchange: () => changed(item) },
+    el('option', { value: '', text: gettext('Según la ley (por defecto)') }),
+    Object.keys(terms.action).map((a) => el('option', { value: a, selected: answer.action === a, text: term('action', a) })));
 }
 
 function closingCard() {
@@ -264,9 +269,10 @@ function renderClosedOnly() {
 
 // --- state on screen ------------------------------------------------------------------------------
 
-function refresh() {
+/** Bring the screen up to date: the cards of `changedItems` (all by default), the progress and the closing. */
+function refresh(changedItems = items()) {
   const { answered, total, topics: perTopic } = progress(items(), state.answers);
-  items().forEach(refreshItem);
+  changedItems.forEach(refreshItem);
   document.getElementById('progress-text').textContent = gettext('Respondidos {n} de {total}', { n: answered, total });
   document.getElementById('next-unanswered').hidden = closed();
   document.querySelector('#progress a[href="#cerrar"]').hidden = closed();
@@ -288,7 +294,11 @@ function refreshItem(item) {
   const photos = photosOf(item.id);
   const view = itemStatus(item, state.answers.get(item.id), photos.length);
   card.dataset.state = view.state;
-  card.querySelector('.action').hidden = view.actionHidden;
+  const action = card.querySelector('.action');
+  action.hidden = view.actionHidden;
+  if (!view.actionHidden && !action.querySelector('select')) {
+    action.append(actionSelect(item, state.answers.get(item.id) || {}, !started() || closed()));
+  }
   const status = card.querySelector('.item-status');
   status.textContent = view.text;
   status.className = `item-status ${view.tone}`;
@@ -369,9 +379,18 @@ async function start(event) {
   }
   await enqueue({ type: 'start', user_id: state.user.userId, inspection_id: id, client_id: newId(),
                   started_at: startedAt, pin: state.pkg.package.pin });
-  render();
+  enableWork();
   const first = document.querySelector('#items input[type=radio]');
   if (first) first.focus();
+}
+
+/** After "Comenzar": the same elements, enabled (everything served disabled waited for the start), and the interruption. */
+function enableWork() {
+  document.getElementById('start').remove();
+  root.querySelectorAll('#items [disabled], #cerrar [disabled]').forEach(enable);
+  root.querySelectorAll('.photo-button.disabled, .signature-pad.disabled').forEach((node) => node.classList.remove('disabled'));
+  document.getElementById('cerrar').after(interruptCard());
+  refresh();
 }
 
 function readCard(item) {
@@ -379,9 +398,10 @@ function readCard(item) {
   const chosen = card.querySelector('input[type=radio]:checked');
   const observed = card.querySelector('input[name=observed]');
   const value = observed && observed.value !== '' ? Number(observed.value) : null;
+  const action = card.querySelector('select[name=action]');
   return { result: chosen ? chosen.value : null, observed: Number.isFinite(value) ? value : null,
            note: card.querySelector('textarea[name=note]').value,
-           action: chosen && chosen.value === 'fail' ? (card.querySelector('select[name=action]').value || null) : null };
+           action: chosen && chosen.value === 'fail' && action ? (action.value || null) : null };
 }
 
 const timers = new Map();
@@ -403,7 +423,7 @@ async function changed(item) {
   state.answers.set(item.id, answer);
   await saving(() => put('answers', answer));
   if (sendable) await enqueueAnswer(state.user.userId, id, item.id);
-  refresh();
+  refresh([item]);
 }
 
 async function addPhotos(item, input) {
@@ -435,7 +455,7 @@ async function addPhotos(item, input) {
     }
   }
   if (state.answers.get(item.id)) await changed(item);
-  else refresh();
+  else refresh([item]);
 }
 
 const MB = 1024 * 1024;
@@ -455,7 +475,7 @@ async function removePhoto(item, photo) {
   state.photos.set(item.id, photosOf(item.id).filter((p) => p.client_id !== photo.client_id));
   if (state.urls.has(photo.client_id)) { URL.revokeObjectURL(state.urls.get(photo.client_id)); state.urls.delete(photo.client_id); }
   if (state.answers.get(item.id)) await changed(item);
-  else refresh();
+  else refresh([item]);
 }
 
 async function setSignature(role, dataUrl) {

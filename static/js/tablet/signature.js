@@ -5,20 +5,21 @@ import { gettext } from '../i18n.js';
 export function signaturePad(canvasEl, onChange) {
   const context = canvasEl.getContext('2d');
   let drawing = false;
-  let inked = false;
   let last = null;
+  let size = null;  // the canvas's CSS box, from the ResizeObserver: nothing reads the layout at set-up
+  let picture = null;  // the signature as last drawn or shown, drawn again after a resize
 
-  function setup() {
+  /** Size the bitmap to the box the browser laid out (delivered after layout, so no forced one). */
+  function resize(width, height) {
     const ratio = Math.min(window.devicePixelRatio || 1, 2);
-    const rect = canvasEl.getBoundingClientRect();
-    const width = Math.max(1, Math.round(rect.width * ratio));
-    const height = Math.max(1, Math.round(rect.height * ratio));
-    if (canvasEl.width === width && canvasEl.height === height) return;
-    const previous = inked ? canvasEl.toDataURL('image/png') : null;
-    canvasEl.width = width; canvasEl.height = height;
+    const pixels = [Math.max(1, Math.round(width * ratio)), Math.max(1, Math.round(height * ratio))];
+    if (size && canvasEl.width === pixels[0] && canvasEl.height === pixels[1]) return;
+    if (size && drawing) picture = canvasEl.toDataURL('image/png');  // a stroke under way is kept too
+    size = { width, height };
+    [canvasEl.width, canvasEl.height] = pixels;
     context.setTransform(ratio, 0, 0, ratio, 0, 0);
     clearSurface();
-    if (previous) load(previous);
+    if (picture) load(picture);
   }
 
   function clearSurface() {
@@ -45,31 +46,33 @@ export function signaturePad(canvasEl, onChange) {
     if (!drawing) return;
     const now = point(event);
     context.beginPath(); context.moveTo(last.x, last.y); context.lineTo(now.x, now.y); context.stroke();
-    last = now; inked = true;
+    last = now;
   });
   const finish = () => {
     if (!drawing) return;
-    drawing = false; inked = true;
-    onChange(canvasEl.toDataURL('image/png'));
+    drawing = false;
+    picture = canvasEl.toDataURL('image/png');
+    onChange(picture);
   };
   canvasEl.addEventListener('pointerup', finish);
   canvasEl.addEventListener('pointercancel', finish);
 
+  /** Draw a kept signature once the canvas has its size (the first resize draws it otherwise). */
   function load(dataUrl) {
+    picture = dataUrl;
+    if (!size) return;
     const image = new Image();
-    image.onload = () => {
-      const rect = canvasEl.getBoundingClientRect();
-      context.drawImage(image, 0, 0, rect.width, rect.height);
-    };
+    image.onload = () => { if (picture === dataUrl) context.drawImage(image, 0, 0, size.width, size.height); };
     image.src = dataUrl;
-    inked = true;
   }
 
-  setup();
-  new ResizeObserver(setup).observe(canvasEl);
+  new ResizeObserver(([entry]) => {
+    const box = entry.borderBoxSize[0];
+    resize(box.inlineSize, box.blockSize);
+  }).observe(canvasEl);
   canvasEl.setAttribute('role', 'img');
   return {
-    clear() { inked = false; setup(); clearSurface(); onChange(null); },
+    clear() { picture = null; clearSurface(); onChange(null); },
     show(dataUrl) { if (dataUrl) load(dataUrl); },
     label: gettext('Firma'),
   };
