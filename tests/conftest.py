@@ -272,24 +272,30 @@ def login_as(app):
 
 
 @pytest.fixture
-def count_queries(db):
-    """count_queries(call) -> how many SQL statements `call()` sent to the database."""
+def sql_statements(db):
+    """sql_statements(call) -> the SQL statements `call()` sent to the database, in order (a listener on the engine)."""
     from sqlalchemy import event
 
-    def count(call) -> int:
+    def record(call) -> list[str]:
         seen = []
 
-        def listener(*args):
-            seen.append(1)
+        def listener(conn, cursor, statement, *args):
+            seen.append(statement)
 
         event.listen(db.engine, "before_cursor_execute", listener)
         try:
             call()
         finally:
             event.remove(db.engine, "before_cursor_execute", listener)
-        return len(seen)
+        return seen
 
-    return count
+    return record
+
+
+@pytest.fixture
+def count_queries(sql_statements):
+    """count_queries(call) -> how many SQL statements `call()` sent to the database."""
+    return lambda call: len(sql_statements(call))
 
 
 @pytest.fixture
