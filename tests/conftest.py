@@ -124,6 +124,7 @@ def app(_app):
         with _db.engine.begin() as conn:
             for table in reversed(_db.metadata.sorted_tables):
                 conn.execute(table.delete())
+        _app.extensions.pop("baliza_readcache", None)  # emptied tables take the stamps too: forget what was kept
     _app.config.update({"WTF_CSRF_ENABLED": False})
 
 

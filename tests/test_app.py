@@ -91,17 +91,21 @@ def before_open19(migration_database):
     from flask_migrate import upgrade
 
     from inspection.accounts.users import create_user
+    from inspection.core.models import DataStamp
     from inspection.registry.vessels import create_owner, create_vessel
     from tests.conftest import VESSEL_DEFAULTS
 
     app = create_app({"DATABASE_URL": migration_database, "SECRET_KEY": "x", "PASSWORD_METHOD": "pbkdf2:sha256:1000"})
     with app.app_context():
         upgrade(revision="thr12")
+        stamps = DataStamp.__table__  # today's code stamps its writes; that release had no stamps to keep
+        stamps.create(db.engine)
         owner = create_owner({"name": "Armador", "tax_id": "80000001-1", "email": None, "phone": None, "address": None})
         vessels = [create_vessel({**VESSEL_DEFAULTS, "registration": f"PY-{n}", "name": f"Buque {n}",
                                   "owner_id": owner.id}) for n in (1, 2)]
         admin, inspector = create_user("admin", "x" * 12, "admin"), create_user("insp", "x" * 12, "inspector")
         db.session.commit()
+        stamps.drop(db.engine)
         yield app, admin, inspector, vessels
         db.session.remove()
         db.engine.dispose()

@@ -117,7 +117,6 @@ def test_a_list_takes_the_same_statements_for_2_and_12_rows(app, db, client, tok
     path = path.format(vessel=world["vessels"][0], inspector=world["ids"]["inspector"])
     if how == "bearer":
         headers = token_for(user)
-        client.get("/api/v1/auth/me", headers=headers)  # the token's first use writes when it was used
     else:
         headers = {}
         assert client.post("/login", data={"username": user.username, "password": PASSWORD}).status_code == 302
@@ -127,6 +126,8 @@ def test_a_list_takes_the_same_statements_for_2_and_12_rows(app, db, client, tok
         if size == LARGE:
             world["grow"](LARGE - SMALL)
         db.session.rollback()  # each size is read from a new transaction, nothing loaded kept, as a request is
+        if how == "bearer":  # the token as a server knows it after its first use (the world's users redraw the stamp)
+            client.get("/api/v1/auth/me", headers=headers)
         counts[size] = count_queries(lambda: responses.append(client.get(path, headers=headers)))
         assert responses[-1].status_code == 200, responses[-1].get_data(as_text=True)[:500]
         sizes[size] = len(responses[-1].get_data())
