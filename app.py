@@ -42,11 +42,13 @@ def register_extensions(app: Flask) -> None:
     from inspection.core import models  # noqa: F401  (the tables must be known to Alembic)
     from inspection.core.extensions import (compress, configure_sqlite, csrf, db, login_manager, migrate,
                                              ping_when_idle)
+    from inspection.core.readcache import watch_writes
     from inspection.i18n.language import remember_asked_language
     from inspection.web.hostile_input import refuse_hostile_body, refuse_hostile_url
 
     app.session_interface = LazyCookieSessionInterface()
     db.init_app(app)
+    watch_writes()  # the caches' stamps move with every write, in its transaction
     with app.app_context():
         configure_sqlite(db.engine)
         ping_when_idle(db.engine)

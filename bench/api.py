@@ -1,12 +1,15 @@
 """API benchmark: vessel list and detail against a bare Flask hello-world, same gunicorn, same run.
 
-python bench/api.py [--seconds N] [--rounds R]
-Prints medians and the ratios target/baseline; writes bench/results/api.json.
+python bench/api.py [--seconds N] [--rounds R] [--requests N]
+Prints medians and the ratios target/baseline (over HTTP, then in-process through the test client, where
+no server or client stands between), and a worker's memory before its first request; writes
+bench/results/api.json and api_in_process.json.
 """
 import argparse
 import json
 import sys
 import tempfile
+import time
 import urllib.request
 from decimal import Decimal
 from pathlib import Path
@@ -14,7 +17,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.fixtures import bench_config, server_env  # noqa: E402
-from bench.harness import compare, interleaved, load, report, serve  # noqa: E402
+from bench.harness import compare, gunicorn, interleaved, load, report, serve  # noqa: E402
 
 EXTRA_VESSELS = 1000
 OWNERS = 40
@@ -63,17 +66,55 @@ def call(url: str, data: dict | None = None, headers: dict | None = None) -> tup
         return error.code, {"error": error.read().decode(errors="replace")[:500]}
 
 
+def worker_mib(server) -> float:
+    """The smallest resident memory of the server's workers, in MiB: one that has served nothing yet
+    (the start-up probe reaches one worker only)."""
+    import psutil
+
+    return round(min(psutil.Process(pid).memory_info().rss for pid in server.workers()) / 2**20, 1)
+
+
+def in_process(config: dict, requests: int, rounds: int) -> list[dict]:
+    """Milliseconds per request through each app's test client (no HTTP), interleaved rounds, medians."""
+    from app import create_app
+    from bench.hello import app as hello
+
+    app = create_app(config)
+    client = app.test_client()
+    token = client.post("/api/v1/auth/token", json={"username": "admin", "password": "baliza-demo"}).json["token"]
+    auth = {"Authorization": f"Bearer {token}"}
+    first = client.get("/api/v1/vessels?per_page=50", headers=auth).json["items"][0]["id"]
+    cases = {"hello (baseline)": (hello.test_client(), "/", {}),
+             "vessel list": (client, "/api/v1/vessels?per_page=50", auth),
+             "vessel detail": (client, f"/api/v1/vessels/{first}", auth)}
+    timings = {name: [] for name in cases}
+    for _ in range(rounds):
+        for name, (caller, url, headers) in cases.items():
+            for _ in range(requests // 10):  # warm
+                caller.get(url, headers=headers)
+            started = time.perf_counter()
+            for _ in range(requests):
+                if caller.get(url, headers=headers).status_code != 200:
+                    sys.exit(f"{name} failed in-process")
+            timings[name].append((time.perf_counter() - started) / requests * 1000)
+    medians = {name: sorted(values)[len(values) // 2] for name, values in timings.items()}
+    base = medians["hello (baseline)"]
+    return [{"name": name, "ms_per_request": round(ms, 3), "ratio": round(base / ms, 2)} for name, ms in medians.items()]
+
+
 def main(argv=None) -> None:
     """Seed, serve both apps, check the endpoints answer 200, measure interleaved rounds, report."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=5)
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--requests", type=int, default=500, help="per round and endpoint, in-process")
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="baliza-bench-") as tmp:
         config = bench_config(tmp)
         seed(config)
         env = server_env(config)
-        with serve("bench.hello:app", {}) as base, serve("bench.wsgi:app", env) as target:
+        with serve("bench.hello:app", {}) as base, gunicorn("bench.wsgi:app", env) as server:
+            target, memory = server.url, worker_mib(server)
             status, body = call(f"{target}/api/v1/auth/token", {"username": "admin", "password": "baliza-demo"})
             if status != 201:
                 sys.exit(f"token request failed: {status} {body}")
@@ -91,8 +132,12 @@ def main(argv=None) -> None:
                 load(url, seconds=1, headers=auth)
             runs = {name: (lambda url=url: load(url, seconds=args.seconds, headers=auth)) for name, url in urls.items()}
             results = interleaved(args.rounds, runs)
+        quiet = [{"name": "worker memory before its first request", "MiB": memory}]
+        timed = in_process(config, args.requests, args.rounds)
     rows = compare(results, "hello (baseline)")
     report(f"Baliza API vs bare Flask, gunicorn 2 sync, {args.rounds} rounds x {args.seconds:g} s", rows, name="api")
+    report(f"In-process (test client), {args.rounds} rounds x {args.requests} requests", timed, name="api_in_process")
+    report("Baliza worker", quiet, name="api_worker")
     if any(row["errors"] for row in rows):
         sys.exit("some requests failed: see the errors column")
 

@@ -141,6 +141,7 @@ def app(_app):
         with _db.engine.begin() as conn:
             for table in reversed(_db.metadata.sorted_tables):
                 conn.execute(table.delete())
+        _app.extensions.pop("baliza_readcache", None)  # emptied tables take the stamps too: forget what was kept
     _app.config.update({"WTF_CSRF_ENABLED": False})
 
 
@@ -289,24 +290,30 @@ def login_as(app):
 
 
 @pytest.fixture
-def count_queries(db):
-    """count_queries(call) -> how many SQL statements `call()` sent to the database."""
+def sql_statements(db):
+    """sql_statements(call) -> the SQL statements `call()` sent to the database, in order (a listener on the engine)."""
     from sqlalchemy import event
 
-    def count(call) -> int:
+    def record(call) -> list[str]:
         seen = []
 
-        def listener(*args):
-            seen.append(1)
+        def listener(conn, cursor, statement, *args):
+            seen.append(statement)
 
         event.listen(db.engine, "before_cursor_execute", listener)
         try:
             call()
         finally:
             event.remove(db.engine, "before_cursor_execute", listener)
-        return len(seen)
+        return seen
 
-    return count
+    return record
+
+
+@pytest.fixture
+def count_queries(sql_statements):
+    """count_queries(call) -> how many SQL statements `call()` sent to the database."""
+    return lambda call: len(sql_statements(call))
 
 
 @pytest.fixture

@@ -29,7 +29,6 @@ from inspection.core.exceptions import DomainError, NotFound
 from inspection.core.extensions import db
 from inspection.core.models import Certificate
 from inspection.core.office import current_office
-from inspection.documents.certificate_pdf import render_certificate_pdf
 from inspection.i18n.language import current_language
 from inspection.i18n.messages import Msg
 from inspection.media.configured import media_storage
@@ -78,6 +77,9 @@ def get_qr(number):
 @require("admin", "inspector", "owner")
 def get_pdf(number):
     """The printable A4 certificate."""
+    # fpdf loads with the first PDF a worker makes, not when the worker starts (0.2 s, ~30 MiB)
+    from inspection.documents.certificate_pdf import render_certificate_pdf
+
     certificate = get_certificate_for(api_user(), number)
     pdf = render_certificate_pdf(certificate_document(certificate, current_office(), office_zone(), media_storage()))
     return Response(pdf, mimetype="application/pdf",

@@ -38,10 +38,9 @@ from inspection.core.extensions import db
 from inspection.core.readcache import raw_row
 from inspection.core.models import Certificate, CertificateSerial, Deficiency, Detention, Inspection, User
 from inspection.core.office import Office
-from inspection.documents.certificate_pdf import DEFAULT_ARTICLES
 from inspection.i18n.labels import standing_key, term_label
 from inspection.i18n.messages import Msg
-from inspection.law.cycle import add_months, apply_by, late_after
+from inspection.law.cycle import CERTIFICATE_ARTICLES, add_months, apply_by, late_after
 from inspection.law.legal_terms import TermPractice, certificate_months, earlier_term, navegabilidad_practice
 from inspection.law.tonnage import shown_tonnage
 from inspection.media.signatures import ROLES as SIGNATURE_ROLES
@@ -375,7 +374,7 @@ def certificate_document(certificate: Certificate, office: Office, zone: tzinfo,
                    **{k: vessel.get(k, getattr(v, k)) for k in (
                        "propulsion", "service", "hull_material", "length_m", "beam_m", "girth_m", "gross_tonnage",
                        "crew", "max_passengers", "boilers")}},
-        "articles": DEFAULT_ARTICLES[certificate.kind],
+        "articles": CERTIFICATE_ARTICLES[certificate.kind],
         "conditions": certificate.conditions or [],
         "signatories": _signatories(certificate, office.prefect_name, drawn.get("inspector")),
         "master": ({"name": certificate.inspection.master_name or "", "image": drawn["master"]}

@@ -623,6 +623,15 @@ class ClientRequest(db.Model):
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
 
 
+class DataStamp(db.Model):
+    """A random stamp per kind of data, redrawn in the same transaction as every write of that kind
+    (readcache.py): a process's cache keyed on the stamp is never stale, and never fooled by a restore."""
+
+    __tablename__ = "data_stamps"
+    name: Mapped[str] = mapped_column(sa.String(40), primary_key=True)
+    stamp: Mapped[int] = mapped_column(sa.BigInteger)
+
+
 class AuditEvent(db.Model):
     """Who did what, when, with which client_id; append-only (updates and deletes are refused)."""
 

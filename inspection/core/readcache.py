@@ -4,14 +4,21 @@ A reader computes a cheap fingerprint (a few counts and maxima, or the raw value
 request and reuses a result only under the same fingerprint, so a cached answer is never stale: any
 write that could change it changes the key. The cache lives on the Flask app (one per process and app),
 so several app servers each keep their own and agree through the fingerprint; a few entries per name,
-the oldest dropped first.
+the oldest dropped first. The cheapest fingerprint is a stamp (data_stamp): a random number per kind of
+data, redrawn by every write of that kind in the writing transaction, all read in one statement a request.
 """
+import secrets
 from collections import OrderedDict
 from threading import Lock
 
-from flask import current_app
+import sqlalchemy as sa
+from flask import current_app, has_request_context, request
+from sqlalchemy import event
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.orm import Session
 
 from inspection.core.extensions import db
+from inspection.core.models import DataStamp
 
 SIZE = 16  # entries kept per name: a few fingerprints (languages, feeds, office days) at a time
 _lock = Lock()
@@ -61,3 +68,64 @@ def raw_row(sql: str, args=()) -> tuple | None:
     finally:
         connection.close()
     return None if row is None else tuple(row)
+
+
+# --- stamps: one read a request tells every cache whether its kind of data was written ------------
+
+# The kinds of data a cache keys on, by the model whose writes redraw their stamp. Access: who a bearer
+# token is and whether it still opens anything (a new token changes no cached answer, so its insert does not).
+STAMPED = {"Vessel": "registry", "User": "access", "ApiToken": "access"}
+UNSTAMPED_INSERTS = {"ApiToken"}
+_MEMO = "baliza.stamps"
+
+
+def data_stamp(name: str) -> int | None:
+    """The stamp of one kind of data as this request first read it (None: never written since the table was made).
+
+    Every stamp comes in one statement, read once a request (again after the request writes), so a
+    bearer token's check and the vessel list's cache cost one query between them.
+    """
+    memo = request.environ if has_request_context() else {}
+    if _MEMO not in memo:
+        table = DataStamp.__table__
+        memo[_MEMO] = dict(db.session.connection().execute(sa.select(table.c.name, table.c.stamp)).all())
+    return memo[_MEMO].get(name)
+
+
+def _redraw(session, names: set[str]) -> None:
+    """Give each kind in `names` a new random stamp inside the writing transaction (an upsert: a row per kind)."""
+    connection = session.connection()
+    insert = postgresql.insert if connection.dialect.name == "postgresql" else sqlite.insert
+    for name in sorted(names):  # one order for every writer, so two never wait on each other's rows
+        statement = insert(DataStamp.__table__).values(name=name, stamp=secrets.randbits(62))
+        connection.execute(statement.on_conflict_do_update(index_elements=["name"],
+                                                           set_={"stamp": statement.excluded.stamp}))
+    if has_request_context():
+        request.environ.pop(_MEMO, None)
+
+
+def _stamp_flush(session, flush_context, instances) -> None:
+    """A flush that writes a stamped model redraws its kind's stamp."""
+    written = [(row, True) for row in session.new] + [(row, False) for row in session.deleted] + \
+              [(row, False) for row in session.dirty if session.is_modified(row)]
+    names = {STAMPED[model] for row, inserted in written
+             if (model := type(row).__name__) in STAMPED and not (inserted and model in UNSTAMPED_INSERTS)}
+    if names:
+        _redraw(session, names)
+
+
+def _stamp_statement(state) -> None:
+    """An UPDATE, DELETE or INSERT statement on a stamped model redraws its kind's stamp, unless marked
+    `unstamped` (a write no cached answer reads, as a token's last use)."""
+    if not (state.is_update or state.is_delete or state.is_insert) or state.execution_options.get("unstamped"):
+        return
+    model = state.bind_mapper.class_.__name__ if state.bind_mapper else None
+    if model in STAMPED and not (state.is_insert and model in UNSTAMPED_INSERTS):
+        _redraw(state.session, {STAMPED[model]})
+
+
+def watch_writes() -> None:
+    """Redraw stamps on every session's writes (once per process, whatever the number of apps)."""
+    for name, listener in (("before_flush", _stamp_flush), ("do_orm_execute", _stamp_statement)):
+        if not event.contains(Session, name, listener):
+            event.listen(Session, name, listener)

@@ -21,7 +21,7 @@ office and the signatures art. 221 requires.
                          length_m, beam_m, girth_m, gross_tonnage, crew, max_passengers,
                          boilers, home_port} (api.md names and enum values; None prints "—")
     articles            list of str, e.g. ["Ley N.º 928/1927, arts. 201 a 210"]
-                        (optional: defaults by kind, DEFAULT_ARTICLES)
+                        (optional: defaults by kind, law.cycle.CERTIFICATE_ARTICLES)
     conditions          list of str (conditions / observations; empty prints "Sin observaciones.")
     signatories         list of {role, name, image} (optional: defaults by kind, DEFAULT_SIGNATORIES);
                         ``image`` (optional) is the drawn signature as PNG bytes, printed above the line
@@ -58,20 +58,13 @@ from inspection.documents.pdf import (
 from inspection.documents.pdf import coded as _coded
 from inspection.documents.pdf import decimal_text as _decimal
 from inspection.documents.pdf import long_date as _long_date
+from inspection.law.cycle import CERTIFICATE_ARTICLES
 
-__all__ = ["DEFAULT_ARTICLES", "DEFAULT_SIGNATORIES", "render_certificate_pdf"]
+__all__ = ["DEFAULT_SIGNATORIES", "render_certificate_pdf"]
 
 TITLES = {
     "navegabilidad": ("CERTIFICADO DE NAVEGABILIDAD", "CASCO Y APAREJO"),
     "seguridad": ("CERTIFICADO DE SEGURIDAD", "MÁQUINAS Y CALDERAS"),
-}
-
-DEFAULT_ARTICLES = {
-    "navegabilidad": ["Ley N.º 928/1927, arts. 201 a 210 (inspección de cascos)"],
-    "seguridad": [
-        "Ley N.º 928/1927, art. 168 (elementos de a bordo)",
-        "Ley N.º 928/1927, arts. 211 a 226 (máquinas y calderas)",
-    ],
 }
 
 # Art. 221: the seguridad certificate is signed by the Prefecto General de Puertos together with
@@ -286,7 +279,7 @@ def render_certificate_pdf(cert: dict, lang: str = "es") -> bytes:
     pdf.set_font("Times", "", 10)
     pdf.set_text_color(*INK)
     pdf.set_x(LEFT)
-    articles = cert.get("articles") or DEFAULT_ARTICLES[kind]
+    articles = cert.get("articles") or CERTIFICATE_ARTICLES[kind]
     pdf.multi_cell(RIGHT - LEFT, 4.6, "; ".join(articles) + ".", align="L",
                    new_x=XPos.LMARGIN, new_y=YPos.NEXT)
     pdf.set_y(pdf.get_y() + 2.5)

@@ -23,6 +23,14 @@ from inspection.law.legal_terms import application_months, fine_term
 KINDS = ("navegabilidad", "seguridad")
 STATES = ("ok", "due_soon", "missing", "overdue", "suspended")  # from best to worst
 SOURCE = "Ley 928/1927"
+# What a certificate of each kind cites as its legal basis, as printed on it.
+CERTIFICATE_ARTICLES = {
+    "navegabilidad": ["Ley N.º 928/1927, arts. 201 a 210 (inspección de cascos)"],
+    "seguridad": [
+        "Ley N.º 928/1927, art. 168 (elementos de a bordo)",
+        "Ley N.º 928/1927, arts. 211 a 226 (máquinas y calderas)",
+    ],
+}
 
 
 def add_months(day: date, months: int) -> date:

@@ -177,17 +177,6 @@ def match_vessels(query, text: str, limit: int = 2) -> list[Vessel]:
     return db.session.scalars(filter_vessels(query, {"q": text}).order_by(Vessel.registration_key).limit(limit)).all()
 
 
-def registry_version() -> tuple:
-    """A count and two maxima of the vessels table (index lookups) that move with every write of a vessel.
-
-    Registering one moves the count and the latest id; every write of its particulars or needs sets
-    updated_at to its moment (the column's onupdate, ORM and Core alike), and moments only grow, so an
-    equal triple means the same rows (as dashboard.validity_version reasons for certificates).
-    """
-    return tuple(db.session.execute(
-        db.select(db.func.count(), db.func.max(Vessel.id), db.func.max(Vessel.updated_at))).one())
-
-
 def filter_vessels(query, args: dict):
     """Apply the list filters shared by the API and the pages."""
     if args.get("owner_id"):

@@ -18,6 +18,44 @@ def test_token_round_trip_and_revocation(client, make_user, token_for):
     assert client.get("/api/v1/auth/me", headers=headers).status_code == 401
 
 
+@pytest.fixture
+def other_server(app):
+    """A second app on the same database, with its own process caches: another app server."""
+    from app import create_app
+
+    settings = {key: app.config[key] for key in ("SECRET_KEY", "MEDIA_DIR", "KEYS_DIR", "PUBLIC_URL", "PASSWORD_METHOD")}
+    other = create_app({"TESTING": True, "DATABASE_URL": app.config["SQLALCHEMY_DATABASE_URI"], **settings})
+
+    def get(path, headers):
+        with other.app_context():
+            return other.test_client().get(path, headers=headers)
+
+    yield get
+    with other.app_context():
+        from inspection.core.extensions import db
+
+        db.engine.dispose()
+
+
+@pytest.mark.parametrize("refusal", ["revoked", "deactivated"])
+def test_a_token_another_server_knows_is_refused_there_at_once(client, make_user, token_for, other_server, db,
+                                                               refusal):
+    """The other server keeps the token in its cache, yet a revocation or deactivation here holds there at once."""
+    from inspection.accounts.users import set_active
+
+    admin, user = make_user("admin"), make_user("inspector")
+    headers = token_for(user)
+    assert other_server("/api/v1/auth/me", headers).status_code == 200  # now in the other server's cache
+    if refusal == "revoked":
+        assert client.delete("/api/v1/auth/token", headers=headers).status_code == 204
+    else:
+        set_active(admin, db.session.get(User, user.id), False, utcnow())
+        db.session.commit()
+    response = other_server("/api/v1/auth/me", headers)
+    assert response.status_code == 401
+    assert "vencido" in response.json["detail"]  # deactivating revokes the user's tokens too
+
+
 def test_token_response_fields(client, make_user):
     user = make_user("owner")
     body = client.post("/api/v1/auth/token", json={"username": user.username, "password": "correct-horse-battery"}).json

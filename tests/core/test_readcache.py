@@ -1,0 +1,46 @@
+"""Stamps: every write of a stamped kind redraws its stamp in the writing transaction, and nothing else does."""
+from datetime import timedelta
+
+from sqlalchemy import update
+
+from inspection.accounts.auth import issue_token
+from inspection.core.models import ApiToken, Vessel, utcnow
+from inspection.core.readcache import data_stamp
+
+
+def stamps():
+    """Both stamps as the database holds them now (outside a request nothing is remembered)."""
+    return data_stamp("registry"), data_stamp("access")
+
+
+def test_a_vessel_written_any_way_redraws_the_registry_stamp_only(app, db, make_vessel):
+    vessel = make_vessel()
+    registry, access = stamps()
+    vessel.name = "Renombrado"
+    db.session.commit()
+    assert stamps()[0] != registry and stamps()[1] == access
+    registry = stamps()[0]
+    db.session.execute(update(Vessel).where(Vessel.id == vessel.id).values(crew=9))  # a bulk write, no flush
+    db.session.commit()
+    assert stamps()[0] != registry
+    registry = stamps()[0]
+    vessel.name = "Otra vez"
+    db.session.flush()
+    db.session.rollback()  # the stamp goes with the write it stamps
+    assert stamps()[0] == registry
+
+
+def test_a_new_token_and_its_use_redraw_nothing_and_a_revocation_does(app, db, client, make_user):
+    user = make_user("inspector")
+    before = stamps()
+    token, _ = issue_token(user, utcnow(), "Tableta 1")
+    db.session.commit()
+    earlier = utcnow() - timedelta(minutes=5)
+    db.session.execute(update(ApiToken).values(last_used_at=earlier).execution_options(unstamped=True))
+    db.session.commit()
+    assert client.get("/api/v1/auth/me", headers={"Authorization": f"Bearer {token}"}).status_code == 200
+    assert db.session.scalar(db.select(ApiToken.last_used_at)) > earlier  # the request wrote its use
+    assert stamps() == before  # a sign-in and a touch decide no access
+    db.session.execute(update(ApiToken).values(revoked_at=utcnow()))
+    db.session.commit()
+    assert stamps()[1] != before[1] and stamps()[0] == before[0]
