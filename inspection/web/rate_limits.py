@@ -25,6 +25,7 @@ are not limited. The client address is `request.remote_addr`, corrected by Proxy
 the declared proxies (security.py). The table stays bounded: at most once a minute each process deletes
 every window that ended before the longest limit's window.
 """
+import functools
 import math
 import os
 import re
@@ -32,13 +33,14 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from flask import current_app, request
-from sqlalchemy import case, create_engine, delete, update
-from sqlalchemy.dialects import postgresql, sqlite
+import sqlalchemy as sa
+from sqlalchemy import create_engine, update
+from sqlalchemy.dialects import postgresql
 
 from inspection.core.clock import office_now
 from inspection.core.exceptions import DomainError
 from inspection.core.extensions import db, ping_when_idle
-from inspection.core.models import RateCounter
+from inspection.core.models import RateCounter, UTCDateTime
 from inspection.i18n.messages import Msg
 
 UNITS = {"second": 1, "minute": 60, "hour": 3600, "day": 86400}
@@ -95,38 +97,60 @@ class RateLimited(DomainError):
     status, code, title = 429, "rate-limited", Msg("Demasiadas solicitudes")
 
 
+# One statement counts a hit, the same on SQLite and PostgreSQL: a new bucket starts at 1, an ended window
+# restarts at 1, else the count goes up; the row lock makes concurrent hits count one after another.
+_COUNT = sa.text(
+    "INSERT INTO rate_counters (bucket, window_started_at, hits) VALUES (:bucket, :now, 1) "
+    "ON CONFLICT (bucket) DO UPDATE SET "
+    "hits = CASE WHEN rate_counters.window_started_at <= :ended THEN 1 ELSE rate_counters.hits + 1 END, "
+    "window_started_at = CASE WHEN rate_counters.window_started_at <= :ended THEN :now "
+    "ELSE rate_counters.window_started_at END "
+    "RETURNING hits, window_started_at"
+).bindparams(sa.bindparam("now", type_=UTCDateTime), sa.bindparam("ended", type_=UTCDateTime)
+             ).columns(hits=sa.Integer, window_started_at=UTCDateTime)
+_PURGE = sa.text("DELETE FROM rate_counters WHERE window_started_at < :before").bindparams(
+    sa.bindparam("before", type_=UTCDateTime))
+
+
 def count_hit(bucket: str, now: datetime, window: timedelta) -> tuple[int, datetime]:
     """Count one request in `bucket`'s window (a new one once `window` has passed): (hits so far, window start).
 
     One upsert, committed at once (module docstring: how, on each database): it runs first in the request,
     and a request refused later, or one that only reads, must still have counted.
     """
-    insert = postgresql.insert if db.engine.dialect.name == "postgresql" else sqlite.insert
-    expired = RateCounter.window_started_at <= now - window
-    upsert = (insert(RateCounter).values(bucket=bucket, window_started_at=now, hits=1)
-              .on_conflict_do_update(index_elements=["bucket"], set_={
-                  "hits": case((expired, 1), else_=RateCounter.hits + 1),
-                  "window_started_at": case((expired, now), else_=RateCounter.window_started_at)})
-              .returning(RateCounter.hits, RateCounter.window_started_at))
+    params = {"bucket": bucket, "now": now, "ended": now - window}
     purge = _purge_due(now)
     if db.engine.dialect.name != "postgresql":
-        hits, started = db.session.execute(upsert).one()
+        hits, started = db.session.execute(_COUNT, params).one()
         if purge is not None:
-            db.session.execute(purge)
+            db.session.execute(_PURGE, {"before": purge})
         db.session.commit()
         return hits, started
-    with _counting_engine().connect() as conn:
-        hits, started = conn.execute(upsert).one()
+    # Below SQLAlchemy's Connection: building and running the statement through it cost more than the round trip.
+    connection = _counting_engine().raw_connection()
+    try:
+        cursor = connection.cursor()
+        cursor.execute(_compiled(_COUNT), params)
+        hits, started = cursor.fetchone()
         if purge is not None:
-            conn.execute(purge)
-        return hits, started
+            cursor.execute(_compiled(_PURGE), {"before": purge})
+        cursor.close()
+    finally:
+        connection.close()
+    return hits, started
+
+
+@functools.cache
+def _compiled(statement) -> str:
+    """A fixed statement's SQL in psycopg's parameter style (timestamps bind as aware datetimes as they are)."""
+    return str(statement.compile(dialect=postgresql.dialect()))
 
 
 PURGE_EVERY = timedelta(minutes=1)
 
 
-def _purge_due(now: datetime):
-    """The DELETE of every window older than the longest limit's, once a minute per process (else None).
+def _purge_due(now: datetime) -> datetime | None:
+    """Before when windows are purged (those older than the longest limit's), once a minute per process; else None.
 
     A clock set back (tests, or a corrected server) counts as due, so the table never outlives its windows.
     """
@@ -135,7 +159,7 @@ def _purge_due(now: datetime):
     if last is not None and last <= now < last + PURGE_EVERY:
         return None
     state["at"] = now
-    return delete(RateCounter).where(RateCounter.window_started_at < now - kept_for())
+    return now - kept_for()
 
 
 def _counting_engine():
