@@ -1,11 +1,13 @@
 """API benchmark: vessel list and detail against a bare Flask hello-world, same gunicorn, same run.
 
-python bench/api.py [--seconds N] [--rounds R] [--requests N]
-Prints medians and the ratios target/baseline (over HTTP, then in-process through the test client, where
+python bench/api.py [--seconds N] [--rounds R] [--requests N] [--workers W] [--database-url URL]
+Production's configuration: PostgreSQL (a scratch database, dropped after), gunicorn W sync workers (4), one
+trusted proxy and the rate limits at their defaults, loaded by wrk. Prints medians and the ratios target/baseline (over HTTP, then in-process through the test client, where
 no server or client stands between), and a worker's memory before its first request; writes
 bench/results/api.json and api_in_process.json.
 """
 import argparse
+import contextlib
 import json
 import sys
 import tempfile
@@ -16,7 +18,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.fixtures import bench_config, server_env  # noqa: E402
+from bench.fixtures import production_config, scratch_database, server_env  # noqa: E402
 from bench.harness import compare, gunicorn, interleaved, load, report, serve  # noqa: E402
 
 EXTRA_VESSELS = 1000
@@ -108,12 +110,16 @@ def main(argv=None) -> None:
     parser.add_argument("--seconds", type=float, default=5)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--requests", type=int, default=500, help="per round and endpoint, in-process")
+    parser.add_argument("--workers", type=int, default=4)
+    parser.add_argument("--database-url", help="PostgreSQL URL (SQLAlchemy form); created and dropped if missing")
     args = parser.parse_args(argv)
-    with tempfile.TemporaryDirectory(prefix="baliza-bench-") as tmp:
-        config = bench_config(tmp)
+    with contextlib.ExitStack() as stack:
+        tmp = stack.enter_context(tempfile.TemporaryDirectory(prefix="baliza-bench-"))
+        config = production_config(tmp, stack.enter_context(scratch_database(args.database_url)), {})
         seed(config)
         env = server_env(config)
-        with serve("bench.hello:app", {}) as base, gunicorn("bench.wsgi:app", env) as server:
+        with serve("bench.hello:app", {}, workers=args.workers) as base, \
+                gunicorn("bench.wsgi:app", env, workers=args.workers) as server:
             target, memory = server.url, worker_mib(server)
             status, body = call(f"{target}/api/v1/auth/token", {"username": "admin", "password": "baliza-demo"})
             if status != 201:
@@ -135,7 +141,8 @@ def main(argv=None) -> None:
         quiet = [{"name": "worker memory before its first request", "MiB": memory}]
         timed = in_process(config, args.requests, args.rounds)
     rows = compare(results, "hello (baseline)")
-    report(f"Baliza API vs bare Flask, gunicorn 2 sync, {args.rounds} rounds x {args.seconds:g} s", rows, name="api")
+    report(f"Baliza API vs bare Flask: PostgreSQL, gunicorn {args.workers} sync, wrk 16 connections, {args.rounds} rounds "
+           f"x {args.seconds:g} s", rows, name="api")
     report(f"In-process (test client), {args.rounds} rounds x {args.requests} requests", timed, name="api_in_process")
     report("Baliza worker", quiet, name="api_worker")
     if any(row["errors"] for row in rows):

@@ -187,6 +187,9 @@ class ChecklistItemSchema(BaseSchema):
         "description": "Cantidad máxima (p. ej. pasajeros, Ley 928 art. 184): se aprueba si lo observado es menor o "
                        "igual; null si no fija máximo. Un ítem fija a lo sumo uno de los dos"})
     unit = fields.String(allow_none=True)
+    whole = fields.Boolean(allow_none=True, metadata={
+        "description": "true: la cantidad se cuenta en unidades enteras (2,5 salvavidas se rechaza); false: es una "
+                       "medida (kg); null: el ítem no fija cantidad"})
     evidence_required = fields.Boolean()
     detainable = fields.Boolean(metadata={"description": "Su incumplimiento causa detención (nunca en una práctica)"})
     certificate = fields.String()

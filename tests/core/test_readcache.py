@@ -44,3 +44,13 @@ def test_a_new_token_and_its_use_redraw_nothing_and_a_revocation_does(app, db, c
     db.session.execute(update(ApiToken).values(revoked_at=utcnow()))
     db.session.commit()
     assert stamps()[1] != before[1] and stamps()[0] == before[0]
+
+
+def test_a_request_that_wrote_reads_the_stamp_its_own_transaction_drew(app, db, make_vessel):
+    vessel = make_vessel()
+    with app.test_request_context("/"):
+        before = data_stamp("registry")  # read below the ORM, outside any transaction
+        vessel.name = "Cambiado"
+        db.session.flush()  # not committed: only this transaction sees the new stamp
+        assert data_stamp("registry") != before
+        db.session.rollback()
