@@ -379,9 +379,10 @@ CERTIFIED_AT = datetime(2026, 11, 30, 15, 0, tzinfo=timezone.utc)
 CERTIFIED_ON = date(2026, 11, 30)  # a seguridad certificate then runs to 30 May 2027 (art. 211)
 
 
-def pass_every_item(inspection, inspector, at):
-    """Start a scheduled inspection at `at` and pass every item (photos where evidence is required), through the
-    operations; ready to close (flushed, not committed)."""
+def pass_every_item(inspection, inspector, at, started=False, items=None, fail=(), skip=()):
+    """Start a scheduled inspection at `at` (unless `started`) and answer every item (of `items`, by default all):
+    pass, or fail at 0 for the ids in `fail`, none for those in `skip`, with a photo where evidence is required;
+    through the operations, ready to close (flushed, not committed)."""
     import uuid
 
     from inspection.inspections.operations import add_photo, record_answer, start_inspection
@@ -389,11 +390,16 @@ def pass_every_item(inspection, inspector, at):
     from inspection.media.photos import process_photo
     from tests.media_samples import encode, noisy_image
 
-    start_inspection(inspector, inspection, at)
-    for n, item in enumerate(inspection.items):
+    if not started:
+        start_inspection(inspector, inspection, at)
+    for n, item in enumerate(items or inspection.items):
+        if item["id"] in skip:
+            continue
+        bound = item["required"] if item.get("required") is not None else item.get("maximum")  # at the bound
+        failed = item["id"] in fail
         record_answer(inspector, inspection, item["id"], {
-            "client_id": str(uuid.uuid4()), "result": "pass", "note": "",
-            "observed": item["required"] if item.get("required") is not None else item.get("maximum"),  # at the bound
+            "client_id": str(uuid.uuid4()), "result": "fail" if failed else "pass", "note": "",
+            "observed": (0 if item.get("required") else None) if failed else bound,
             "recorded_at": at, "photos": [], "action": None}, at)
         if item["evidence_required"]:
             jpeg = encode(noisy_image((16, 12), seed=inspection.vessel_id * 100 + n), "JPEG", quality=60)
