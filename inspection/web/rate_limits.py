@@ -41,6 +41,7 @@ from inspection.core.clock import office_now
 from inspection.core.exceptions import DomainError
 from inspection.core.extensions import db, ping_when_idle
 from inspection.core.models import RateCounter, UTCDateTime
+from inspection.core.readcache import raw_rows
 from inspection.i18n.messages import Msg
 
 UNITS = {"second": 1, "minute": 60, "hour": 3600, "day": 86400}
@@ -127,16 +128,10 @@ def count_hit(bucket: str, now: datetime, window: timedelta) -> tuple[int, datet
         db.session.commit()
         return hits, started
     # Below SQLAlchemy's Connection: building and running the statement through it cost more than the round trip.
-    connection = _counting_engine().raw_connection()
-    try:
-        cursor = connection.cursor()
-        cursor.execute(_compiled(_COUNT), params)
-        hits, started = cursor.fetchone()
-        if purge is not None:
-            cursor.execute(_compiled(_PURGE), {"before": purge})
-        cursor.close()
-    finally:
-        connection.close()
+    engine = _counting_engine()
+    hits, started = raw_rows(_compiled(_COUNT), params, engine)[0]
+    if purge is not None:
+        raw_rows(_compiled(_PURGE), {"before": purge}, engine)
     return hits, started
 
 
