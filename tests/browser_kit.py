@@ -70,3 +70,24 @@ def sign_in(page, origin: str, username: str, password: str) -> None:
     page.fill("input[name=password]", password)
     page.click("button[type=submit]")
     page.wait_for_load_state()
+
+
+def wait_until_kept(page, path: str, timeout: float = 30) -> None:
+    """Until the service worker's caches hold `path` (a police page asks the worker to keep the verifier)."""
+    import time
+
+    deadline = time.monotonic() + timeout
+    while not page.evaluate("async (path) => !!(await caches.match(path))", path):
+        if time.monotonic() > deadline:
+            raise AssertionError(f"{path} never reached the worker's caches")
+        page.wait_for_timeout(100)
+
+
+def visit_online(page, url: str) -> None:
+    """Open the police verifier with signal and wait until it works offline: the worker controls the page, both
+    lists are stored and the worker has kept the verifier's page and decoders (a police page asks it to)."""
+    page.goto(url)
+    page.wait_for_function("() => navigator.serviceWorker.controller !== null"  # a function: the CSP refuses eval
+                           " && document.getElementById('verificador').dataset.lists === 'fresh'", timeout=20_000)
+    wait_until_kept(page, "/verificar")
+    wait_until_kept(page, "/static/vendor/jsQR.js")

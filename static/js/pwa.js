@@ -15,3 +15,11 @@ if ('serviceWorker' in navigator) {
   if (document.readyState === 'complete') register();
   else window.addEventListener('load', register, { once: true });
 }
+
+// What this page says works offline (data-kept: the cached page it needs) is offered only where the device
+// keeps it: a tablet never kept the police verifier, so its offline page does not send the inspector there.
+if ('caches' in window) {
+  for (const item of document.querySelectorAll('[data-kept]')) {
+    caches.match(item.dataset.kept, { ignoreSearch: true }).then((kept) => { item.hidden = !kept; }).catch(() => {});
+  }
+}

@@ -15,7 +15,7 @@ import pytest
 import zxingcpp
 
 from inspection.i18n.language import translate
-from tests.browser_kit import BROWSER_MARKS, browser  # noqa: F401  (the module's Chromium)
+from tests.browser_kit import BROWSER_MARKS, browser, visit_online  # noqa: F401  (the module's Chromium)
 from tests.fixtures.qr_photos import photographed_certificates
 from tests.live_site import bearer, issue_certificate, live_app, seed_office
 
@@ -44,13 +44,6 @@ def issue_one(app) -> tuple[dict, bytes]:
     pdf = client.get(f"/api/v1/certificates/{certificate['number']}/pdf", headers=admin)
     assert pdf.status_code == 200 and pdf.mimetype == "application/pdf"
     return certificate, pdf.data
-
-
-def visit_online(page, url: str) -> None:
-    """Open the verifier and wait until the service worker controls it and both lists are stored."""
-    page.goto(url)
-    page.wait_for_function("() => navigator.serviceWorker.controller !== null"
-                           " && document.getElementById('verificador').dataset.lists === 'fresh'", timeout=20_000)
 
 
 @pytest.fixture(scope="module")

@@ -14,7 +14,7 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from inspection.core.clock import system_now
-from tests.browser_kit import BROWSER_MARKS, chromium
+from tests.browser_kit import BROWSER_MARKS, chromium, visit_online
 from tests.live_site import bearer, issue_certificate, live_app, seed_office
 
 PHONE = {"width": 390, "height": 844}
@@ -79,16 +79,6 @@ def browser():
         yield launched
 
 
-def visit_online(page, url: str) -> None:
-    """Open the verifier and wait until the service worker controls it and both lists are stored."""
-    page.goto(url)
-    page.wait_for_function(
-        "() => navigator.serviceWorker.controller !== null"  # a function: a string would be eval'd, which the CSP refuses
-        " && document.getElementById('verificador').dataset.lists === 'fresh'",
-        timeout=20_000,
-    )
-
-
 def verify(page, text: str) -> str:
     """Paste a link or token into the field, press Verificar, return the verdict code shown."""
     page.fill("#token-input", text)
@@ -104,8 +94,11 @@ def test_verdicts_offline_after_one_online_visit(site, browser):
     page = context.new_page()
     visit_online(page, f"{site.origin}/verificar")
     cached = page.evaluate("""async () => {
-        const name = (await caches.keys()).find((n) => n.startsWith('baliza-v2-'));
-        return (await (await caches.open(name)).keys()).map((r) => new URL(r.url).pathname);
+        const kept = [];
+        for (const name of await caches.keys()) {  // the app's precache and the verifier's
+          kept.push(...(await (await caches.open(name)).keys()).map((r) => new URL(r.url).pathname));
+        }
+        return kept;
     }""")
     assert {"/verificar", "/api/v1/keys", "/api/v1/status-list", "/static/js/verificar.js",
             "/static/js/verifier.js", "/static/vendor/jsQR.js", "/static/css/baliza.css",

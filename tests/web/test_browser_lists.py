@@ -10,7 +10,7 @@ import pytest
 
 from inspection.core.clock import office_today
 from inspection.core.extensions import db
-from tests.browser_kit import BROWSER_MARKS, browser, sign_in  # noqa: F401 (the fixture)
+from tests.browser_kit import BROWSER_MARKS, browser, sign_in, wait_until_kept  # noqa: F401 (the fixture)
 from tests.live_site import PASSWORD, live_app, vessel_values
 
 pytestmark = BROWSER_MARKS
@@ -109,15 +109,20 @@ def _offline_from_the_menu(context, page, site, lang: str) -> None:
     heading = page.locator("h1").inner_text()
     assert heading == ("Sin conexión" if lang == "es" else "Offline")
     assert page.evaluate("document.documentElement.lang") == lang
-    links = [a.get_attribute("href") for a in page.locator(".offline-works a").all()]
-    assert links == ["/agenda", f"/verificar?lang={lang}"]
+    links = [a.get_attribute("href") for a in page.locator(".offline-works a:visible").all()]
+    assert links == ["/agenda"]  # this device never opened the police verifier: it is not kept, so not offered
     assert page.evaluate("document.documentElement.scrollWidth") <= SIZES["phone"]
     page.screenshot(path=f"/tmp/lists-offline-{lang}.png", full_page=True)
 
     page.locator("a.button", has_text="Reintentar" if lang == "es" else "Retry").click()  # still offline
     page.wait_for_load_state()
     assert page.url.endswith("/certificados") and page.locator("h1").inner_text() == heading
-    page.locator(".offline-works a").last.click()  # the police verifier works offline
+    context.set_offline(False)
+    page.goto(f"{site['origin']}/verificar?lang={lang}")  # a police page: the worker keeps the verifier
+    wait_until_kept(page, "/static/vendor/jsQR.js")
+    context.set_offline(True)
+    page.goto(f"{site['origin']}/certificados")
+    page.locator(".offline-works a:visible").last.click()  # now offered, and it works offline
     page.wait_for_selector("#verificador")
 
 
