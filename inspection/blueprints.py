@@ -82,7 +82,8 @@ def register_views(app: Flask) -> None:
     app.jinja_env.globals.update(_=gettext, label=lambda kind, value: label(kind, value, current_language()),
                                  field_label=lambda field: field_label(field, current_language()),
                                  lang=current_language, unread_notices=_unread_notices,
-                                 pending_reports=pending_reports, list_url=list_url, sort_link=sort_link)
+                                 pending_reports=pending_reports, list_url=list_url, sort_link=sort_link,
+                                 module_graph=pwa.module_graph)
     app.jinja_env.filters["number"] = lambda value, places=None: format_number(value, places, current_language())
     app.jinja_env.filters["week"] = lambda monday: format_week(monday, current_language())
     app.jinja_env.filters["money"] = lambda value: format_money(value, current_language())
