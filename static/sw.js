@@ -120,9 +120,11 @@ async function precache(cache, urls) {
 /** The police verifier offline: its page in each language, its scripts and decoders, and the lists. */
 async function keepVerifier() {
   const cache = await caches.open(VERIFIER_CACHE);
+  // The lists first, and only those the page has not just stored through this worker (nothing fetched twice);
+  // they are welcome but not required: the page keeps its own copy too. Then the page and the decoders.
+  await Promise.all(LISTS.map((url) => cache.match(url)
+    .then((kept) => kept || refreshList(cache, new Request(url))).catch(() => null)));
   await precache(cache, [PAGE, ...LANGUAGES.map((lang) => `${PAGE}?lang=${lang}`), ...VERIFIER]);
-  // The lists are welcome but not required: the page keeps its own copy too.
-  await Promise.all(LISTS.map((url) => refreshList(cache, new Request(url)).catch(() => null)));
 }
 
 self.addEventListener('activate', (event) => {

@@ -14,7 +14,7 @@ import pytest
 
 from inspection.core.clock import office_today, system_now
 from inspection.core.extensions import db
-from tests.browser_kit import BROWSER_MARKS, browser  # noqa: F401 (the module's Chromium)
+from tests.browser_kit import BROWSER_MARKS, browser, visit_online  # noqa: F401 (the module's Chromium)
 from tests.live_site import PASSWORD, live_app, vessel_values
 
 PHONE = {"width": 390, "height": 844}
@@ -98,9 +98,7 @@ def test_an_offline_verdict_says_how_old_its_lists_are(site, browser, lang):  # 
     zone = ZoneInfo(site.app.config["OFFICE_TZ"])
     context = browser.new_context(viewport=PHONE, locale="es-PY" if lang == "es" else "en-GB")
     page = context.new_page()
-    page.goto(f"{site.origin}/verificar?lang={lang}")
-    page.wait_for_function("() => navigator.serviceWorker.controller !== null"
-                           " && document.getElementById('verificador').dataset.lists === 'fresh'", timeout=20_000)
+    visit_online(page, f"{site.origin}/verificar?lang={lang}")  # until the worker has kept the verifier and lists
     revoke(site.app, cert["number"])
     context.set_offline(True)
 
