@@ -55,7 +55,9 @@ def configure_sqlite(engine) -> None:
 
 
 # A pooled server connection unused for this long is tested before use; one in steady use is not.
-IDLE_BEFORE_PING = 0.25  # seconds: a database restart or failover takes longer than this
+# Seconds: any restart takes longer (pg_ctl alone polls in 0.1 s steps); a busy worker reuses its connections
+# within milliseconds, so under load nothing is pinged.
+IDLE_BEFORE_PING = 0.05
 
 
 def ping_when_idle(engine) -> None:
