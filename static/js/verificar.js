@@ -307,15 +307,20 @@ const readQrPhoto = photoReader({
   zxingScript: root.dataset.zxing, zxingWasm: root.dataset.zxingWasm, jsqrScript: root.dataset.jsqr,
 });
 
+/** Read a chosen photo. The verdict of the previous QR goes at once: it must never stand under a new photo. */
 async function readPhoto(file) {
   showInputError('');
+  currentToken = null; // a late server answer about the previous QR is dropped (verify and confirmOnline check it)
+  renderChecking();
   let found = { text: null };
   try {
     found = await readQrPhoto(file);
   } catch { /* the message below */ }
-  if (found.text && parseInput(found.text)) verifyText(found.text);
-  else if (found.unreadable) showInputError(gettext('Este navegador no puede abrir esa foto: elija otra o tome una nueva.'));
+  if (found.text && parseInput(found.text)) return verifyText(found.text);
+  el.result.hidden = true;
+  if (found.unreadable) showInputError(gettext('Este navegador no puede abrir esa foto: elija otra o tome una nueva.'));
   else showInputError(gettext('No se encontró un código QR de certificado en la foto.'));
+  return false;
 }
 
 // --- wiring ------------------------------------------------------------------------------------

@@ -102,7 +102,7 @@ def test_every_photographed_certificate_reads_valid_offline(site, browser):  # n
 def test_the_whole_page_photo_reads_and_a_picture_the_browser_cannot_open_says_so(site, browser, width,  # noqa: F811
                                                                                     webassembly):
     """Tablet and desktop, English: the whole-page 4000 × 3000 photo reads (without WebAssembly too, by the
-    jsQR fallback at full resolution); a HEIC the browser cannot draw is named as such."""
+    jsQR fallback at full resolution); a HEIC the browser cannot draw is named as such, and the previous verdict leaves the screen."""
     context = browser.new_context(viewport={"width": width, "height": 900}, locale="en-GB")
     if not webassembly:
         context.add_init_script("delete globalThis.WebAssembly;")
@@ -119,5 +119,7 @@ def test_the_whole_page_photo_reads_and_a_picture_the_browser_cannot_open_says_s
     assert upload(page, heic) is None
     assert page.inner_text("#input-error") == translate(
         "Este navegador no puede abrir esa foto: elija otra o tome una nueva.", "en")
+    page.wait_for_load_state("networkidle")  # the server's late word on the first QR must not bring its verdict back
+    assert page.is_hidden("#result"), "the previous photo's verdict still stands under the unreadable one"
     page.screenshot(path=f"/tmp/qr-photo-unreadable-en-{width}.png")
     context.close()
