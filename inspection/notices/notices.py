@@ -15,7 +15,7 @@ from sqlalchemy.dialects import postgresql, sqlite
 
 from inspection.core.extensions import db
 from inspection.core.models import Notice, User
-from inspection.i18n.formats import format_day, format_number
+from inspection.i18n.formats import format_day, format_money
 from inspection.i18n.messages import N_, translate
 from inspection.notices.mail import Mailer, MailSettings, compose
 
@@ -60,7 +60,7 @@ TEXTS = {
     ),
     "fine": (
         N_("{vessel}: multa por no solicitar a tiempo la inspección de {kind}"),
-        N_("Se aplicó al buque {vessel} ({registration}) una multa de {amount} $ ({source}, art. {article}). "
+        N_("Se aplicó al buque {vessel} ({registration}) una multa de {amount} ({source}, art. {article}). "
            "{reason}"),
     ),
     "assignment": (
@@ -81,13 +81,13 @@ def text_kind(kind: str) -> str:
 
 
 def _values(params: dict, lang: str) -> dict:
-    """The params as the reader reads them: dates in words, amounts with separators, kinds named."""
+    """The params as the reader reads them: dates in words, amounts as the locale writes money, kinds named."""
     values = {}
     for name, value in params.items():
         if name.endswith("_on"):
             value = format_day(value, lang)
         elif name == "amount":
-            value = format_number(value, 2, lang)
+            value = format_money(value, lang)
         elif name == "kind":
             value = translate(KIND_NAMES.get(value, value), lang).lower()
         elif name == "articles":

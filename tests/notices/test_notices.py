@@ -56,6 +56,14 @@ def test_a_notice_reads_in_its_readers_language(kind, params, lang, subject):
                          "article": "225", "amount": "1000", "reason": "x"}, lang)[0] == subject
 
 
+@pytest.mark.parametrize(("lang", "amount"), [("es", "una multa de $\xa01.000,00 (Ley 928"),
+                                             ("en", "fined $1,000.00 (Ley 928")])
+def test_a_fine_reads_as_the_locale_writes_money(lang, amount):
+    body = render("fine", {"vessel": "Río Apa", "registration": "PY-1", "kind": "seguridad", "amount": "1000",
+                           "source": "Ley 928", "article": "225", "reason": "Sin solicitud."}, lang)[1]
+    assert amount in body
+
+
 def test_each_user_sees_only_their_own_notices_and_the_unread_count(client, make_user, noticed):
     mine, theirs = make_user("inspector"), make_user("inspector")
     noticed(mine, 2)
