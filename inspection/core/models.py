@@ -10,9 +10,11 @@ from decimal import Decimal
 
 import sqlalchemy as sa
 from sqlalchemy import event
+from sqlalchemy.ext.hybrid import hybrid_method
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 from sqlalchemy.types import TypeDecorator
 
+from inspection.core import clock
 from inspection.core.extensions import db
 
 ROLES = ("admin", "inspector", "owner", "police")
@@ -37,8 +39,8 @@ TOKEN_KINDS = ("api", "device")  # api: hours, by password; device: a tablet's t
 
 
 def utcnow() -> datetime:
-    """The current time in UTC; called per row, never once at import."""
-    return datetime.now(timezone.utc)
+    """The current time in UTC from the app's one clock (a test's set clock too); called per row, never at import."""
+    return clock.system_now()
 
 
 class UTCDateTime(TypeDecorator):
@@ -416,6 +418,16 @@ class Deficiency(db.Model):
     closed_by_id: Mapped[int | None] = mapped_column(sa.ForeignKey("users.id"))
     closing_note: Mapped[str | None] = mapped_column(sa.Text)
     vessel: Mapped[Vessel] = relationship()
+
+    @hybrid_method
+    def overdue_on(self, today: date) -> bool:
+        """Not closed and past its due date on `today`: one rule for the list's filter and its badge."""
+        return self.status != "closed" and self.due_on is not None and self.due_on < today
+
+    @overdue_on.expression
+    def overdue_on(cls, today: date):
+        """The same rule in SQL (a NULL due date is never overdue)."""
+        return sa.and_(cls.status != "closed", cls.due_on < today)
 
 
 class Detention(db.Model):
