@@ -6,7 +6,7 @@ the request boundary commits once, so an action and its audit event land togethe
 import hashlib
 from datetime import date, datetime, timedelta
 
-from sqlalchemy import case, literal, or_
+from sqlalchemy import and_, case, literal, or_
 
 from inspection.accounts.access import vessel_scope
 from inspection.core.audit import record_event
@@ -105,8 +105,8 @@ def deficiency_list(user: User, args: dict, today: date, *columns):
         if args.get(field) is not None:
             query = query.where(getattr(Deficiency, field) == args[field])
     if args.get("due"):
-        late = Deficiency.due_on < today if args["due"] == "overdue" else Deficiency.due_on >= today
-        query = query.where(Deficiency.status != "closed", late)
+        query = query.where(Deficiency.overdue_on(today) if args["due"] == "overdue"
+                            else and_(Deficiency.status != "closed", Deficiency.due_on >= today))
     order = {"due_on": db.func.coalesce(Deficiency.due_on, UNDATED), "vessel": Vessel.registration_key,
              "description": Deficiency.description, "action": Deficiency.action,
              "status": case(*((Deficiency.status == name, literal(n)) for n, name in enumerate(DEFICIENCY_STATUSES)))}

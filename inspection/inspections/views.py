@@ -480,7 +480,7 @@ def deficiency_list_page():
     page = db.paginate(query, page=args["page"], per_page=args["per_page"], error_out=False)
     titled = deficiency_items(page.items) if lang != "es" else {}
     rows = [{"d": d, "title": localized_description(d.description, titled.get((d.inspection_id, d.item_id)), lang),
-             "overdue": d.status != "closed" and d.due_on is not None and d.due_on < today} for d in page.items]
+             "overdue": d.overdue_on(today)} for d in page.items]
     return render_template("inspections/deficiencies.html", page=page, rows=rows, args=args,
                            filter_errors=filter_errors, statuses=DEFICIENCY_STATUSES, dues=DEFICIENCY_DUES,
                            vessel_filter=request.args.get("vessel") or _label_of(args.get("vessel_id")))
