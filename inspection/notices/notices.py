@@ -67,6 +67,11 @@ TEXTS = {
         N_("Nueva inspección asignada: {vessel}, {scheduled_on}"),
         N_("Se le asignó la inspección de {kind} del buque {vessel} ({registration}) el {scheduled_on} en {port}."),
     ),
+    "cancelled": (
+        N_("Inspección cancelada: {vessel}, {scheduled_on}"),
+        N_("Se canceló la inspección de {kind} del buque {vessel} ({registration}) que tenía asignada el "
+           "{scheduled_on} en {port}. Motivo: {reason}. No necesita ir a bordo."),
+    ),
 }
 # The apply_by subject on its last days, where "quedan {days} días" would read wrong.
 LAST_DAYS = {0: N_("{vessel}: hoy es el último día para solicitar la inspección de {kind}"),

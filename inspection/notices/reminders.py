@@ -12,7 +12,8 @@ so a notice whose day passed is still found while it is relevant, and the notice
   until its due date, while it is open. A certificate suspended by decision, and a detention (which
   suspends them all, art. 208), while they stand; a revoked certificate until another replaces it or
   it would have expired. A fine assessed by the sweep, unless waived.
-- Inspectors: each scheduled inspection assigned to them, once per date (a rescheduled one again).
+- Inspectors: each scheduled inspection assigned to them, once per date (a rescheduled one again); an
+  assignment they were told of and someone else called off, until its date.
 - The sweep: a seguridad certificate past expiry with no application is the art. 225 fine
   (assess_application reads the law), one per certificate (the FineAssessment key).
 """
@@ -29,11 +30,13 @@ from inspection.core.extensions import db
 from inspection.core.models import (
     OPEN_INSPECTIONS,
     Application,
+    AuditEvent,
     Certificate,
     Deficiency,
     Detention,
     FineAssessment,
     Inspection,
+    Notice,
     Owner,
     User,
     Vessel,
@@ -217,12 +220,30 @@ def due_drafts(today: date, zone: ZoneInfo, mail: bool) -> tuple[list[Draft], di
         .join(User, User.id == Inspection.inspector_id)
         .where(Inspection.status == "scheduled", Inspection.scheduled_on >= today, User.active.is_(True))
         .order_by(Inspection.id)).all()
-    for inspection, inspector in assignments:
+    for kind, inspection, inspector in [("assignment", *row) for row in assignments] + _called_off(today):
         addresses[inspector.id] = inspector.email if mail else None
-        drafts.append(Draft(inspector.id, "assignment", inspection.id, inspection.scheduled_on, inspection.vessel_id, {
+        drafts.append(Draft(inspector.id, kind, inspection.id, inspection.scheduled_on, inspection.vessel_id, {
             **_vessel_params(inspection.vessel), "kind": inspection.kind,
-            "scheduled_on": inspection.scheduled_on.isoformat(), "port": inspection.port}))
+            "scheduled_on": inspection.scheduled_on.isoformat(), "port": inspection.port,
+            **({"reason": (inspection.cancellation_reason or "").rstrip(".")} if kind == "cancelled" else {})}))
     return drafts, addresses
+
+
+def _called_off(today: date) -> list[tuple[str, Inspection, User]]:
+    """("cancelled", inspection, inspector) for each assignment the inspector was told of and someone else
+    cancelled, until its date: who cancelled their own knows it already."""
+    told = db.select(Notice.id).where(Notice.user_id == Inspection.inspector_id, Notice.kind == "assignment",
+                                      Notice.subject_id == Inspection.id).exists()
+    by_another = db.select(AuditEvent.id).where(AuditEvent.inspection_id == Inspection.id,
+                                                AuditEvent.action == "inspection.cancelled",
+                                                AuditEvent.user_id != Inspection.inspector_id).exists()
+    rows = db.session.execute(
+        db.select(Inspection, User).options(joinedload(Inspection.vessel))
+        .join(User, User.id == Inspection.inspector_id)
+        .where(Inspection.status == "cancelled", Inspection.scheduled_on >= today, User.active.is_(True), told,
+               by_another)
+        .order_by(Inspection.id)).all()
+    return [("cancelled", inspection, inspector) for inspection, inspector in rows]
 
 
 def run_reminders(today: date, now: datetime, zone: ZoneInfo, mail: MailSettings | None,

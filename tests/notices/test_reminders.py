@@ -12,7 +12,7 @@ from inspection.core.clock import office_zone
 from inspection.core.extensions import db
 from inspection.core.models import FineAssessment, Notice
 from inspection.cycle.applications import apply_for_inspection, waive_fine
-from inspection.inspections.operations import schedule_inspection
+from inspection.inspections.operations import cancel_inspection, schedule_inspection
 from inspection.notices.mail import MailSettings
 from inspection.notices.reminders import apply_by_kind, deficiency_due, expiry_due, run_reminders, sweep_fines
 from tests.conftest import TEST_DATABASE_URL, free_port
@@ -31,6 +31,9 @@ def fleet(make_owner, make_user, make_vessel, certify, staff):
     vessel = make_vessel(owner_id=owner.id)
     certificate = certify(vessel)
     return {"owner": owner, "es": es, "en": en, "vessel": vessel, "certificate": certificate, **staff}
+
+
+NOON = datetime(2027, 3, 31, 15, 0, tzinfo=timezone.utc)
 
 
 def run(day, settings=None):
@@ -160,6 +163,32 @@ def test_inspectors_get_their_new_assignments_once(fleet, smtp, make_user):
     db.session.commit()
     run(date(2027, 4, 2), settings)
     assert len([1 for to, _, _ in received(inbox) if to == ["insp@prefectura.test"]]) == 2
+
+
+def test_an_inspector_told_of_an_assignment_hears_once_that_someone_else_cancelled_it(fleet, smtp, make_user,
+                                                                                      make_vessel):
+    settings, inbox = smtp
+    inspector = make_user("inspector", email="insp@prefectura.test")
+    planned = [schedule_inspection(fleet["admin"], fleet["vessel"], kind, inspector, date(2027, 4, 5), "Concepción",
+                                   date(2027, 3, 31)) for kind in ("navegabilidad", "seguridad")]
+    untold = schedule_inspection(fleet["admin"], make_vessel(owner_id=fleet["owner"].id), "seguridad", inspector, date(2027, 4, 6),
+                                 "Concepción", date(2027, 3, 31))
+    cancel_inspection(fleet["admin"], untold, "Mal agendada", NOON)  # before any run: the inspector never knew
+    db.session.commit()
+    run(date(2027, 3, 31), settings)
+    cancel_inspection(fleet["admin"], planned[0], "El buque está en dique seco.", NOON)
+    cancel_inspection(inspector, planned[1], "Me toca otra zona", NOON)  # the inspector's own: nothing to tell
+    db.session.commit()
+    run(date(2027, 4, 1), settings)
+    run(date(2027, 4, 2), settings)
+    mine = [(s, body) for to, s, body in received(inbox) if to == ["insp@prefectura.test"]]
+    vessel = fleet["vessel"]
+    assert len(mine) == 3 and mine[2] == (
+        f"Inspección cancelada: {vessel.name}, 5 de abril de 2027",
+        f"Se canceló la inspección de navegabilidad del buque {vessel.name} ({vessel.registration}) que tenía "
+        "asignada el 5 de abril de 2027 en Concepción. Motivo: El buque está en dique seco. No necesita ir a "
+        "bordo.\n\nVea todos sus avisos en https://baliza.test/avisos. Mensaje automático de Baliza; no lo "
+        "responda.\n")
 
 
 def test_a_failed_send_is_retried_by_the_next_run(fleet, smtp):
