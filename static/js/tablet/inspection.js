@@ -5,7 +5,7 @@
 import { boot, enable, pageUser } from './app.js';
 import { asBlob, byInspection, get, inspectionRecords, newId, put, storableBytes, StorageFull } from './store.js';
 import { takeAboard } from './aboard.js';
-import { discardPhoto, enqueue, enqueueAnswer, pendingFor, remove } from './outbox.js';
+import { discardPhoto, enqueue, keepAnswer, pendingFor, remove } from './outbox.js';
 import { preparePhoto } from './photos.js';
 import { signaturePad } from './signature.js';
 import { closingProblems, closingSummary, itemBound } from './rules.js';
@@ -470,10 +470,8 @@ async function changed(item) {
   const photos = photosOf(item.id).map((p) => p.sha256);
   if (!answerChanged(before, values, photos)) return;
   const answer = newAnswer(item, { inspectionId: id, clientId: newId(), values, photos, recordedAt: new Date().toISOString() });
-  const sendable = answer.state === 'pending';
   state.answers.set(item.id, answer);
-  await saving(() => put('answers', answer));
-  if (sendable) await enqueueAnswer(state.user.userId, id, item.id);
+  await saving(() => keepAnswer(state.user.userId, answer));
   refresh([item]);
 }
 
