@@ -17,6 +17,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import urllib.parse
 from dataclasses import asdict, dataclass
@@ -150,6 +151,26 @@ def serve(wsgi_target: str, env: dict, workers: int = 2, worker_class: str = "sy
     """Run gunicorn on 127.0.0.1 with a free port, yield its base URL, always stop it."""
     with gunicorn(wsgi_target, env, workers, worker_class, start_timeout, stop_timeout) as server:
         yield server.url
+
+
+@contextlib.contextmanager
+def wsgi_thread(app, name: str):
+    """Serve `app` from a quiet threaded werkzeug server in a thread on a free loopback port; yield its base URL."""
+    from werkzeug.serving import WSGIRequestHandler, make_server
+
+    class Quiet(WSGIRequestHandler):
+        def log_request(self, *args, **kwargs):
+            pass
+
+    port = free_port()
+    server = make_server("127.0.0.1", port, app, threaded=True, request_handler=Quiet)
+    thread = threading.Thread(target=server.serve_forever, daemon=True, name=name)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.shutdown()
+        thread.join(timeout=10)
 
 
 def _stop(proc: subprocess.Popen, timeout: float) -> None:

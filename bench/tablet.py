@@ -43,15 +43,13 @@ import re
 import statistics
 import sys
 import tempfile
-import threading
 import time
-from contextlib import contextmanager
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.harness import report  # noqa: E402
-from tests.tablet_rig import Rig, free_port  # noqa: E402
+from bench.harness import report, wsgi_thread  # noqa: E402
+from tests.tablet_rig import Rig  # noqa: E402
 
 EVIDENCE_NOTE = "No corresponde en esta prueba ({item})"
 
@@ -207,32 +205,14 @@ class CountingRig(Rig):
         await super()._client(_CountingReader(reader, connection, self.wire), _CountingWriter(writer, connection))
 
 
-@contextmanager
-def echo_server():
-    """A bare HTTP sink on another port: reads the whole body, answers 201 with its length (CORS open)."""
-    from werkzeug.serving import WSGIRequestHandler, make_server
-
-    def sink(environ, start_response):
-        stream, left, size = environ["wsgi.input"], int(environ.get("CONTENT_LENGTH") or 0), 0
-        while left and (chunk := stream.read(min(65536, left))):
-            size += len(chunk)
-            left -= len(chunk)
-        start_response("201 Created", [("Content-Type", "text/plain"), ("Access-Control-Allow-Origin", "*")])
-        return [str(size).encode()]
-
-    class Quiet(WSGIRequestHandler):
-        def log_request(self, *args, **kwargs):
-            pass
-
-    port = free_port()
-    server = make_server("127.0.0.1", port, sink, threaded=True, request_handler=Quiet)
-    thread = threading.Thread(target=server.serve_forever, daemon=True, name="bench-echo")
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{port}/echo"
-    finally:
-        server.shutdown()
-        thread.join(timeout=10)
+def echo(environ, start_response):
+    """A bare HTTP sink: reads the whole body, answers 201 with its length (CORS open)."""
+    stream, left, size = environ["wsgi.input"], int(environ.get("CONTENT_LENGTH") or 0), 0
+    while left and (chunk := stream.read(min(65536, left))):
+        size += len(chunk)
+        left -= len(chunk)
+    start_response("201 Created", [("Content-Type", "text/plain"), ("Access-Control-Allow-Origin", "*")])
+    return [str(size).encode()]
 
 
 # --- the journey --------------------------------------------------------------------------------
@@ -320,7 +300,8 @@ def run(args, base: Path) -> dict:
     (base / "camera").mkdir()
     files = camera_files(base / "camera", args.photos, args.camera)
     (base / "rig").mkdir()
-    with tablet_rig(base / "rig", CountingRig) as rig, echo_server() as echo_url:
+    with tablet_rig(base / "rig", CountingRig) as rig, wsgi_thread(echo, "bench-echo") as echo_origin:
+        echo_url = f"{echo_origin}/echo"
         seeded = seed_inspections(rig, args.inspections)
         counts = photo_counts(args.photos, len(seeded), [sum(1 for i in s["items"] if i["evidence_required"])
                                                          for s in seeded])

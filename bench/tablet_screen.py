@@ -12,10 +12,12 @@ CDP's Emulation.setCPUThrottlingRate, for each inspection:
                              ready (#inspection[data-ready]) with the main thread free again;
   Comenzar -> radios         from the tap on "Comenzar" to the first frame after an item's radios are enabled;
   one answer saved           from the tap on a radio to the first frame after the progress counts it (it is in
-                             IndexedDB and queued by then), the median of --answers items;
+                             IndexedDB and queued by then), the median of the first --answers yes/no items (a
+                             counted item's "Cumple" alone never counts: the bench waited on it forever);
 and the screen's DOM nodes (all nodes, elements) before and after "Comenzar".
 The same-run baseline is a bare static page (one module script that marks the page ready) from a bare server,
 navigation -> interactive at the same throttle. Prints medians; writes bench/results/tablet_screen.json.
+A wait in the page gives up after STALL_S seconds and the bench stops, saying which page waited for what.
 """
 from __future__ import annotations
 
@@ -23,30 +25,36 @@ import argparse
 import statistics
 import sys
 import tempfile
-import threading
 import time
 from collections import Counter
-from contextlib import contextmanager
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.harness import free_port, report
+from bench.harness import report, wsgi_thread
 
 # The first frame after `ready()` holds: rAF runs before the paint, the task after it once the frame is out.
+# A wait gives up after STALL_S seconds and says on what: headless Chromium at times draws no frame at all, and
+# page.evaluate, which awaits the promise, has no timeout of its own.
+STALL_S = 60
 FRAME_AFTER = """
-window.__frameAfter = (ready) => new Promise((resolve) => {
+window.__frameAfter = (ready, what) => new Promise((resolve, reject) => {
+  let held = false;
+  const stalled = setTimeout(() => reject(new Error(held ? `stalled: ${what}, but no frame came in STALL_S s`
+    : `stalled: ${what} did not happen in STALL_S s`)), STALL_S * 1000);
   const check = () => {
     if (!ready()) return false;
-    requestAnimationFrame(() => setTimeout(() => resolve(performance.now())));
+    held = true;
+    requestAnimationFrame(() => setTimeout(() => { clearTimeout(stalled); resolve(performance.now()); }));
     return true;
   };
   if (check()) return;
   const watcher = new MutationObserver(() => { if (check()) watcher.disconnect(); });
   watcher.observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
 });
-window.__interactive = window.__frameAfter(() => document.querySelector('#inspection[data-ready], body[data-ready]'));
-"""
+window.__interactive = window.__frameAfter(() => document.querySelector('#inspection[data-ready], body[data-ready]'),
+                                           'the page marked ready');
+""".replace("STALL_S", str(STALL_S))
 BARE_PAGE = b"""<!doctype html><html lang="es"><head><meta charset="utf-8"><title>bare</title>
 <script type="module" src="/bare.js"></script></head><body><p>bare</p></body></html>"""
 BARE_SCRIPT = b"document.body.dataset.ready = '1';\n"
@@ -60,13 +68,18 @@ START = """() => {
   const radioEnabled = () => document.querySelector('#items input[type=radio]:enabled');
   const t0 = performance.now();
   document.getElementById('start-button').click();
-  return window.__frameAfter(radioEnabled).then((t) => t - t0);
+  return window.__frameAfter(radioEnabled, 'a radio enabled').then((t) => t - t0);
 }"""
-ANSWER = """([itemId, n]) => {
+ANSWER = """async ([itemId, n]) => {
+  const card = () => document.querySelector(`article[data-item="${itemId}"]`);
+  if (!card()) {  // a closed topic is opened first, untimed: its cards are made then
+    location.hash = `item-${itemId}`;
+    await window.__frameAfter(card, `the card of ${itemId} shown`);
+  }
   const t0 = performance.now();
-  document.querySelector(`article[data-item="${itemId}"] input[value=pass]`).click();
+  card().querySelector('input[value=pass]').click();
   const counted = () => /\\b(\\d+)\\b/.exec(document.getElementById('progress-text').textContent)[1] === String(n);
-  return window.__frameAfter(counted).then((t) => t - t0);
+  return window.__frameAfter(counted, `${n} answered`).then((t) => t - t0);
 }"""
 VERIFIER_FILES = ("jsQR.js", "zxing-reader.js", "zxing_reader.wasm", "verifier.js", "verificar.js", "qr-photo.js")
 CACHED_URLS = """async () => {
@@ -78,30 +91,33 @@ CACHED_URLS = """async () => {
 }"""
 
 
-@contextmanager
-def bare_server():
-    """A bare HTTP server on another port: the static page and its one script, nothing else."""
-    from werkzeug.serving import WSGIRequestHandler, make_server
+def bare_site(environ, start_response):
+    """The bare page's server: the static page and its one script, nothing else."""
+    script = environ["PATH_INFO"] == "/bare.js"
+    start_response("200 OK", [("Content-Type", "text/javascript" if script else "text/html; charset=utf-8"),
+                              ("Cache-Control", "no-cache")])
+    return [BARE_SCRIPT if script else BARE_PAGE]
 
-    def serve(environ, start_response):
-        script = environ["PATH_INFO"] == "/bare.js"
-        start_response("200 OK", [("Content-Type", "text/javascript" if script else "text/html; charset=utf-8"),
-                                  ("Cache-Control", "no-cache")])
-        return [BARE_SCRIPT if script else BARE_PAGE]
 
-    class Quiet(WSGIRequestHandler):
-        def log_request(self, *args, **kwargs):
-            pass
+class Stalled(RuntimeError):
+    """A wait in the page gave up (FRAME_AFTER's STALL_S)."""
 
-    port = free_port()
-    server = make_server("127.0.0.1", port, serve, threaded=True, request_handler=Quiet)
-    thread = threading.Thread(target=server.serve_forever, daemon=True, name="bench-bare")
-    thread.start()
+
+def awaited(page, script: str, arg=None):
+    """page.evaluate of a script that awaits __frameAfter; its giving up becomes Stalled, naming the page."""
+    from playwright.sync_api import Error
+
     try:
-        yield f"http://127.0.0.1:{port}/"
-    finally:
-        server.shutdown()
-        thread.join(timeout=10)
+        return page.evaluate(script, arg)
+    except Error as error:
+        if "stalled: " not in error.message:
+            raise
+        raise Stalled(f"{page.url}: {error.message.split('stalled: ', 1)[1].splitlines()[0]}") from None
+
+
+def yes_no(items: list[dict]) -> list[dict]:
+    """The items a bare "Cumple" answers: a counted item (a required or maximum count) needs its count too."""
+    return [item for item in items if item["required"] is None and item.get("maximum") is None]
 
 
 def twice(gets: list[str]) -> list[str]:
@@ -114,7 +130,7 @@ def navigate(page, cdp, url: str, rate: float) -> float:
     """Milliseconds from the navigation's start to the first frame after the page is ready, at CPU ×`rate`."""
     cdp.send("Emulation.setCPUThrottlingRate", {"rate": rate})
     page.goto(url)
-    return page.evaluate("window.__interactive")
+    return awaited(page, "window.__interactive")
 
 
 def live_nodes(cdp) -> int:
@@ -131,7 +147,7 @@ def run(args, base: Path) -> dict:
     from tests.tablet_steps import open_profile, seed, sign_in_and_take_aboard
 
     (base / "rig").mkdir()
-    with tablet_rig(base / "rig") as rig, bare_server() as bare_url:
+    with tablet_rig(base / "rig") as rig, wsgi_thread(bare_site, "bench-bare") as bare_url:
         seeded = [seed(rig, f"p{k}ntalla") for k in range(args.runs)]
         with rig.app.app_context():  # one inspector for all: the later inspections move to the first one's agenda
             from inspection.core.extensions import db
@@ -162,10 +178,10 @@ def run(args, base: Path) -> dict:
                 screen = {"interactive_ms": navigate(page, cdp, f"{rig.origin}/inspecciones/{s['inspection_id']}",
                                                      args.cpu)}
                 screen["before_start"] = {**page.evaluate(COUNT_NODES), "live": live_nodes(cdp)}
-                screen["start_ms"] = page.evaluate(START)
+                screen["start_ms"] = awaited(page, START)
                 screen["after_start"] = {**page.evaluate(COUNT_NODES), "live": live_nodes(cdp)}
-                screen["answer_ms"] = [page.evaluate(ANSWER, [item["id"], n + 1])
-                                       for n, item in enumerate(s["items"][:args.answers])]
+                screen["answer_ms"] = [awaited(page, ANSWER, [item["id"], n + 1])
+                                       for n, item in enumerate(yes_no(s["items"])[:args.answers])]
                 screens.append(screen)
             cdp.send("Emulation.setCPUThrottlingRate", {"rate": 1})
             context.close()
@@ -201,7 +217,10 @@ def main(argv=None) -> None:
     if not (1 <= args.runs <= 10 and 1 <= args.answers <= 30 and args.cpu >= 1):
         parser.error("out of range: 1-10 runs, 1-30 answers, a CPU rate of at least 1")
     with tempfile.TemporaryDirectory(prefix="baliza-bench-screen-") as tmp:
-        measured = run(args, Path(tmp))
+        try:
+            measured = run(args, Path(tmp))
+        except Stalled as stalled:
+            sys.exit(f"stalled at {stalled}: nothing measured")
     rows = build_rows(measured)
     report(f"Tablet screen at CPU x{args.cpu:g} ({measured['items']} items)", rows, name="tablet_screen")
     before = [s["before_start"] for s in measured["screens"]]

@@ -149,9 +149,9 @@ self.addEventListener('fetch', (event) => {
   } else if (request.mode === 'navigate' && /^\/v\/[A-Za-z2-7]+\/?$/.test(url.pathname)) {
     event.respondWith(verifyPageOrOffline(request));
   } else if (TABLET_PAGES.includes(url.pathname)) {
-    event.respondWith(tabletPage(request, url.pathname));
+    event.respondWith(tabletPage(event, url.pathname));
   } else if (request.mode === 'navigate' && /^\/inspecciones\/\d+\/?$/.test(url.pathname)) {
-    event.respondWith(tabletPage(request, SHELL));
+    event.respondWith(tabletPage(event, SHELL));
   } else if (request.mode === 'navigate' && url.pathname === '/') {
     event.respondWith(homeOrOffline(request));
   } else if (STATIC.includes(url.pathname)) {
@@ -283,19 +283,22 @@ async function cacheFirst(request, name) {
 }
 
 /**
- * A tablet shell from the network (kept under its Content-Language when it is one: signed in, not the login
- * page), else the copy kept in the language the reader wants; a copy in the other language only when none is.
+ * A tablet shell from the network, handed to the page as it arrives while a copy is kept (under its
+ * Content-Language when it is one: signed in, not the login page); offline, the copy kept in the language the
+ * reader wants, a copy in the other language only when none is.
  */
-async function tabletPage(request, key) {
-  const cache = await caches.open(CACHE);
+async function tabletPage(event, key) {
   try {
-    const response = await fetchWithin(request, PAGE_TIMEOUT_MS);
+    const response = await fetchWithin(event.request, PAGE_TIMEOUT_MS);
     const said = response.headers.get('Content-Language');
-    if (isShell(response) && LANGUAGES.includes(said)) await cache.put(shellKey(key, said), response.clone());
-    await remember(said);
+    if (isShell(response) && LANGUAGES.includes(said)) {
+      const copy = response.clone();  // kept once the body is in, which the page does not wait for
+      event.waitUntil(caches.open(CACHE).then((cache) => cache.put(shellKey(key, said), copy)));
+    }
+    event.waitUntil(remember(said));
     return response;
   } catch (err) {
-    const cached = await keptShell(cache, key, await readerLanguage(new URL(request.url)));
+    const cached = await keptShell(await caches.open(CACHE), key, await readerLanguage(new URL(event.request.url)));
     if (cached) return cached;
     throw err;
   }

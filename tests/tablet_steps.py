@@ -110,12 +110,18 @@ def answer_everything(page, seeded, answers, camera_files) -> int:
     return len(photo_files)
 
 
+def show_item(page, item_id: str):
+    """The item's card, its topic opened as a link to it would (a topic's cards are made when it opens)."""
+    page.evaluate("(id) => { location.hash = `item-${id}`; }", item_id)
+    return page.locator(f"article[data-item='{item_id}']")
+
+
 def answer_items(page, items: list[dict], answers: dict, photo_files: dict) -> None:
     """Start, answer every item through the screen and attach `photo_files[item_id]` through the file input."""
     page.click("#start-button")
     for item in items:
         wanted = answers[item["id"]]
-        card = page.locator(f"article[data-item='{item['id']}']")
+        card = show_item(page, item["id"])
         card.locator(f"input[type=radio][value='{wanted['result']}']").check()
         if wanted["observed"] is not None:
             card.locator("input[name=observed]").fill(str(wanted["observed"]))
@@ -183,6 +189,9 @@ def _read_local_record(page, inspection_id: int) -> dict:
 
 
 def checked_count(page) -> int:
+    """The radios checked on the screen, every topic opened."""
+    page.evaluate("() => document.querySelectorAll('#items details.topic-block').forEach((topic) => { topic.open = true; })")
+    page.wait_for_function("() => !document.querySelector('#items details.topic-block:not([data-built])')")
     return page.locator("#items input[type=radio]:checked").count()
 
 

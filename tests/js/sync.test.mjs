@@ -87,8 +87,7 @@ let ids = 0;
 async function answer(t, itemId, values = {}) {
   const record = { inspection_id: ID, item_id: itemId, client_id: `c-${itemId}-${(ids += 1)}`, result: 'pass', observed: null,
                    note: '', action: null, photos: [], recorded_at: new Date(t.clock.now).toISOString(), state: 'pending', ...values };
-  await t.store.put('answers', record);
-  await t.outbox.enqueueAnswer(USER, ID, itemId);
+  await t.outbox.keepAnswer(USER, record);
   return record;
 }
 
@@ -328,6 +327,15 @@ test('a discarded photo leaves with its entry; an answer is queued once however 
   assert.equal(await t.store.get('photos', 'p1'), undefined);
   await t.engine.run();
   assert.deepEqual(t.server.requests.map((r) => r.json.answers.map((a) => a.note)), [['n3']]);
+});
+
+test('a draft answer is kept on the tablet and queued only once it can be sent', async () => {
+  const t = tablet();
+  await answer(t, 'a', { result: 'not_applicable', state: 'draft' });  // the note is still missing
+  assert.equal((await t.store.get('answers', [ID, 'a'])).state, 'draft');
+  assert.deepEqual(await t.outbox.entries(), []);
+  await answer(t, 'a', { result: 'not_applicable', note: 'No lleva', state: 'pending' });
+  assert.deepEqual((await t.outbox.entries()).map((e) => [e.type, e.item_id, e.state]), [['answer', 'a', 'pending']]);
 });
 
 test('a broken transaction changes nothing in the store', async () => {

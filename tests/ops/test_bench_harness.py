@@ -1,10 +1,20 @@
-"""The benchmark harness's pure parts: wrk parsing, medians and ratios, and serve() start/stop."""
+"""The benchmark harness's pure parts: wrk parsing, medians and ratios, serve() and wsgi_thread() start/stop."""
 import http.client
 import json
 
 import pytest
 
-from bench.harness import Result, compare, interleaved, median_result, parse_metric, parse_time_ms, parse_wrk, serve
+from bench.harness import (
+    Result,
+    compare,
+    interleaved,
+    median_result,
+    parse_metric,
+    parse_time_ms,
+    parse_wrk,
+    serve,
+    wsgi_thread,
+)
 
 WRK_SAMPLE = """\
 Running 3s test @ http://127.0.0.1:18777/
@@ -85,6 +95,22 @@ def test_serve_starts_and_stops_the_hello_app():
         conn.request("GET", "/")
         response = conn.getresponse()
         assert response.status == 200 and json.loads(response.read())["hello"] == "world"
+        conn.close()
+    assert host == "127.0.0.1"
+    with pytest.raises(OSError):
+        http.client.HTTPConnection(host, int(port), timeout=1).connect()
+
+
+def test_wsgi_thread_serves_the_app_on_the_loopback_and_stops():
+    def hello(environ, start_response):
+        start_response("200 OK", [("Content-Type", "text/plain")])
+        return [environ["PATH_INFO"].encode()]
+
+    with wsgi_thread(hello, "bench-test") as url:
+        host, port = url.removeprefix("http://").split(":")
+        conn = http.client.HTTPConnection(host, int(port), timeout=5)
+        conn.request("GET", "/hola")
+        assert conn.getresponse().read() == b"/hola"
         conn.close()
     assert host == "127.0.0.1"
     with pytest.raises(OSError):

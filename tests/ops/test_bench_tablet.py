@@ -1,4 +1,5 @@
-"""bench/tablet.py's pure helpers: the photo spread, the answer plan, the floor, and the proxy's byte counts."""
+"""The tablet benches' pure helpers: the photo spread, the answer plan, the floor, the proxy's byte counts, the
+bare sites, and the items a bare "Cumple" answers."""
 import asyncio
 
 import pytest
@@ -8,12 +9,14 @@ from bench.tablet import (
     _CountingReader,
     _CountingWriter,
     answer_plan,
+    echo,
     floor_seconds,
     photo_counts,
     request_kind,
     shell_summary,
     summarize,
 )
+from bench.tablet_screen import BARE_PAGE, BARE_SCRIPT, bare_site, yes_no
 
 
 def test_photos_spread_evenly_within_each_inspections_evidence_items():
@@ -100,3 +103,27 @@ def test_the_proxy_taps_count_each_request_and_read_its_response_head_across_wri
     assert entry["request"] == "PATCH /api/v1/inspections/7/uploads/x"
     assert (entry["body"], entry["down"], entry["down_head"]) == (5, len(reply_head) + 2, len(reply_head))
     assert (entry["status"], entry["encoding"], entry["type"]) == (200, "zstd", "application/json")
+
+
+def call(app, path: str, body: bytes = b"") -> tuple[str, dict, bytes]:
+    """A WSGI app's status, headers and body for one request."""
+    import io
+
+    seen = {}
+    environ = {"PATH_INFO": path, "REQUEST_METHOD": "POST" if body else "GET", "CONTENT_LENGTH": str(len(body)),
+               "wsgi.input": io.BytesIO(body)}
+    chunks = app(environ, lambda status, headers: seen.update(status=status, headers=dict(headers)))
+    return seen["status"], seen["headers"], b"".join(chunks)
+
+
+def test_the_bare_sites_serve_the_page_its_script_and_an_echo_of_the_length():
+    assert call(bare_site, "/")[2] == BARE_PAGE and call(bare_site, "/bare.js")[2] == BARE_SCRIPT
+    assert call(bare_site, "/bare.js")[1]["Content-Type"] == "text/javascript"
+    status, headers, body = call(echo, "/echo", b"x" * 70_000)
+    assert (status, body, headers["Access-Control-Allow-Origin"]) == ("201 Created", b"70000", "*")
+
+
+def test_only_yes_no_items_are_timed_a_counted_item_needs_its_count():
+    items = [{"id": "a", "required": None, "maximum": None}, {"id": "b", "required": 6, "maximum": None},
+             {"id": "c", "required": None, "maximum": 40}, {"id": "d", "required": None}]
+    assert [item["id"] for item in yes_no(items)] == ["a", "d"]

@@ -23,6 +23,7 @@ from tests.tablet_steps import (
     open_profile,
     seed,
     server_state,
+    show_item,
     sign_in_and_take_aboard,
 )
 
@@ -152,7 +153,7 @@ def test_a_start_refused_because_the_vessel_changed_is_shown_and_put_right(rig, 
         open_from_agenda(page, card)
         page.click("#start-button")
         page.locator(f"article[data-item='{other['id']}'] input[value=pass]").check()
-        page.locator(f"article[data-item='{buckets['id']}'] input[value=pass]").check()
+        show_item(page, buckets["id"]).locator("input[value=pass]").check()
         page.locator(f"article[data-item='{buckets['id']}'] input[name=observed]").fill(str(buckets["required"] + 10))
         wait_until(lambda: local_record(page, inspection_id)["outbox"] == 3, 10, what="start and two answers queued")
 
@@ -170,7 +171,7 @@ def test_a_start_refused_because_the_vessel_changed_is_shown_and_put_right(rig, 
         page.wait_for_load_state()
         page.wait_for_selector("#inspection[data-ready]")
         wait_until(lambda: local_record(page, inspection_id)["outbox"] == 0, 30, what="the outbox to empty")
-        shown = page.locator(f"article[data-item='{buckets['id']}'] .qty strong").inner_text()
+        shown = show_item(page, buckets["id"]).locator(".qty strong").inner_text()
         context.close()
 
     server = server_state(rig, inspection_id)

@@ -9,7 +9,7 @@ import pytest
 
 from tests.browser_kit import BROWSER_MARKS, axe_script, axe_violations, chromium, small_targets, sync_api
 from tests.tablet_rig import Faults, tablet_rig
-from tests.tablet_steps import PASSWORD, SHOTS, open_profile, seed, sign_in_and_take_aboard
+from tests.tablet_steps import PASSWORD, SHOTS, open_profile, seed, show_item, sign_in_and_take_aboard
 
 pytestmark = BROWSER_MARKS
 axe_script()  # skips the module without axe-playwright-python
@@ -60,18 +60,18 @@ def test_agenda_and_inspection_screen(rig, tmp_path, size):
 def test_a_foreign_practice_item_says_so_on_the_item_screen(rig):
     """Colombian decree art. 36 on a hot-climate motor vessel with kerosene: adopted practice, never a detention."""
     seeded = seed(rig, "practica", hot_climate=True, flammable_cargo_kg=2_000)
-    meta = "article[data-item='seg.fire.flammables_hold'] .line-meta"
+    flammables = "seg.fire.flammables_hold"
     with chromium() as browser:
         page = browser.new_context(viewport=SIZES["tablet"], locale="es-PY").new_page()
         sign_in_and_take_aboard(rig, page, seeded)
         page.goto(f"{rig.origin}/inspecciones/{seeded['inspection_id']}")
         page.wait_for_selector("#inspection[data-ready] #start-button")
         page.click("#start-button")
-        spanish = page.locator(meta).inner_text()
+        spanish = show_item(page, flammables).locator(".line-meta").inner_text()
         page.goto(f"{rig.origin}/inspecciones/{seeded['inspection_id']}?lang=en")
         page.wait_for_selector("#inspection[data-ready] article.item")
-        english = page.locator(meta).inner_text()
-        lifebuoys = page.locator("article[data-item='seg.lifebuoys.total'] .line-meta").inner_text()  # Ley 928
+        english = show_item(page, flammables).locator(".line-meta").inner_text()
+        lifebuoys = show_item(page, "seg.lifebuoys.total").locator(".line-meta").inner_text()  # Ley 928
     assert "Práctica adoptada (instrumento extranjero): su incumplimiento es una observación" in spanish
     assert "Causa detención" not in spanish
     assert "Practice adopted from a foreign instrument: a failure is an observation, not a detention" in english
@@ -220,7 +220,7 @@ def test_closing_shows_what_will_be_sent_asks_and_can_be_undone_until_sent(rig):
         page.goto(f"{rig.origin}/inspecciones/{inspection_id}")
         page.wait_for_selector("#inspection[data-ready] #close-button")
         go_offline(rig, context)
-        page.locator(f"article[data-item='{observation['id']}'] input[value=fail]").check()
+        show_item(page, observation["id"]).locator("input[value=fail]").check()
         draw_signature(page, "#sig-inspector", 0)
         draw_signature(page, "#sig-master", 1)
         page.fill("#master-name", "Cap. Ramón Benítez")
@@ -317,13 +317,13 @@ def test_refused_photos_and_half_units_are_said_in_the_page_language_and_nothing
             page.wait_for_selector("#inspection[data-ready]")
             if page.locator("#start-button").count():
                 page.click("#start-button")
-            card = page.locator(f"article[data-item='{photo_item['id']}']")
+            card = show_item(page, photo_item["id"])
             at_phone = viewport is ISSUE_PHONE  # there, the longest message only: does it wrap within the screen
             for kind, upload in files.items() if not at_phone else [("corrupt", files["corrupt"])]:
                 card.locator("input[type=file]").set_input_files(upload)
                 page.wait_for_function("(text) => document.getElementById('screen-message').textContent === text",
                                        arg=REFUSALS[lang][kind])
-            quantity = page.locator(f"article[data-item='{counted['id']}']")
+            quantity = show_item(page, counted["id"])
             quantity.locator("input[value=pass]").check()
             quantity.locator("input[name=observed]").fill("2.5")
             quantity.locator(".item-status", has_text=REFUSALS[lang]["half"]).wait_for()

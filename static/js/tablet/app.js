@@ -17,12 +17,12 @@ export function pageUser() {
 /** Boot the page's shared parts; resolves with the page user. */
 export async function boot() {
   const user = pageUser();
-  await put('meta', user.userId, 'last-user').catch(() => {});
-  const persisted = await askPersistence();
+  const [persisted, token] = await Promise.all([askPersistence(), deviceToken(user.userId),
+                                                put('meta', user.userId, 'last-user').catch(() => {})]);
   const note = document.getElementById('storage-note');
   if (note) note.textContent = persisted ? gettext('Almacenamiento persistente concedido: el navegador no borrará el trabajo guardado.')
     : gettext('El navegador puede borrar datos guardados si falta espacio: instale la app y sincronice a menudo.');
-  if (navigator.onLine && !(await deviceToken(user.userId))) {
+  if (navigator.onLine && !token) {
     try { await enrollDevice(user.userId, user.csrf); } catch (error) { /* offline or session gone: the badge says so */ }
   }
   badge(user);

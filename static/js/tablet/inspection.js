@@ -1,15 +1,16 @@
 // The inspection screen, rendered from the device's store: every change is saved on the tablet at
 // once (no reload, no network needed) and queued for the server; progress per topic, "next
 // unanswered", the article's text a tap away, photos, both drawn signatures, closing and interrupting.
-import { boot, enable } from './app.js';
-import { asBlob, byInspection, get, newId, put, storableBytes, StorageFull } from './store.js';
+// A topic's cards are made when it is opened (the first one with work left opens by itself).
+import { boot, enable, pageUser } from './app.js';
+import { asBlob, byInspection, get, inspectionRecords, newId, put, storableBytes, StorageFull } from './store.js';
 import { takeAboard } from './aboard.js';
-import { discardPhoto, enqueue, enqueueAnswer, pendingFor, remove } from './outbox.js';
+import { discardPhoto, enqueue, keepAnswer, pendingFor, remove } from './outbox.js';
 import { preparePhoto } from './photos.js';
 import { signaturePad } from './signature.js';
 import { closingProblems, closingSummary, itemBound } from './rules.js';
 import { answerChanged, closingMissing, isClosed, isStarted, itemStatus, newAnswer, openItems, photoLabel, progress, topicGroups,
-         withRemotePhotos } from './screen.js';
+         topicKey, withRemotePhotos } from './screen.js';
 import { watch, whileNotSending } from './sync.js';
 import { gettext } from '../i18n.js';
 import { formatDay, formatMoment, pageLanguage } from '../formats.js';
@@ -19,7 +20,7 @@ const term = (group, value) => (terms[group] && terms[group][value]) || value;
 const lang = pageLanguage();
 const id = Number((/\/inspecciones\/(\d+)/.exec(location.pathname) || [])[1]);
 const root = document.getElementById('inspection');
-const state = { user: null, pkg: null, work: null, answers: new Map(), photos: new Map(), urls: new Map() };
+const state = { user: pageUser(), pkg: null, work: null, answers: new Map(), photos: new Map(), urls: new Map() };
 
 function el(tag, attrs = {}, ...children) {
   const node = document.createElement(tag);
@@ -55,12 +56,18 @@ const photosOf = (itemId) => state.photos.get(itemId) || [];
 
 // --- loading --------------------------------------------------------------------------------------
 
-async function load() {
-  state.pkg = await get('packages', id);
-  if (!state.pkg && navigator.onLine) {
-    try { state.pkg = await takeAboard(state.user.userId, id); } catch (error) { /* shown below */ }
+/** The inspection from the device's store (taken aboard now if it is missing and there is signal, once `booted`). */
+async function load(booted) {
+  let kept = await inspectionRecords(id);
+  if (!kept.pkg && navigator.onLine) {
+    try {
+      await booted;  // the device token first
+      await takeAboard(state.user.userId, id);
+      kept = await inspectionRecords(id);
+    } catch (error) { /* shown below */ }
   }
-  state.work = (await get('work', id)) || null;
+  state.pkg = kept.pkg;
+  state.work = kept.work || null;
   if (!state.pkg) {
     if (state.work && closed()) { renderClosedOnly(); return false; }
     root.replaceChildren(el('section', { class: 'card' },
@@ -74,8 +81,8 @@ async function load() {
     state.work = { id, user_id: state.user.userId, title: `${p.vessel.name} · ${p.vessel.registration}`,
                    kind: p.inspection.kind, signatures: {}, closing: null, interrupt: null };
   }
-  (await byInspection('answers', id)).forEach((a) => state.answers.set(a.item_id, a));
-  (await byInspection('photos', id)).forEach((ph) => {
+  kept.answers.forEach((a) => state.answers.set(a.item_id, a));
+  kept.photos.forEach((ph) => {
     if (!state.photos.has(ph.item_id)) state.photos.set(ph.item_id, []);
     state.photos.get(ph.item_id).push(ph);
   });
@@ -102,13 +109,15 @@ function render() {
   groups().forEach((g) => body.append(topicSection(g)));
   parts.push(body, closingCard(), interruptCard());
   root.replaceChildren(...parts.filter(Boolean));
+  const first = openItems(items(), state.answers)[0] || items()[0];
+  if (first) openTopic(topicKey(first));
   state.pads = {
     inspector: signaturePad(document.getElementById('sig-inspector'), (url) => setSignature('inspector', url)),
     master: signaturePad(document.getElementById('sig-master'), (url) => setSignature('master', url)),
   };
   state.pads.inspector.show(state.work.signatures.inspector);
   state.pads.master.show(state.work.signatures.master);
-  refresh();
+  refresh([]);  // the open topic's cards were brought up to date as they were made
 }
 
 const groups = () => topicGroups(items());
@@ -154,10 +163,52 @@ function topicNav() {
 
 const cssId = (text) => String(text).replace(/[^A-Za-z0-9_-]/g, '-');
 
+/** A topic, closed: its cards are made when it is first opened, so the screen lays out only the topics in use. */
 function topicSection(group) {
-  return el('section', { class: 'topic-block', id: `topic-${cssId(group.key)}` },
-    el('h2', { class: 'topic-title' }, group.title, ' ', el('span', { class: 'muted topic-count', 'data-topic': group.key })),
-    group.items.map(itemCard));
+  const section = el('details', { class: 'topic-block', id: `topic-${cssId(group.key)}`,
+                                  ontoggle: () => { if (section.open) buildTopic(section, group); } },
+    el('summary', { class: 'topic-summary' },
+      el('h2', { class: 'topic-title' }, group.title, ' ', el('span', { class: 'muted topic-count', 'data-topic': group.key }))));
+  return section;
+}
+
+/** Make a topic's cards, once, up to date with their answers and photos. */
+function buildTopic(section, group) {
+  if (section.dataset.built) return;
+  section.dataset.built = '1';
+  section.append(...group.items.map(itemCard));
+  group.items.forEach(refreshItem);
+}
+
+/** Open the topic of `key` (making its cards); returns its section. */
+function openTopic(key) {
+  const group = groups().find((g) => g.key === key);
+  const section = document.getElementById(`topic-${cssId(key)}`);
+  if (!group || !section) return null;
+  buildTopic(section, group);
+  section.open = true;
+  return section;
+}
+
+/** Show what an address names (#item-… or #topic-…) on this screen, opening its topic first. */
+function showTarget(hash) {
+  const [, kind, name] = /^#(item|topic)-(.+)$/.exec(hash) || [];
+  if (!kind || !state.pkg) return null;
+  const key = decodeURIComponent(name);
+  const item = kind === 'item' ? items().find((i) => i.id === key) : null;
+  const group = kind === 'topic' ? groups().find((g) => cssId(g.key) === key) : null;
+  const section = item ? openTopic(topicKey(item)) : group && openTopic(group.key);
+  const target = item ? document.getElementById(`item-${item.id}`) : section;
+  if (target) target.scrollIntoView({ block: 'start' });
+  return target;
+}
+
+/** Links to an item or a topic open it before the browser looks for it. */
+function followLinks(event) {
+  const link = event.target.closest('a[href^="#item-"], a[href^="#topic-"]');
+  if (!link || !showTarget(link.hash)) return;
+  event.preventDefault();
+  history.replaceState(null, '', link.hash);
 }
 
 function itemCard(item) {
@@ -390,7 +441,7 @@ function enableWork() {
   root.querySelectorAll('#items [disabled], #cerrar [disabled]').forEach(enable);
   root.querySelectorAll('.photo-button.disabled, .signature-pad.disabled').forEach((node) => node.classList.remove('disabled'));
   document.getElementById('cerrar').after(interruptCard());
-  refresh();
+  refresh([]);  // the cards say the same started or not: the counts and the closing change
 }
 
 function readCard(item) {
@@ -419,10 +470,8 @@ async function changed(item) {
   const photos = photosOf(item.id).map((p) => p.sha256);
   if (!answerChanged(before, values, photos)) return;
   const answer = newAnswer(item, { inspectionId: id, clientId: newId(), values, photos, recordedAt: new Date().toISOString() });
-  const sendable = answer.state === 'pending';
   state.answers.set(item.id, answer);
-  await saving(() => put('answers', answer));
-  if (sendable) await enqueueAnswer(state.user.userId, id, item.id);
+  await saving(() => keepAnswer(state.user.userId, answer));
   refresh([item]);
 }
 
@@ -484,15 +533,18 @@ async function setSignature(role, dataUrl) {
   await saving(() => put('work', state.work));
 }
 
+/** The first item to answer after the card being read (in checklist order, then from the top), shown and focused. */
 function nextUnanswered() {
-  const cards = [...document.querySelectorAll('#items .item')];
-  const openIds = new Set(openItems(items(), state.answers).map((item) => item.id));
-  const open = cards.filter((c) => openIds.has(c.dataset.item));
+  const open = openItems(items(), state.answers);
   if (!open.length) { document.getElementById('cerrar').scrollIntoView(); return; }
   const here = window.scrollY + 80;
-  const next = open.find((c) => c.getBoundingClientRect().top + window.scrollY > here) || open[0];
-  next.scrollIntoView({ block: 'start' });
-  const radio = next.querySelector('input[type=radio]');
+  const reading = [...document.querySelectorAll('#items details[open] > .item')]
+    .filter((c) => c.getBoundingClientRect().top + window.scrollY <= here).pop();
+  const order = items().map((item) => item.id);
+  const from = reading ? order.indexOf(reading.dataset.item) : -1;
+  const next = open.find((item) => order.indexOf(item.id) > from) || open[0];
+  const card = showTarget(`#item-${next.id}`);
+  const radio = card && card.querySelector('input[type=radio]');
   if (radio) radio.focus({ preventScroll: true });
 }
 
@@ -652,9 +704,13 @@ async function reread() {
   refresh();
 }
 
-boot().then(async (user) => {
-  state.user = user;
-  if (await load()) render();
+// The store is read while the page boots (the worker, the token, the sync engine): the screen does not wait for both.
+const booted = boot();
+const rendered = load(booted).then((loaded) => loaded && render());
+Promise.all([booted, rendered]).then(() => {
+  root.addEventListener('click', followLinks);
+  window.addEventListener('hashchange', () => showTarget(location.hash));
+  showTarget(location.hash);
   let pending = null;
   watch(() => { clearTimeout(pending); pending = setTimeout(reread, 150); });
   root.dataset.ready = '1';

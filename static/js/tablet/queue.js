@@ -33,23 +33,33 @@ export function readyEntries(queue) {
 /** The outbox kept in `store`; `wake()` is told of every new or retried entry. */
 export function outboxOn(store, { now, wake = async () => {} }) {
   /** Queue one entry; returns it with its sequence number. */
+  const fresh = (entry) => ({ state: STATES.pending, attempts: 0, reason: null, queued_at: new Date(now()).toISOString(), ...entry });
+
   async function enqueue(entry) {
-    const record = { state: STATES.pending, attempts: 0, reason: null, queued_at: new Date(now()).toISOString(), ...entry };
+    const record = fresh(entry);
     record.seq = await store.put('outbox', record);
     await wake();
     return record;
   }
 
-  /** Queue the item's answer unless it is already queued; a refused one is tried again. */
-  async function enqueueAnswer(userId, inspectionId, itemId) {
-    const queue = await store.byInspection('outbox', inspectionId);
-    const queued = queue.find((e) => e.type === 'answer' && e.item_id === itemId);
-    if (queued) {
-      if (queued.state !== STATES.pending) await store.put('outbox', { ...queued, state: STATES.pending, reason: null });
-      await wake();
-      return queued;
-    }
-    return enqueue({ type: 'answer', user_id: userId, inspection_id: inspectionId, item_id: itemId });
+  /**
+   * Keep an item's answer and, when it can be sent (`pending`), queue it unless it is queued already (a refused one
+   * is tried again): one transaction, so an answer is never kept without its entry, nor queued unkept.
+   */
+  async function keepAnswer(userId, answer) {
+    const sendable = answer.state === 'pending';
+    await store.transact(['answers', 'outbox'], async (tx) => {
+      const outbox = tx.objectStore('outbox');
+      const queued = sendable ? (await outbox.index('by_inspection').getAll(answer.inspection_id))
+        .find((e) => e.type === 'answer' && e.item_id === answer.item_id) : null;
+      tx.objectStore('answers').put(answer);
+      if (sendable && !queued) {
+        outbox.put(fresh({ type: 'answer', user_id: userId, inspection_id: answer.inspection_id, item_id: answer.item_id }));
+      } else if (queued && queued.state !== STATES.pending) {
+        outbox.put({ ...queued, state: STATES.pending, reason: null });
+      }
+    });
+    if (sendable) await wake();
   }
 
   /** Every entry, oldest first. */
@@ -90,5 +100,5 @@ export function outboxOn(store, { now, wake = async () => {} }) {
     });
   }
 
-  return { enqueue, enqueueAnswer, entries, pendingFor, markFailed, retry, remove, discardPhoto };
+  return { enqueue, keepAnswer, entries, pendingFor, markFailed, retry, remove, discardPhoto };
 }

@@ -80,6 +80,14 @@ export const del = (store, key) => withDB((db) => db.delete(store, key));
 export const all = (store) => withDB((db) => db.getAll(store));
 export const byInspection = (store, id) => withDB((db) => db.getAllFromIndex(store, 'by_inspection', id));
 
+/** What the inspection screen opens with, read in one transaction: its package, work, answers and photos. */
+export const inspectionRecords = (id) => withDB((db) => {
+  const tx = db.transaction(['packages', 'work', 'answers', 'photos']);
+  const mine = (store) => tx.objectStore(store).index('by_inspection').getAll(id);
+  return Promise.all([tx.objectStore('packages').get(id), tx.objectStore('work').get(id), mine('answers'), mine('photos')])
+    .then(([pkg, work, answers, photos]) => ({ pkg, work, answers, photos }));
+});
+
 /** Several writes in one transaction: all of them land or none (`fn(tx)` only queues requests). */
 export function transact(stores, fn) {
   return withDB(async (db) => {
