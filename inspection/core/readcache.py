@@ -94,7 +94,11 @@ def raw_row(sql: str, args=()) -> tuple | None:
 
 # The kinds of data a cache keys on, by the model whose writes redraw their stamp. Access: who a bearer
 # token is and whether it still opens anything (a new token changes no cached answer, so its insert does not).
-STAMPED = {"Vessel": "registry", "User": "access", "ApiToken": "access"}
+# Keys: the published signing keys. Certificates: every record a police verdict is derived from (the
+# certificate, and its vessel's detentions and deficiencies), so a revocation or suspension changes the key
+# of every cached verdict in its own transaction.
+STAMPED = {"Vessel": "registry", "User": "access", "ApiToken": "access", "SigningKey": "keys",
+           "Certificate": "certificates", "Detention": "certificates", "Deficiency": "certificates"}
 UNSTAMPED_INSERTS = {"ApiToken"}
 _MEMO = "baliza.stamps"
 _WROTE = "baliza.stamps_written"
