@@ -101,6 +101,7 @@ STAMPED = {"Vessel": "registry", "User": "access", "ApiToken": "access", "Signin
            "Certificate": "certificates", "Detention": "certificates", "Deficiency": "certificates"}
 UNSTAMPED_INSERTS = {"ApiToken"}
 _MEMO = "baliza.stamps"
+STAMPS_TABLE = DataStamp.__tablename__
 _WROTE = "baliza.stamps_written"
 
 
@@ -115,8 +116,15 @@ def data_stamp(name: str) -> int | None:
         table = DataStamp.__table__
         memo[_MEMO] = dict(db.session.connection().execute(sa.select(table.c.name, table.c.stamp)).all())
     elif _MEMO not in memo:  # below the ORM: no transaction is begun for a read that needs none
-        memo[_MEMO] = dict(raw_rows("SELECT name, stamp FROM data_stamps"))
+        memo[_MEMO] = dict(raw_rows(f"SELECT name, stamp FROM {STAMPS_TABLE}"))
     return memo[_MEMO].get(name)
+
+
+def note_stamps(pairs) -> None:
+    """Take the (name, stamp) pairs another statement of this request read before it read any data (the rate
+    limit's count brings them in its round trip), so the request's data_stamp() needs no read of its own."""
+    if has_request_context() and not request.environ.get(_WROTE):
+        request.environ.setdefault(_MEMO, dict(pairs))
 
 
 def _redraw(session, names: set[str]) -> None:
