@@ -74,7 +74,7 @@ def patch_owner(changes, owner_id):
 
 
 @blp.route("/vessels")
-@blp.arguments(VesselQuery, location="query")
+@blp.arguments(VesselQuery(), location="query")  # an instance: given the class, webargs builds one every request
 @blp.response(200, page_schema(VesselSchema, "VesselPage"))
 @require("admin", "inspector", "owner", "police")
 def list_vessels(args):
