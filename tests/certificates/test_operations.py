@@ -437,9 +437,9 @@ def test_public_answers_carry_no_owner_or_inspector_data(client, crew, issued, d
     inspector = crew["inspector"]
     public = [client.get(f"/api/v1/verify/{issued['token']}").get_data(as_text=True),
               client.get(f"/v/{issued['token']}").get_data(as_text=True)]
-    for text in public:
+    for shown in public:
         for secret in (owner.name, owner.tax_id, owner.email, inspector.username, "Cap. Benítez", "Insp. Demo"):
-            assert secret not in text
+            assert secret not in shown
     assert set(client.get(f"/api/v1/verify/{issued['token']}").json["certificate"]) == {
         "number", "kind", "revision", "registration", "vessel_name", "issued_on", "valid_until", "days_left",
         "office_code", "office_name", "restrictions"}  # a restriction is the law's (art. 73), nobody's data
