@@ -1,5 +1,5 @@
 """Certificates for authorised users; keys, status list and verification for everyone."""
-from flask import Response
+from flask import Response, current_app
 from flask_smorest import Blueprint
 from sqlalchemy.orm import joinedload
 
@@ -13,6 +13,7 @@ from inspection.certificates.operations import (
     reinstate_certificate,
     revoke_certificate,
     suspend_certificate,
+    verdict_stamps,
     verify_certificate_token,
 )
 from inspection.certificates.schemas import (
@@ -32,7 +33,7 @@ from inspection.core.office import current_office
 from inspection.i18n.language import current_language
 from inspection.i18n.messages import Msg
 from inspection.media.configured import media_storage
-from inspection.web.api_common import binary, json_response, paginate
+from inspection.web.api_common import binary, cached_json, json_bytes, json_response, paginate
 from inspection.web.schemas import NoteSchema, page_schema
 
 blp = Blueprint("api_certificates", __name__, description="Certificados y verificación")
@@ -158,8 +159,16 @@ def get_status_list():
 @blp.response(200, VerificationSchema)
 def get_verify(token):
     """Public verification of a QR token: the verdict and the certificate's particulars, nothing personal."""
+    # Kept per process under the token, the day, the language and the stamps of what the answer derives from
+    # (verdict_stamps): a revocation redraws them in its own transaction, so the next scan on any server sees it.
+    today, lang = office_today(), current_language()
+    return cached_json("verdicts", (token, today, lang, *verdict_stamps()), lambda: _verdict(token, today, lang),
+                       size=current_app.config["VERIFY_CACHE_SIZE"])
+
+
+def _verdict(token: str, today, lang: str) -> bytes:
+    """The police answer's JSON bytes; a token that is no Baliza certificate is a clear 400 (never kept)."""
     try:
-        answer = verify_certificate_token(token, office_today(), current_office().name, current_language())
+        return json_bytes(verify_certificate_token(token, today, current_office().name, lang))
     except MalformedToken:
         raise DomainError(Msg("El código no es un certificado de Baliza legible."))
-    return json_response(answer, 200)

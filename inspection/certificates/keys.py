@@ -4,7 +4,7 @@ Private keys never enter a table that an endpoint reads, a log line or the repos
 retires the office's current one; retired public keys stay published so older certificates verify.
 
 Several worker processes serve one database, and `flask keys new` runs in yet another: the key
-set is the database's, and a process's cache of it is checked against the table on every use.
+set is the database's, and a process's cache of it is checked against the keys' stamp on every use.
 """
 import os
 from dataclasses import dataclass, field, replace
@@ -26,7 +26,7 @@ from inspection.certificates.signing import (
 )
 from inspection.core.exceptions import Conflict
 from inspection.core.extensions import db
-from inspection.core.readcache import raw_row
+from inspection.core.readcache import cached, data_stamp
 from inspection.core.models import SigningKey
 from inspection.core.office import Office
 from inspection.i18n.messages import Msg
@@ -141,38 +141,24 @@ def published_keys() -> list[SigningKey]:
 
 @dataclass
 class KeySet:
-    """One process's copy of the published keys, the table version it was read at, and the checks made with it."""
+    """One process's copy of the published keys and the checks made with it."""
 
-    version: tuple
     keys: dict  # {kid: public key}
     offices: dict  # {kid: office code}
     verified: dict = field(default_factory=dict)  # {token: Verification}, valid for this key set only
 
 
-# Keys are only ever added, and retired when one is added: these numbers change with any change. The
-# key ids (hashes of the keys) also tell a replaced set from the old one with the same counts and
-# times, as after a restore or when tests empty the table.
-_VERSION_SQL = "SELECT count(kid), count(retired_at), max(created_at), min(kid), max(kid) FROM signing_keys"
-
-
-def _key_set_version() -> tuple:
-    """The key table's version, read below the ORM: ~16 µs, where the ORM took ~0.9 ms a scan."""
-    return raw_row(_VERSION_SQL)
-
-
 def key_set() -> KeySet:
-    """The published keys, re-read whenever the table changed since this process last read it.
+    """The published keys, re-read whenever a write of them redrew the keys' stamp (readcache) since this process
+    last read them: the stamps' one read a request tells, and the copy is replaced whole, so threads of a worker
+    never see half of one."""
+    return cached("key_set", data_stamp("keys"), _read_key_set, size=1)
 
-    One small aggregate query per call tells; the cached copy is replaced whole, so threads of a
-    worker never see half of one.
-    """
-    version = _key_set_version()
-    cached = current_app.extensions.get("baliza.key_set")
-    if cached is None or cached.version != version:
-        rows = published_keys()
-        cached = current_app.extensions["baliza.key_set"] = KeySet(
-            version, {k.kid: public_key_from_jwk(k.public_jwk) for k in rows}, {k.kid: k.office_code for k in rows})
-    return cached
+
+def _read_key_set() -> KeySet:
+    """Every published key parsed, with its office."""
+    rows = published_keys()
+    return KeySet({k.kid: public_key_from_jwk(k.public_jwk) for k in rows}, {k.kid: k.office_code for k in rows})
 
 
 def verify_cached(token: str):

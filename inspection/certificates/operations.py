@@ -35,7 +35,7 @@ from inspection.certificates.signing import CertificateClaims, MalformedToken, d
 from inspection.core.audit import record_event
 from inspection.core.exceptions import Conflict, Forbidden, Invalid
 from inspection.core.extensions import db
-from inspection.core.readcache import raw_row
+from inspection.core.readcache import data_stamp, raw_row
 from inspection.core.models import Certificate, CertificateSerial, Deficiency, Detention, Inspection, User
 from inspection.core.office import Office
 from inspection.i18n.labels import standing_key, term_label
@@ -472,6 +472,13 @@ def restrictions_view(codes, lang: str) -> list[dict]:
 def _answer(verdict: str, certificate: dict | None, mismatched: list[str] | None = None) -> dict:
     """The police answer: the verdict, the facts to show (or None) and the claims that differ from the record."""
     return {"verdict": verdict, "certificate": certificate, "mismatched": mismatched or []}
+
+
+def verdict_stamps() -> tuple:
+    """The stamps of every record a verdict is derived from besides its token and the day (readcache.STAMPED): the
+    published keys, and the certificates with their vessels' detentions and deficiencies. A verdict kept under
+    them is never stale: a revocation, suspension, detention or new key redraws one in its own transaction."""
+    return data_stamp("keys"), data_stamp("certificates")
 
 
 def verify_certificate_token(token: str, today: date, office_name: str, lang: str = "es") -> dict:

@@ -29,7 +29,7 @@ DEFAULTS = {
     "MAIL_FROM": None,
     "SMTP_TIMEOUT": 10,  # seconds per connection and command: a dead server fails the send, not the run
     "AUTO_SIGNING_KEY": False,  # make the office's first key on first issue: the demo only (`python app.py`)
-    "VERIFY_CACHE_SIZE": 10_000,  # recent signature checks kept per process; 0 checks every scan
+    "VERIFY_CACHE_SIZE": 10_000,  # recent verdicts and signature checks kept per process; 0 checks every scan
     # bandit B105 reads this name and the two marked below as passwords: two lifetimes and a hash's name.
     "TOKEN_TTL_HOURS": 12,  # nosec B105
     # A tablet's device token outlives a trip up the river offline; its user or an admin revokes it.

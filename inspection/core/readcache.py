@@ -94,9 +94,14 @@ def raw_row(sql: str, args=()) -> tuple | None:
 
 # The kinds of data a cache keys on, by the model whose writes redraw their stamp. Access: who a bearer
 # token is and whether it still opens anything (a new token changes no cached answer, so its insert does not).
-STAMPED = {"Vessel": "registry", "User": "access", "ApiToken": "access"}
+# Keys: the published signing keys. Certificates: every record a police verdict is derived from (the
+# certificate, and its vessel's detentions and deficiencies), so a revocation or suspension changes the key
+# of every cached verdict in its own transaction.
+STAMPED = {"Vessel": "registry", "User": "access", "ApiToken": "access", "SigningKey": "keys",
+           "Certificate": "certificates", "Detention": "certificates", "Deficiency": "certificates"}
 UNSTAMPED_INSERTS = {"ApiToken"}
 _MEMO = "baliza.stamps"
+STAMPS_TABLE = DataStamp.__tablename__
 _WROTE = "baliza.stamps_written"
 
 
@@ -111,8 +116,15 @@ def data_stamp(name: str) -> int | None:
         table = DataStamp.__table__
         memo[_MEMO] = dict(db.session.connection().execute(sa.select(table.c.name, table.c.stamp)).all())
     elif _MEMO not in memo:  # below the ORM: no transaction is begun for a read that needs none
-        memo[_MEMO] = dict(raw_rows("SELECT name, stamp FROM data_stamps"))
+        memo[_MEMO] = dict(raw_rows(f"SELECT name, stamp FROM {STAMPS_TABLE}"))
     return memo[_MEMO].get(name)
+
+
+def note_stamps(pairs) -> None:
+    """Take the (name, stamp) pairs another statement of this request read before it read any data (the rate
+    limit's count brings them in its round trip), so the request's data_stamp() needs no read of its own."""
+    if has_request_context() and not request.environ.get(_WROTE):
+        request.environ.setdefault(_MEMO, dict(pairs))
 
 
 def _redraw(session, names: set[str]) -> None:

@@ -1,5 +1,4 @@
 """Owners and vessels: the fleet registry."""
-from flask import current_app
 from flask_smorest import Blueprint
 from sqlalchemy import or_
 
@@ -8,7 +7,7 @@ from inspection.accounts.auth import api_user, require
 from inspection.core.exceptions import NotFound
 from inspection.core.extensions import db
 from inspection.core.models import Owner, Vessel
-from inspection.core.readcache import cached, data_stamp
+from inspection.core.readcache import data_stamp
 from inspection.i18n.language import current_language
 from inspection.registry.schemas import (
     VESSEL_COLUMNS,
@@ -21,7 +20,7 @@ from inspection.registry.schemas import (
 )
 from inspection.registry.vessel_checklists import vessel_checklist
 from inspection.registry.vessels import create_owner, create_vessel, filter_vessels, update_owner, update_vessel
-from inspection.web.api_common import json_response, paginate, paginate_rows
+from inspection.web.api_common import cached_json, json_bytes, json_response, paginate, paginate_rows
 from inspection.web.schemas import page_schema
 
 blp = Blueprint("api_registry", __name__, description="Registro de armadores y buques")
@@ -75,7 +74,7 @@ def patch_owner(changes, owner_id):
 
 
 @blp.route("/vessels")
-@blp.arguments(VesselQuery, location="query")
+@blp.arguments(VesselQuery(), location="query")  # an instance: given the class, webargs builds one every request
 @blp.response(200, page_schema(VesselSchema, "VesselPage"))
 @require("admin", "inspector", "owner", "police")
 def list_vessels(args):
@@ -86,22 +85,24 @@ def list_vessels(args):
     a repeated list costs no query of its own, not the page, the count and 50 rows made JSON.
     """
     user = api_user()
-    scope = user.owner_id if user.role == "owner" else None  # vessel_scope's only distinction
-    key = (scope, tuple(sorted(args.items())), data_stamp("registry"))
-    body = cached("vessel_list", key, lambda: _vessel_page(user, args), size=VESSEL_PAGES_KEPT)
-    response = current_app.response_class(body, status=200, mimetype="application/json")
-    response.headers["Idempotent-Replayed"] = "false"  # as json_response
-    return response
+    key = (_scope_of(user), tuple(sorted(args.items())), data_stamp("registry"))
+    return cached_json("vessel_list", key, lambda: _vessel_page(user, args), size=VESSEL_PAGES_KEPT)
 
 
 VESSEL_PAGES_KEPT = 64  # pages per process: a few users' lists and searches at a time
+VESSELS_KEPT = 1024  # single vessels per process: a busy office's fleet
+
+
+def _scope_of(user):
+    """What decides which vessels `user` sees, as a cache key: an owner's fleet, else all (vessel_scope)."""
+    return user.owner_id if user.role == "owner" else None
 
 
 def _vessel_page(user, args) -> bytes:
     """The JSON bytes of one page of the vessel list as `user` may see it."""
     query = vessel_scope(VESSEL_ROWS, user).order_by(Vessel.registration_key)
     page = paginate_rows(filter_vessels(query, args), args)
-    return json_response({**page, "items": [vessel_row_json(row) for row in page["items"]]}, 200).get_data()
+    return json_bytes({**page, "items": [vessel_row_json(row) for row in page["items"]]})
 
 
 @blp.route("/vessels", methods=["POST"])
@@ -120,10 +121,18 @@ def post_vessel(values):
 @require("admin", "inspector", "owner", "police")
 def get_vessel(vessel_id):
     """One vessel with its particulars, read as a plain row (no Vessel built for a read); 404 outside one's scope."""
-    row = db.session.execute(vessel_scope(VESSEL_ROWS.where(Vessel.id == vessel_id), api_user())).one_or_none()
+    # Kept per process like the list: a query of its own only when the registry's stamp moved.
+    user = api_user()
+    key = (_scope_of(user), vessel_id, data_stamp("registry"))
+    return cached_json("vessel_detail", key, lambda: _vessel_detail(user, vessel_id), size=VESSELS_KEPT)
+
+
+def _vessel_detail(user, vessel_id: int) -> bytes:
+    """The JSON bytes of one vessel if `user` may see it, else 404."""
+    row = db.session.execute(vessel_scope(VESSEL_ROWS.where(Vessel.id == vessel_id), user)).one_or_none()
     if row is None:
         raise NotFound()
-    return json_response(vessel_row_json(row), 200)
+    return json_bytes(vessel_row_json(row))
 
 
 @blp.route("/vessels/<int:vessel_id>", methods=["PATCH"])

@@ -1,14 +1,15 @@
 """Helpers shared by the API blueprints: pagination and once-only writes keyed by client_id."""
 
-from flask import jsonify
+from flask import current_app, jsonify
 from flask_smorest.fields import Upload
 from marshmallow import Schema
 
 from inspection.core.client_requests import body_hash, first_result, prior_result, remember_result
 from inspection.core.extensions import db
+from inspection.core.readcache import cached
 from inspection.media.configured import photo_limits
 
-__all__ = ["binary", "body_hash", "first_result", "json_response", "paginate", "paginate_rows", "prior_result", "remember_result",
+__all__ = ["binary", "body_hash", "cached_json", "first_result", "json_bytes", "json_response", "paginate", "paginate_rows", "prior_result", "remember_result",
            "run_once"]
 
 
@@ -61,6 +62,20 @@ def json_response(body: dict, status: int, replayed: bool = False):
     response.status_code = status
     response.headers["Idempotent-Replayed"] = "true" if replayed else "false"
     return response
+
+
+def cached_json(name: str, key, compute, size: int):
+    """A 200 JSON response of the bytes `compute()` makes, kept per process under `key` (readcache.cached): the
+    key must hold every stamp and argument the body depends on; a refusal compute() raises is never kept."""
+    response = current_app.response_class(cached(name, key, compute, size=size), status=200,
+                                          mimetype="application/json")
+    response.headers["Idempotent-Replayed"] = "false"  # as json_response
+    return response
+
+
+def json_bytes(body: dict) -> bytes:
+    """The bytes json_response would send for `body` (to keep in a cache)."""
+    return json_response(body, 200).get_data()
 
 
 class PhotoFileSchema(Schema):

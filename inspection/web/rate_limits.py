@@ -13,8 +13,9 @@ The per-username sign-in lockout (auth.py) is counted the same way, in the same 
 What a count costs (issue 22: a durable commit per police scan held verification to 0.07 of a bare
 app). On PostgreSQL the table is UNLOGGED and each count is its own autocommitted statement on a
 connection of its own with `synchronous_commit=off`: exact across workers and servers (the row lock
-serialises concurrent hits), one round trip, no WAL flush. A crash of the database server empties the
-counters, which only restarts every window: nothing else lives in that table. On SQLite (the embedded,
+serialises concurrent hits), one round trip, no WAL flush; the same round trip reads the request's data
+stamps (readcache), so a police scan answered from the kept verdicts makes no other. A crash of the database
+server empties the counters, which only restarts every window: nothing else lives in that table. On SQLite (the embedded,
 single-machine default) the count runs in the request's own session and commits at once, since a second
 connection would wait on the request's write lock.
 
@@ -41,7 +42,7 @@ from inspection.core.clock import office_now
 from inspection.core.exceptions import DomainError
 from inspection.core.extensions import db, ping_when_idle
 from inspection.core.models import RateCounter, UTCDateTime
-from inspection.core.readcache import raw_rows
+from inspection.core.readcache import STAMPS_TABLE, note_stamps, raw_rows
 from inspection.i18n.messages import Msg
 
 UNITS = {"second": 1, "minute": 60, "hour": 3600, "day": 86400}
@@ -113,11 +114,13 @@ _PURGE = sa.text("DELETE FROM rate_counters WHERE window_started_at < :before").
     sa.bindparam("before", type_=UTCDateTime))
 
 
-def count_hit(bucket: str, now: datetime, window: timedelta) -> tuple[int, datetime]:
+def count_hit(bucket: str, now: datetime, window: timedelta, stamps: bool = False) -> tuple[int, datetime]:
     """Count one request in `bucket`'s window (a new one once `window` has passed): (hits so far, window start).
 
     One upsert, committed at once (module docstring: how, on each database): it runs first in the request,
-    and a request refused later, or one that only reads, must still have counted.
+    and a request refused later, or one that only reads, must still have counted. `stamps`: on PostgreSQL
+    the same round trip reads the data stamps for the request (readcache.note_stamps), for a count made before
+    the request read anything else.
     """
     params = {"bucket": bucket, "now": now, "ended": now - window}
     purge = _purge_due(now)
@@ -129,16 +132,25 @@ def count_hit(bucket: str, now: datetime, window: timedelta) -> tuple[int, datet
         return hits, started
     # Below SQLAlchemy's Connection: building and running the statement through it cost more than the round trip.
     engine = _counting_engine()
-    hits, started = raw_rows(_compiled(_COUNT), params, engine)[0]
+    rows = raw_rows(_count_and_stamps() if stamps else _compiled(_COUNT), params, engine)
+    if stamps:
+        note_stamps(row[2:] for row in rows if row[2] is not None)
     if purge is not None:
         raw_rows(_compiled(_PURGE), {"before": purge}, engine)
-    return hits, started
+    return rows[0][0], rows[0][1]
 
 
 @functools.cache
 def _compiled(statement) -> str:
     """A fixed statement's SQL in psycopg's parameter style (timestamps bind as aware datetimes as they are)."""
     return str(statement.compile(dialect=postgresql.dialect()))
+
+
+@functools.cache
+def _count_and_stamps() -> str:
+    """The count, and every data stamp beside it in one row each (a police scan's one round trip)."""
+    return (f"WITH hit AS ({_compiled(_COUNT)}) SELECT hit.hits, hit.window_started_at, stamp.name, stamp.stamp "
+            f"FROM hit LEFT JOIN {STAMPS_TABLE} stamp ON true")
 
 
 PURGE_EVERY = timedelta(minutes=1)
@@ -184,7 +196,7 @@ def check_rate_limit():
     if limit is None:
         return None
     now = office_now()
-    hits, started = count_hit(f"{scoped[0]}:{request.remote_addr or '-'}"[:120], now, limit.window)
+    hits, started = count_hit(f"{scoped[0]}:{request.remote_addr or '-'}"[:120], now, limit.window, stamps=True)
     if hits <= limit.count:
         return None
     wait = max(1, math.ceil((started + limit.window - now).total_seconds()))

@@ -16,6 +16,7 @@ import uuid
 from datetime import datetime, timezone
 
 from flask import Flask, g, request
+from sqlalchemy import inspect
 
 request_log = logging.getLogger("baliza.request")
 _request_id = contextvars.ContextVar("baliza_request_id", default=None)
@@ -42,13 +43,18 @@ def request_id_from(header: str | None) -> str:
 
 
 def redact_path(path: str, view_args: dict | None = None) -> str:
-    """The path with every secret segment replaced by [redacted]."""
+    """The path with every secret segment replaced by [redacted].
+
+    A path that matched a route (`view_args`, even empty) carries its secrets as route arguments; only one
+    that matched none is read by shape."""
+    if view_args is None:
+        for pattern, replacement in _SECRET_PATHS:
+            path = pattern.sub(replacement, path)
+        return path
     for name in SECRET_ARGS:
-        value = (view_args or {}).get(name)
+        value = view_args.get(name)
         if isinstance(value, str) and value:
             path = path.replace(value, REDACTED)
-    for pattern, replacement in _SECRET_PATHS:
-        path = pattern.sub(replacement, path)
     return path
 
 
@@ -102,15 +108,13 @@ def _install_handler(app: Flask) -> None:
     app.logger.removeHandler(default_handler)
 
 
-def _user_id():
+def _user_id(environ: dict):
     """The caller's id if this request already looked it up (never a query just for the log).
 
     Read from the row's identity, not its attribute: after a rollback (a database outage answered
     503) the attribute is expired, and loading it would query the database that just went away.
     """
-    from sqlalchemy import inspect
-
-    user = request.environ.get("baliza.user") or g.get("_login_user")
+    user = environ.get("baliza.user") or g.get("_login_user")
     state = inspect(user, raiseerr=False) if user is not None else None
     return state.identity[0] if state is not None and state.identity else None
 
@@ -123,26 +127,27 @@ def register_request_log(app: Flask) -> None:
 
     @app.before_request
     def _start():
-        request.environ["baliza.started"] = time.perf_counter()
-        request.environ["baliza.request_id"] = request_id = request_id_from(request.headers.get("X-Request-ID"))
-        request.environ["baliza.request_id_token"] = _request_id.set(request_id)
+        environ = request.environ
+        environ["baliza.started"] = time.perf_counter()
+        environ["baliza.request_id"] = request_id = request_id_from(environ.get("HTTP_X_REQUEST_ID"))
+        environ["baliza.request_id_token"] = _request_id.set(request_id)
 
     @app.after_request
     def _log(response):
-        request_id = request.environ.get("baliza.request_id")
+        req = request._get_current_object()  # read once: every proxied attribute costs a context lookup
+        environ = req.environ
+        request_id = environ.get("baliza.request_id")
         if request_id is None:
             return response
         response.headers["X-Request-ID"] = request_id
-        started = request.environ.get("baliza.started", time.perf_counter())
-        path = redact_path(request.path, request.view_args)
         if request_log.isEnabledFor(logging.INFO):  # made by hand: logging's caller lookup was a third of the hook
+            started = environ.get("baliza.started", time.perf_counter())
+            method, path, status = req.method, redact_path(req.path, req.view_args), response.status_code
             request_log.handle(request_log.makeRecord(
-                request_log.name, logging.INFO, __file__, 0, "%s %s %s", (request.method, path, response.status_code),
-                None, "_log", {"request_id": request_id, "method": request.method, "path": path,
-                               "status": response.status_code,
-                               "duration_ms": round((time.perf_counter() - started) * 1000, 2),
-                               "user_id": _user_id(), "remote_addr": request.remote_addr,
-                               "bytes": response.content_length}))
+                request_log.name, logging.INFO, __file__, 0, "%s %s %s", (method, path, status), None, "_log",
+                {"request_id": request_id, "method": method, "path": path, "status": status,
+                 "duration_ms": round((time.perf_counter() - started) * 1000, 2), "user_id": _user_id(environ),
+                 "remote_addr": req.remote_addr, "bytes": response.content_length}))
         return response
 
     @app.teardown_request

@@ -8,6 +8,7 @@ from datetime import date, datetime, timedelta, timezone
 import pypdfium2
 import pytest
 import zxingcpp
+from sqlalchemy import update
 
 from inspection.certificates.numbering import format_number, parse_number
 from inspection.certificates.operations import (
@@ -28,7 +29,7 @@ from inspection.certificates.signing import (
     sign_certificate,
 )
 from inspection.certificates.status_list import verify_status_list
-from inspection.core.models import AuditEvent, Certificate
+from inspection.core.models import AuditEvent, Certificate, Deficiency
 from inspection.law.legal_terms import TermPractice
 from tests.fixtures.inspections import answer_all, schedule, submit
 from tests.fixtures.pages import text
@@ -436,9 +437,9 @@ def test_public_answers_carry_no_owner_or_inspector_data(client, crew, issued, d
     inspector = crew["inspector"]
     public = [client.get(f"/api/v1/verify/{issued['token']}").get_data(as_text=True),
               client.get(f"/v/{issued['token']}").get_data(as_text=True)]
-    for text in public:
+    for shown in public:
         for secret in (owner.name, owner.tax_id, owner.email, inspector.username, "Cap. Benítez", "Insp. Demo"):
-            assert secret not in text
+            assert secret not in shown
     assert set(client.get(f"/api/v1/verify/{issued['token']}").json["certificate"]) == {
         "number", "kind", "revision", "registration", "vessel_name", "issued_on", "valid_until", "days_left",
         "office_code", "office_name", "restrictions"}  # a restriction is the law's (art. 73), nobody's data
@@ -564,3 +565,32 @@ def test_certificate_lists_do_not_query_per_row(client, crew, issued, count_quer
         assert submit(client, crew, inspection_id).json["certificate"]
     assert client.get("/api/v1/certificates", headers=crew["oh"]).json["total"] == 4
     assert count_queries(load) == one
+
+
+# --- kept verdicts: a scan's answer is kept per process, and every record it is derived from tells ------------
+
+def test_a_kept_valid_verdict_changes_at_the_next_scan_whatever_wrote_the_change(client, crew, started, issued, db):
+    """Each write below goes around the API, as another server or a shell would: the kept 'valid' never outlives it."""
+    url = f"/api/v1/verify/{issued['token']}"
+    assert client.get(url).json["verdict"] == "valid"  # kept from here on
+    deficiency = Deficiency(inspection_id=started[0], vessel_id=crew["vessel"].id, item_id="x",
+                            source="Ley", article="208", description="Vía de agua", action="detained",
+                            detainable=True)
+    db.session.add(deficiency)
+    db.session.commit()
+    assert client.get(url).json["verdict"] == "suspended"
+    deficiency.status = "closed"
+    db.session.commit()
+    assert client.get(url).json["verdict"] == "valid"
+    db.session.execute(update(Certificate).where(Certificate.number == issued["number"])
+                       .values(revoked_at=datetime.now(timezone.utc)))  # a bulk write, no object flushed
+    db.session.commit()
+    assert client.get(url).json["verdict"] == "revoked"
+
+
+def test_a_kept_verdict_is_the_day_s(client, issued, set_clock):
+    url = f"/api/v1/verify/{issued['token']}"
+    assert client.get(url).json["verdict"] == "valid"
+    after = date.fromisoformat(issued["valid_until"]) + timedelta(days=1)
+    set_clock(datetime.combine(after, datetime.min.time(), timezone.utc) + timedelta(hours=12))
+    assert client.get(url).json["verdict"] == "expired"

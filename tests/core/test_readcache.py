@@ -1,16 +1,22 @@
 """Stamps: every write of a stamped kind redraws its stamp in the writing transaction, and nothing else does."""
-from datetime import timedelta
+from datetime import date, timedelta
 
 from sqlalchemy import update
 
 from inspection.accounts.auth import issue_token
-from inspection.core.models import ApiToken, Vessel, utcnow
+from inspection.certificates.keys import create_signing_key
+from inspection.core.models import ApiToken, Detention, Vessel, utcnow
 from inspection.core.readcache import data_stamp
 
 
 def stamps():
     """Both stamps as the database holds them now (outside a request nothing is remembered)."""
     return data_stamp("registry"), data_stamp("access")
+
+
+def verdict_stamps():
+    """The stamps a kept police verdict is keyed on, and the registry's, as the database holds them now."""
+    return data_stamp("keys"), data_stamp("certificates"), data_stamp("registry")
 
 
 def test_a_vessel_written_any_way_redraws_the_registry_stamp_only(app, db, make_vessel):
@@ -54,3 +60,24 @@ def test_a_request_that_wrote_reads_the_stamp_its_own_transaction_drew(app, db, 
         db.session.flush()  # not committed: only this transaction sees the new stamp
         assert data_stamp("registry") != before
         db.session.rollback()
+
+
+def test_keys_and_the_records_of_a_verdict_redraw_their_own_stamps(app, db, records, make_vessel, make_user):
+    vessel, inspector = make_vessel(), make_user("inspector")
+    db.session.commit()
+    before = verdict_stamps()
+    create_signing_key("PGP", utcnow())
+    db.session.commit()
+    keys = verdict_stamps()
+    assert keys[0] != before[0] and keys[1:] == before[1:]
+    certificate = records["certificate"](vessel, inspector, "seguridad", date(2026, 11, 20), date(2027, 5, 20))
+    db.session.commit()
+    issued = verdict_stamps()
+    assert issued[1] != keys[1] and (issued[0], issued[2]) == keys[::2]
+    db.session.add(Detention(vessel_id=vessel.id, reason="Vía de agua", decided_by_id=inspector.id))
+    db.session.commit()
+    assert verdict_stamps()[1] != issued[1]
+    detained = verdict_stamps()[1]
+    certificate.revoked_at = utcnow()
+    db.session.commit()
+    assert verdict_stamps()[1] != detained

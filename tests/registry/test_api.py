@@ -183,6 +183,23 @@ def test_the_cached_list_of_one_owner_is_never_another_owners(client, as_role, m
     assert [v["id"] for v in client.get("/api/v1/vessels", headers=two_headers).json["items"]] == [theirs.id]
 
 
+def test_a_kept_vessel_is_served_until_it_changes_and_never_outside_its_owner_s_fleet(client, admin, as_role,
+                                                                                      make_vessel, count_queries):
+    (one, one_headers), (_, two_headers) = as_role("owner"), as_role("owner")
+    vessel = make_vessel(name="Aurora", owner_id=one.owner_id)
+    url = f"/api/v1/vessels/{vessel.id}"
+    served = []
+    fresh = count_queries(lambda: served.append(client.get(url, headers=admin)))
+    cached = count_queries(lambda: served.append(client.get(url, headers=admin)))
+    assert served[0].data == served[1].data and served[1].json["name"] == "Aurora"
+    assert cached == 1 < fresh  # the stamps only: not the vessel's row
+    assert client.get(url, headers=one_headers).json["name"] == "Aurora"
+    assert client.get(url, headers=two_headers).status_code == 404  # kept for staff and its owner, not for another
+    assert client.patch(url, json={"name": "Aurora II"}, headers=admin).status_code == 200
+    assert client.get(url, headers=admin).json["name"] == "Aurora II"
+    assert client.get(url, headers=one_headers).json["name"] == "Aurora II"
+
+
 def test_owner_cannot_create_vessels_or_owners(client, as_role, make_owner):
     user, headers = as_role("owner")
     assert client.post("/api/v1/vessels", json={**VESSEL, "owner_id": user.owner_id}, headers=headers).status_code == 403

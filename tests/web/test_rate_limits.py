@@ -147,3 +147,17 @@ def test_concurrent_scans_from_one_address_are_counted_exactly(app, db):
 def test_counters_are_kept_out_of_the_write_ahead_log_on_postgresql(app, db):
     persistence = db.session.execute(text("SELECT relpersistence FROM pg_class WHERE relname = 'rate_counters'"))
     assert persistence.scalar_one() == "u"
+
+
+@pytest.mark.skipif(not POSTGRES, reason="PostgreSQL only: SQLite counts in the request's own session")
+def test_the_count_brings_the_stamps_so_a_kept_verdict_costs_no_other_read(app, client, crew, issued, db,
+                                                                           count_queries):
+    url = f"/api/v1/verify/{issued['token']}"
+    assert client.get(url, environ_base=from_ip("10.0.3.1")).json["verdict"] == "valid"  # kept from here on
+    served = []
+    assert count_queries(lambda: served.append(client.get(url, environ_base=from_ip("10.0.3.1")))) == 0
+    assert served[0].json["verdict"] == "valid"
+    revoked = client.post(f"/api/v1/certificates/{issued['number']}/revoke", json={"reason": "Datos falsos"},
+                          headers=crew["admin"])
+    assert revoked.status_code == 200
+    assert client.get(url, environ_base=from_ip("10.0.3.1")).json["verdict"] == "revoked"  # the count's stamps moved
