@@ -53,7 +53,7 @@ if TEST_DATABASE_URL:
     os.environ["BALIZA_TEST_DATABASE_URL"] = TEST_DATABASE_URL  # servers the tests start use the worker's too
 
 # Builders shared by several test packages: fixtures come from these plugins, never from another test module.
-pytest_plugins = ["tests.fixtures.inspections"]
+pytest_plugins = ["tests.fixtures.inspections", "tests.fixtures.fleets"]
 
 
 def pytest_configure(config):
@@ -138,11 +138,43 @@ def app(_app):
         yield _app
         _db.session.rollback()
         _db.session.remove()
-        with _db.engine.begin() as conn:
-            for table in reversed(_db.metadata.sorted_tables):
-                conn.execute(table.delete())
-        _app.extensions.pop("baliza_readcache", None)  # emptied tables take the stamps too: forget what was kept
+        empty_tables(_app)
     _app.config.update({"WTF_CSRF_ENABLED": False})
+
+
+def empty_tables(app) -> None:
+    """Delete every row (children first) and forget the read caches, whose stamps went with the rows."""
+    with _db.engine.begin() as conn:
+        for table in reversed(_db.metadata.sorted_tables):
+            conn.execute(table.delete())
+    app.extensions.pop("baliza_readcache", None)
+
+
+def saved_rows() -> dict:
+    """Every table's committed rows, parents first and in key order: state built once, for restore_rows."""
+    with _db.engine.connect() as conn:
+        return {table: [dict(row) for row in conn.execute(table.select().order_by(*table.primary_key.columns)).mappings()]
+                for table in _db.metadata.sorted_tables}
+
+
+def restore_rows(rows: dict) -> None:
+    """Put back rows taken by saved_rows into empty tables (ids as they were; files in storage were never removed)."""
+    with _db.engine.begin() as conn:
+        for table, table_rows in rows.items():
+            if table_rows:
+                conn.execute(table.insert(), table_rows)
+
+
+def shared_state(_app, build) -> tuple:
+    """Run build() once (the operations, committed) and keep (its result, the rows it wrote); the tables are emptied
+    again, so a test restores the rows (restore_rows) and gets the same state fresh, free to change it."""
+    with _app.app_context():
+        result = build()
+        _db.session.commit()
+        rows = saved_rows()
+        _db.session.remove()
+        empty_tables(_app)
+    return result, rows
 
 
 @pytest.fixture
