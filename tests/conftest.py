@@ -458,9 +458,8 @@ def pass_and_close(inspection, inspector, at, on):
     return result
 
 
-@pytest.fixture
-def certify(staff):
-    """certify(vessel, kind): a passed inspection closed on 30 Nov 2026 and its certificate (the operations)."""
+def certify_for(staff: dict):
+    """certify(vessel, kind): `staff`'s passed inspection closed on 30 Nov 2026 and its certificate (the operations)."""
     from inspection.inspections.operations import schedule_inspection
 
     def run(vessel, kind="seguridad"):
@@ -469,6 +468,12 @@ def certify(staff):
         return pass_and_close(inspection, inspector, CERTIFIED_AT, CERTIFIED_ON)["certificate"]
 
     return run
+
+
+@pytest.fixture
+def certify(staff):
+    """certify(vessel, kind) by the test's admin and inspector (certify_for)."""
+    return certify_for(staff)
 
 
 class Inbox:
