@@ -208,20 +208,22 @@ def db(app):
 _seq = count(1)
 
 
+def new_owner(**overrides):
+    """An owner (committed; inside an app context); overrides win. The make_owner fixture, for state built once."""
+    from inspection.registry.vessels import create_owner
+
+    n = next(_seq)
+    values = {"name": f"Armador {n}", "tax_id": f"800{n:05d}-1", "email": f"a{n}@example.com",
+              "phone": None, "address": None, **overrides}
+    owner = create_owner(values)
+    _db.session.commit()
+    return owner
+
+
 @pytest.fixture
 def make_owner(app):
     """Build an owner; overrides win."""
-    from inspection.registry.vessels import create_owner
-
-    def make(**overrides):
-        n = next(_seq)
-        values = {"name": f"Armador {n}", "tax_id": f"800{n:05d}-1", "email": f"a{n}@example.com",
-                  "phone": None, "address": None, **overrides}
-        owner = create_owner(values)
-        _db.session.commit()
-        return owner
-
-    return make
+    return new_owner
 
 
 VESSEL_DEFAULTS = {
@@ -233,40 +235,44 @@ VESSEL_DEFAULTS = {
 }
 
 
-@pytest.fixture
-def make_vessel(app, make_owner):
-    """Build a vessel (and an owner if none is given); overrides win."""
+def new_vessel(**overrides):
+    """A vessel (and an owner if none is given), committed; overrides win. The make_vessel fixture."""
     from inspection.registry.vessels import create_vessel
 
-    def make(**overrides):
-        n = next(_seq)
-        if "owner_id" not in overrides:
-            overrides["owner_id"] = make_owner().id
-        values = {**VESSEL_DEFAULTS, "registration": f"PY-{n:05d}", "name": f"Buque {n}", **overrides}
-        vessel = create_vessel(values)
-        _db.session.commit()
-        return vessel
+    n = next(_seq)
+    if "owner_id" not in overrides:
+        overrides["owner_id"] = new_owner().id
+    values = {**VESSEL_DEFAULTS, "registration": f"PY-{n:05d}", "name": f"Buque {n}", **overrides}
+    vessel = create_vessel(values)
+    _db.session.commit()
+    return vessel
 
-    return make
+
+@pytest.fixture
+def make_vessel(app):
+    """Build a vessel (and an owner if none is given); overrides win."""
+    return new_vessel
 
 
 PASSWORD = "correct-horse-battery"
 
 
-@pytest.fixture
-def make_user(app, make_owner):
-    """Build a user of a role (an owner user gets its own armador unless one is given)."""
+def new_user(role="admin", username=None, owner_id=None, **kw):
+    """A user of a role (an owner user gets its own armador unless one is given), committed. The make_user fixture."""
     from inspection.accounts.users import create_user
 
-    def make(role="admin", username=None, owner_id=None, **kw):
-        n = next(_seq)
-        if role == "owner" and owner_id is None:
-            owner_id = make_owner().id
-        user = create_user(username or f"{role}{n}", PASSWORD, role, owner_id=owner_id, **kw)
-        _db.session.commit()
-        return user
+    n = next(_seq)
+    if role == "owner" and owner_id is None:
+        owner_id = new_owner().id
+    user = create_user(username or f"{role}{n}", PASSWORD, role, owner_id=owner_id, **kw)
+    _db.session.commit()
+    return user
 
-    return make
+
+@pytest.fixture
+def make_user(app):
+    """Build a user of a role (an owner user gets its own armador unless one is given)."""
+    return new_user
 
 
 @pytest.fixture
@@ -401,10 +407,15 @@ def data_dir(tmp_path):
     return target
 
 
+def new_staff() -> dict:
+    """An admin and an inspector (the staff fixture)."""
+    return {"admin": new_user("admin"), "inspector": new_user("inspector", full_name="Insp. Benítez")}
+
+
 @pytest.fixture
-def staff(make_user):
+def staff(app):
     """An admin and an inspector."""
-    return {"admin": make_user("admin"), "inspector": make_user("inspector", full_name="Insp. Benítez")}
+    return new_staff()
 
 
 CERTIFIED_AT = datetime(2026, 11, 30, 15, 0, tzinfo=timezone.utc)

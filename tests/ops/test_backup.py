@@ -16,7 +16,7 @@ from inspection.core.extensions import db as _db
 from inspection.core.models import Inspection, Photo
 from inspection.media.storage import LocalStorage
 from inspection.ops.backup import is_postgresql, table_counts
-from tests.conftest import restore_rows, shared_state
+from tests.conftest import certify_for, new_staff, new_vessel, restore_rows, shared_state
 
 
 def _admin_dsn(url: str) -> str:
@@ -76,24 +76,9 @@ def back_up_two_certified_vessels(runner, make_vessel, certify, dest):
 def backup_built(_app, tmp_path_factory):
     """The state and its backup built once for the module, since the tests only read them or break a copy:
     (backup folder, rows); photos and signatures stay in the session's local media folder."""
-    from inspection.accounts.users import create_user
-    from inspection.registry.vessels import create_owner, create_vessel
-    from tests.conftest import PASSWORD, VESSEL_DEFAULTS, certify_for
-
-    registrations = iter(range(1, 100))
-
-    def make_vessel(name):
-        n = next(registrations)
-        owner = create_owner({"name": f"Armador {n}", "tax_id": f"8{n:07d}-1", "email": None, "phone": None,
-                              "address": None})
-        _db.session.flush()
-        return create_vessel({**VESSEL_DEFAULTS, "registration": f"PY-B{n:04d}", "name": name, "owner_id": owner.id})
-
     def build():
-        staff = {"admin": create_user("jefa", PASSWORD, "admin"),
-                 "inspector": create_user("inspector", PASSWORD, "inspector", full_name="Insp. Benítez")}
-        return back_up_two_certified_vessels(_app.test_cli_runner(), make_vessel, certify_for(staff),
-                                             tmp_path_factory.mktemp("backup") / "backup")
+        return back_up_two_certified_vessels(_app.test_cli_runner(), lambda name: new_vessel(name=name),
+                                             certify_for(new_staff()), tmp_path_factory.mktemp("backup") / "backup")
 
     return shared_state(_app, build)
 
