@@ -165,6 +165,13 @@ def restore_rows(rows: dict) -> None:
                 conn.execute(table.insert(), table_rows)
 
 
+def replace_rows(app, rows: dict) -> None:
+    """Within a test, move to another saved state: forget the session's objects, empty the tables, restore `rows`."""
+    _db.session.remove()
+    empty_tables(app)
+    restore_rows(rows)
+
+
 def shared_state(_app, build) -> tuple:
     """Run build() once (the operations, committed) and keep (its result, the rows it wrote); the tables are emptied
     again, so a test restores the rows (restore_rows) and gets the same state fresh, free to change it."""
