@@ -157,12 +157,20 @@ def saved_rows() -> dict:
                 for table in _db.metadata.sorted_tables}
 
 
-def restore_rows(rows: dict) -> None:
-    """Put back rows taken by saved_rows into empty tables (ids as they were; files in storage were never removed)."""
+def restore_rows(rows: dict, since: dict | None = None) -> None:
+    """Put back rows taken by saved_rows into empty tables (ids as they were; files in storage were never removed);
+    with `since` (rows saved earlier in the same build, already restored), only what was added or changed after it."""
     with _db.engine.begin() as conn:
         for table, table_rows in rows.items():
-            if table_rows:
-                conn.execute(table.insert(), table_rows)
+            keys = [column.name for column in table.primary_key.columns]
+            before = {tuple(row[k] for k in keys): row for row in (since or {}).get(table, [])}
+            added = [row for row in table_rows if tuple(row[k] for k in keys) not in before]
+            if added:
+                conn.execute(table.insert(), added)
+            for row in table_rows:
+                old = before.get(tuple(row[k] for k in keys))
+                if old is not None and old != row:
+                    conn.execute(table.update().where(*(table.c[k] == row[k] for k in keys)).values(row))
 
 
 def replace_rows(app, rows: dict) -> None:
@@ -362,8 +370,13 @@ def count_queries(sql_statements):
 
 
 @pytest.fixture
-def records(app, make_user):
+def records(app):
     """Builders writing inspections, certificates and answers as rows (read models' tests), with a signing key."""
+    return new_records()
+
+
+def new_records() -> dict:
+    """The records fixture, for state built once: a signing key "k-test", an admin, and the row builders."""
     import uuid
     from datetime import datetime, timezone
 
@@ -372,7 +385,7 @@ def records(app, make_user):
     recorded_at = datetime(2026, 11, 20, 12, 0, tzinfo=timezone.utc)
     _db.session.add(SigningKey(kid="k-test", office_code="PGP", public_jwk={}))
     _db.session.flush()
-    admin = make_user("admin")
+    admin = new_user("admin")
     serial = iter(range(1, 10_000))
 
     def inspection(vessel, inspector, on, kind="seguridad", status="submitted"):
