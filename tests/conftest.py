@@ -1,6 +1,8 @@
 """Fixtures: one app per test session on SQLite (or BALIZA_TEST_DATABASE_URL), clean tables per test.
 
-Builders return functions (`make_vessel(**overrides)`) so each test states only what matters to it.
+Builders return functions (`make_vessel(**overrides)`) so each test states only what matters to it. State that is
+costly to build and that several tests only read is built once per module with the same builders (shared_state)
+and its rows restored for each test (restore_rows), so every test still starts from it fresh.
 """
 import os
 import socket
