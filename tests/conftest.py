@@ -1,6 +1,8 @@
 """Fixtures: one app per test session on SQLite (or BALIZA_TEST_DATABASE_URL), clean tables per test.
 
-Builders return functions (`make_vessel(**overrides)`) so each test states only what matters to it.
+Builders return functions (`make_vessel(**overrides)`) so each test states only what matters to it. State that is
+costly to build and that several tests only read is built once per module with the same builders (shared_state)
+and its rows restored for each test (restore_rows), so every test still starts from it fresh.
 """
 import os
 import socket
@@ -53,7 +55,7 @@ if TEST_DATABASE_URL:
     os.environ["BALIZA_TEST_DATABASE_URL"] = TEST_DATABASE_URL  # servers the tests start use the worker's too
 
 # Builders shared by several test packages: fixtures come from these plugins, never from another test module.
-pytest_plugins = ["tests.fixtures.inspections"]
+pytest_plugins = ["tests.fixtures.inspections", "tests.fixtures.fleets"]
 
 
 def pytest_configure(config):
@@ -138,11 +140,58 @@ def app(_app):
         yield _app
         _db.session.rollback()
         _db.session.remove()
-        with _db.engine.begin() as conn:
-            for table in reversed(_db.metadata.sorted_tables):
-                conn.execute(table.delete())
-        _app.extensions.pop("baliza_readcache", None)  # emptied tables take the stamps too: forget what was kept
+        empty_tables(_app)
     _app.config.update({"WTF_CSRF_ENABLED": False})
+
+
+def empty_tables(app) -> None:
+    """Delete every row (children first) and forget the read caches, whose stamps went with the rows."""
+    with _db.engine.begin() as conn:
+        for table in reversed(_db.metadata.sorted_tables):
+            conn.execute(table.delete())
+    app.extensions.pop("baliza_readcache", None)
+
+
+def saved_rows() -> dict:
+    """Every table's committed rows, parents first and in key order: state built once, for restore_rows."""
+    with _db.engine.connect() as conn:
+        return {table: [dict(row) for row in conn.execute(table.select().order_by(*table.primary_key.columns)).mappings()]
+                for table in _db.metadata.sorted_tables}
+
+
+def restore_rows(rows: dict, since: dict | None = None) -> None:
+    """Put back rows taken by saved_rows into empty tables (ids as they were; files in storage were never removed);
+    with `since` (rows saved earlier in the same build, already restored), only what was added or changed after it."""
+    with _db.engine.begin() as conn:
+        for table, table_rows in rows.items():
+            keys = [column.name for column in table.primary_key.columns]
+            before = {tuple(row[k] for k in keys): row for row in (since or {}).get(table, [])}
+            added = [row for row in table_rows if tuple(row[k] for k in keys) not in before]
+            if added:
+                conn.execute(table.insert(), added)
+            for row in table_rows:
+                old = before.get(tuple(row[k] for k in keys))
+                if old is not None and old != row:
+                    conn.execute(table.update().where(*(table.c[k] == row[k] for k in keys)).values(row))
+
+
+def replace_rows(app, rows: dict) -> None:
+    """Within a test, move to another saved state: forget the session's objects, empty the tables, restore `rows`."""
+    _db.session.remove()
+    empty_tables(app)
+    restore_rows(rows)
+
+
+def shared_state(_app, build) -> tuple:
+    """Run build() once (the operations, committed) and keep (its result, the rows it wrote); the tables are emptied
+    again, so a test restores the rows (restore_rows) and gets the same state fresh, free to change it."""
+    with _app.app_context():
+        result = build()
+        _db.session.commit()
+        rows = saved_rows()
+        _db.session.remove()
+        empty_tables(_app)
+    return result, rows
 
 
 @pytest.fixture
@@ -176,20 +225,22 @@ def db(app):
 _seq = count(1)
 
 
+def new_owner(**overrides):
+    """An owner (committed; inside an app context); overrides win. The make_owner fixture, for state built once."""
+    from inspection.registry.vessels import create_owner
+
+    n = next(_seq)
+    values = {"name": f"Armador {n}", "tax_id": f"800{n:05d}-1", "email": f"a{n}@example.com",
+              "phone": None, "address": None, **overrides}
+    owner = create_owner(values)
+    _db.session.commit()
+    return owner
+
+
 @pytest.fixture
 def make_owner(app):
     """Build an owner; overrides win."""
-    from inspection.registry.vessels import create_owner
-
-    def make(**overrides):
-        n = next(_seq)
-        values = {"name": f"Armador {n}", "tax_id": f"800{n:05d}-1", "email": f"a{n}@example.com",
-                  "phone": None, "address": None, **overrides}
-        owner = create_owner(values)
-        _db.session.commit()
-        return owner
-
-    return make
+    return new_owner
 
 
 VESSEL_DEFAULTS = {
@@ -201,40 +252,44 @@ VESSEL_DEFAULTS = {
 }
 
 
-@pytest.fixture
-def make_vessel(app, make_owner):
-    """Build a vessel (and an owner if none is given); overrides win."""
+def new_vessel(**overrides):
+    """A vessel (and an owner if none is given), committed; overrides win. The make_vessel fixture."""
     from inspection.registry.vessels import create_vessel
 
-    def make(**overrides):
-        n = next(_seq)
-        if "owner_id" not in overrides:
-            overrides["owner_id"] = make_owner().id
-        values = {**VESSEL_DEFAULTS, "registration": f"PY-{n:05d}", "name": f"Buque {n}", **overrides}
-        vessel = create_vessel(values)
-        _db.session.commit()
-        return vessel
+    n = next(_seq)
+    if "owner_id" not in overrides:
+        overrides["owner_id"] = new_owner().id
+    values = {**VESSEL_DEFAULTS, "registration": f"PY-{n:05d}", "name": f"Buque {n}", **overrides}
+    vessel = create_vessel(values)
+    _db.session.commit()
+    return vessel
 
-    return make
+
+@pytest.fixture
+def make_vessel(app):
+    """Build a vessel (and an owner if none is given); overrides win."""
+    return new_vessel
 
 
 PASSWORD = "correct-horse-battery"
 
 
-@pytest.fixture
-def make_user(app, make_owner):
-    """Build a user of a role (an owner user gets its own armador unless one is given)."""
+def new_user(role="admin", username=None, owner_id=None, **kw):
+    """A user of a role (an owner user gets its own armador unless one is given), committed. The make_user fixture."""
     from inspection.accounts.users import create_user
 
-    def make(role="admin", username=None, owner_id=None, **kw):
-        n = next(_seq)
-        if role == "owner" and owner_id is None:
-            owner_id = make_owner().id
-        user = create_user(username or f"{role}{n}", PASSWORD, role, owner_id=owner_id, **kw)
-        _db.session.commit()
-        return user
+    n = next(_seq)
+    if role == "owner" and owner_id is None:
+        owner_id = new_owner().id
+    user = create_user(username or f"{role}{n}", PASSWORD, role, owner_id=owner_id, **kw)
+    _db.session.commit()
+    return user
 
-    return make
+
+@pytest.fixture
+def make_user(app):
+    """Build a user of a role (an owner user gets its own armador unless one is given)."""
+    return new_user
 
 
 @pytest.fixture
@@ -317,8 +372,13 @@ def count_queries(sql_statements):
 
 
 @pytest.fixture
-def records(app, make_user):
+def records(app):
     """Builders writing inspections, certificates and answers as rows (read models' tests), with a signing key."""
+    return new_records()
+
+
+def new_records() -> dict:
+    """The records fixture, for state built once: a signing key "k-test", an admin, and the row builders."""
     import uuid
     from datetime import datetime, timezone
 
@@ -327,7 +387,7 @@ def records(app, make_user):
     recorded_at = datetime(2026, 11, 20, 12, 0, tzinfo=timezone.utc)
     _db.session.add(SigningKey(kid="k-test", office_code="PGP", public_jwk={}))
     _db.session.flush()
-    admin = make_user("admin")
+    admin = new_user("admin")
     serial = iter(range(1, 10_000))
 
     def inspection(vessel, inspector, on, kind="seguridad", status="submitted"):
@@ -369,10 +429,15 @@ def data_dir(tmp_path):
     return target
 
 
+def new_staff() -> dict:
+    """An admin and an inspector (the staff fixture)."""
+    return {"admin": new_user("admin"), "inspector": new_user("inspector", full_name="Insp. Benítez")}
+
+
 @pytest.fixture
-def staff(make_user):
+def staff(app):
     """An admin and an inspector."""
-    return {"admin": make_user("admin"), "inspector": make_user("inspector", full_name="Insp. Benítez")}
+    return new_staff()
 
 
 CERTIFIED_AT = datetime(2026, 11, 30, 15, 0, tzinfo=timezone.utc)
@@ -426,9 +491,8 @@ def pass_and_close(inspection, inspector, at, on):
     return result
 
 
-@pytest.fixture
-def certify(staff):
-    """certify(vessel, kind): a passed inspection closed on 30 Nov 2026 and its certificate (the operations)."""
+def certify_for(staff: dict):
+    """certify(vessel, kind): `staff`'s passed inspection closed on 30 Nov 2026 and its certificate (the operations)."""
     from inspection.inspections.operations import schedule_inspection
 
     def run(vessel, kind="seguridad"):
@@ -437,6 +501,12 @@ def certify(staff):
         return pass_and_close(inspection, inspector, CERTIFIED_AT, CERTIFIED_ON)["certificate"]
 
     return run
+
+
+@pytest.fixture
+def certify(staff):
+    """certify(vessel, kind) by the test's admin and inspector (certify_for)."""
+    return certify_for(staff)
 
 
 class Inbox:

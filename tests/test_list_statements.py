@@ -11,8 +11,18 @@ from decimal import Decimal
 import pytest
 
 from inspection.core.clock import office_today
+from inspection.core.extensions import db
 from inspection.core.models import ApiToken, Application, Arqueo, ConflictOfInterest, Deficiency, Notice, User
-from tests.conftest import PASSWORD
+from tests.conftest import (
+    PASSWORD,
+    new_owner,
+    new_records,
+    new_user,
+    new_vessel,
+    restore_rows,
+    saved_rows,
+    shared_state,
+)
 
 SMALL, LARGE = 2, 12
 # (path, who asks, how): "bearer" for the API, "session" for a page; {vessel} and {inspector} name the
@@ -66,25 +76,22 @@ def test_every_list_of_the_api_is_in_the_table(client):
     assert list_paths(client.get("/api/v1/openapi.json").json) - covered == set()
 
 
-@pytest.fixture
-def world(app, db, records, make_owner, make_vessel, make_user):
-    """grow(n): n more of every listed kind, each row naming its own vessel, owner and inspector (so a
-    lookup per row would show); the armador owns every other vessel, the agenda inspector has them all."""
-    admin, armador_owner = records["admin"], make_owner()
-    people = {"admin": admin, "owner": make_user("owner", owner_id=armador_owner.id),
-              "inspector": make_user("inspector")}
-    ids = {role: user.id for role, user in people.items()} | {"armador": armador_owner.id}
-    vessels = []  # ids; rows are built fresh in each grow, since the test empties the session between sizes
-
-    def grow(n: int) -> None:
+@pytest.fixture(scope="module")
+def worlds_built(_app):
+    """The world at 2 and at 12 rows of every listed kind, built once, since the cases only read the lists; every
+    row names its own vessel, owner and inspector (so a lookup per row would show), the armador owns every other
+    vessel, the agenda inspector has them all. Each role holds a bearer token and a signed-in page session made
+    at 2 rows. Returns (the world with the rows at 2 as "small", the rows at 12)."""
+    def grow(records, ids: dict, vessels: list, n: int) -> None:
         today = office_today()
         for _ in range(n):
-            vessel = make_vessel(owner_id=ids["armador"] if len(vessels) % 2 else make_owner().id)
+            vessel = new_vessel(owner_id=ids["armador"] if len(vessels) % 2 else new_owner().id)
             vessels.append(vessel.id)
-            inspector = make_user("inspector")
+            inspector = new_user("inspector")
             certificate = records["certificate"](vessel, inspector, "seguridad", today - timedelta(days=30),
                                                  today + timedelta(days=150))
-            records["inspection"](vessel, db.session.get(User, ids["inspector"]), today + timedelta(days=1), status="scheduled")
+            records["inspection"](vessel, db.session.get(User, ids["inspector"]), today + timedelta(days=1),
+                                  status="scheduled")
             db.session.add_all([
                 Deficiency(inspection_id=certificate.inspection_id, vessel_id=vessel.id, item_id="seg.x",
                            source="Ley 928/1927", article="63", description="Falta", action="within_14_days",
@@ -100,35 +107,51 @@ def world(app, db, records, make_owner, make_vessel, make_user):
                                "number": certificate.number, "days": 30, "articles": "seguridad",
                                "valid_until_on": certificate.valid_until.isoformat(),
                                "apply_by_on": (certificate.valid_until - timedelta(days=30)).isoformat()}),
-                ConflictOfInterest(user_id=ids["inspector"], owner_id=make_owner().id, reason="Pariente"),
+                ConflictOfInterest(user_id=ids["inspector"], owner_id=new_owner().id, reason="Pariente"),
                 ApiToken(user_id=ids["admin"], token_hash=uuid.uuid4().hex * 2, kind="device", device_name="Tableta",
                          expires_at=datetime(2100, 1, 1, tzinfo=UTC)),
             ])
             db.session.commit()
 
-    return {"grow": grow, "people": people, "ids": ids, "vessels": vessels}
+    def build():
+        records, armador_owner = new_records(), new_owner()
+        people = {"admin": records["admin"], "owner": new_user("owner", owner_id=armador_owner.id),
+                  "inspector": new_user("inspector")}
+        ids = {role: user.id for role, user in people.items()} | {"armador": armador_owner.id}
+        vessels = []  # ids, the first with every arqueo
+        grow(records, ids, vessels, SMALL)
+        tokens, browsers = {}, {}
+        for role, user in people.items():
+            signing_in = {"username": user.username, "password": PASSWORD}
+            response = _app.test_client().post("/api/v1/auth/token", json=signing_in)
+            assert response.status_code == 201, response.json
+            tokens[role] = {"Authorization": f"Bearer {response.json['token']}"}
+            browsers[role] = _app.test_client()
+            assert browsers[role].post("/login", data=signing_in).status_code == 302
+            browsers[role].get("/cuenta")
+        db.session.commit()
+        world = {"small": saved_rows(), "tokens": tokens, "browsers": browsers, "ids": ids, "vessels": vessels}
+        grow(records, ids, vessels, LARGE - SMALL)
+        return world
+
+    return shared_state(_app, build)
 
 
 @pytest.mark.parametrize("path, who, how", LISTS, ids=[f"{who} {path}" for path, who, _ in LISTS])
-def test_a_list_takes_the_same_statements_for_2_and_12_rows(app, db, client, token_for, world, count_queries,
-                                                            path, who, how):
-    world["grow"](SMALL)
-    user = world["people"][who]
+def test_a_list_takes_the_same_statements_for_2_and_12_rows(app, db, client, worlds_built, count_queries, path, who,
+                                                            how):
+    world, large = worlds_built
+    restore_rows(world["small"])
     path = path.format(vessel=world["vessels"][0], inspector=world["ids"]["inspector"])
-    if how == "bearer":
-        headers = token_for(user)
-    else:
-        headers = {}
-        assert client.post("/login", data={"username": user.username, "password": PASSWORD}).status_code == 302
-        client.get("/cuenta")
+    headers, browser = (world["tokens"][who], client) if how == "bearer" else ({}, world["browsers"][who])
     counts, sizes, responses = {}, {}, []
     for size in (SMALL, LARGE):
         if size == LARGE:
-            world["grow"](LARGE - SMALL)
+            restore_rows(large, since=world["small"])  # the rows grown after the small world, its stamps redrawn
         db.session.rollback()  # each size is read from a new transaction, nothing loaded kept, as a request is
         if how == "bearer":  # the token as a server knows it after its first use (the world's users redraw the stamp)
-            client.get("/api/v1/auth/me", headers=headers)
-        counts[size] = count_queries(lambda: responses.append(client.get(path, headers=headers)))
+            browser.get("/api/v1/auth/me", headers=headers)
+        counts[size] = count_queries(lambda: responses.append(browser.get(path, headers=headers)))
         assert responses[-1].status_code == 200, responses[-1].get_data(as_text=True)[:500]
         sizes[size] = len(responses[-1].get_data())
     assert sizes[LARGE] > sizes[SMALL]  # the rows are there, so the count speaks of them

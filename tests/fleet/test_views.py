@@ -10,9 +10,10 @@ from datetime import date, datetime, timezone
 import pytest
 
 from inspection.core.extensions import db
-from inspection.core.models import Application, Deficiency, FineAssessment
+from inspection.core.models import Application, Certificate, Deficiency, FineAssessment, Inspection, User, Vessel
 from inspection.cycle.applications import apply_for_inspection
 from inspection.inspections.operations import schedule_inspection
+from tests.conftest import certify_for, new_staff, new_user, new_vessel, restore_rows, shared_state
 from tests.fleets import submit_inspection
 from tests.inspections.test_views import text
 
@@ -32,13 +33,48 @@ def owner(make_user):
     return make_user("owner")
 
 
+@pytest.fixture(scope="module")
+def observed_built(_app):
+    """The owner's steamer after a seguridad inspection passed with an observation, built once with the operations
+    for the tests that only read the fleet page on other days: ((owner, vessel, inspection, certificate) ids, rows)."""
+    def build():
+        staff, owner = new_staff(), new_user("owner")
+        vessel = new_vessel(owner_id=owner.owner_id, name="Ñandutí", **STEAMER)
+        inspection, _, certificate = submit_inspection(staff["admin"], staff["inspector"], vessel)
+        return owner.id, vessel.id, inspection.id, certificate.id
+
+    return shared_state(_app, build)
+
+
 @pytest.fixture
-def observed(staff, owner, make_vessel):
-    """The owner's steamer after a seguridad inspection passed with an observation: (vessel, inspection, certificate)."""
-    vessel = make_vessel(owner_id=owner.owner_id, name="Ñandutí", **STEAMER)
-    inspection, _, certificate = submit_inspection(staff["admin"], staff["inspector"], vessel)
-    db.session.commit()
-    return vessel, inspection, certificate
+def observed(app, observed_built):
+    """observed_built's rows restored for this test: (owner user, vessel, inspection, certificate)."""
+    (owner_id, vessel_id, inspection_id, certificate_id), rows = observed_built
+    restore_rows(rows)
+    return (db.session.get(User, owner_id), db.session.get(Vessel, vessel_id), db.session.get(Inspection, inspection_id),
+            db.session.get(Certificate, certificate_id))
+
+
+@pytest.fixture(scope="module")
+def certified_steamer_built(_app):
+    """An owner's steamer with its seguridad and navegabilidad certificates of 30 Nov 2026, built once with the
+    operations for the tests that only read the fleet page on other days: (owner user id, rows)."""
+    def build():
+        owner = new_user("owner")
+        vessel = new_vessel(owner_id=owner.owner_id, **STEAMER)
+        certify = certify_for(new_staff())
+        certify(vessel, "seguridad"), certify(vessel, "navegabilidad")
+        return owner.id
+
+    return shared_state(_app, build)
+
+
+@pytest.fixture
+def certified_steamer(app, certified_steamer_built):
+    """certified_steamer_built's rows restored for this test: {"owner": the owner user}."""
+    owner_id, rows = certified_steamer_built
+    restore_rows(rows)
+    return {"owner": db.session.get(User, owner_id)}
 
 
 # --- the fleet page ------------------------------------------------------------------------------
@@ -58,8 +94,8 @@ def test_owners_land_on_their_fleet(app, owner):
     (date(2026, 12, 16), "vencida hace 2 días", "overdue by 2 days", "quedan 165 días", "165 days left"),
 ])
 def test_the_fleet_page_shows_certificates_deficiencies_and_countdowns(
-        observed, owner, login_as, set_clock, today, countdown_es, countdown_en, days_es, days_en):
-    vessel, inspection, certificate = observed
+        observed, login_as, set_clock, today, countdown_es, countdown_en, days_es, days_en):
+    owner, vessel, inspection, certificate = observed
     set_clock(at(today))
     client = login_as(owner)
     page = text(client.get("/flota"))
@@ -76,9 +112,9 @@ def test_the_fleet_page_shows_certificates_deficiencies_and_countdowns(
     assert days_en in english and "May 30, 2027" in english
 
 
-def test_a_deficiency_reads_in_the_pages_language(observed, owner, login_as, set_clock):
+def test_a_deficiency_reads_in_the_pages_language(observed, login_as, set_clock):
     """Issue 21: /flota?lang=en showed the deficiency's item title in Spanish (the pinned item has its English)."""
-    vessel, inspection, _ = observed
+    owner, _, inspection, _ = observed
     deficiency = db.session.scalar(db.select(Deficiency).filter_by(inspection_id=inspection.id))
     item = next(item for item in inspection.items if item["id"] == deficiency.item_id)
     assert item["title"] != item["title_en"] and deficiency.description.startswith(item["title"])
@@ -95,12 +131,9 @@ def test_a_deficiency_reads_in_the_pages_language(observed, owner, login_as, set
     (date(2027, 4, 30), "Por vencer", "Expiring soon"),
     (date(2027, 5, 31), "Vencido", "Expired"),
 ])
-def test_the_state_chip_says_the_state_in_words(certify, owner, make_vessel, login_as, set_clock, today,
-                                                 state_es, state_en):
-    vessel = make_vessel(owner_id=owner.owner_id, **STEAMER)
-    certify(vessel, "seguridad"), certify(vessel, "navegabilidad")
+def test_the_state_chip_says_the_state_in_words(certified_steamer, login_as, set_clock, today, state_es, state_en):
     set_clock(at(today))
-    client = login_as(owner)
+    client = login_as(certified_steamer["owner"])
     body = client.get("/flota").get_data(as_text=True)
     chip = re.search(r'<span class="state-chip state-(\w+)" data-state="\w+"><span aria-hidden="true">.</span> ([^<]+)</span>',
                      body)

@@ -9,14 +9,9 @@ from inspection.core.extensions import db
 from inspection.core.models import Certificate, Deficiency, User
 from inspection.inspections.operations import schedule_inspection
 from inspection.registry.vessels import create_vessel
-from tests.fleets import NOW, PARTICULARS, PASSWORD, TODAY, seed_fleets
+from tests.fleets import NOW, PARTICULARS, PASSWORD, TODAY
 
 SECRET = "test-secret"  # conftest's SECRET_KEY
-
-
-@pytest.fixture
-def seeded(app):
-    return seed_fleets()
 
 
 def another_vessel(seeded):

@@ -16,6 +16,7 @@ from inspection.core.extensions import db as _db
 from inspection.core.models import Inspection, Photo
 from inspection.media.storage import LocalStorage
 from inspection.ops.backup import is_postgresql, table_counts
+from tests.conftest import certify_for, new_staff, new_vessel, restore_rows, shared_state
 
 
 def _admin_dsn(url: str) -> str:
@@ -62,15 +63,34 @@ def restore_into(app, src):
         return app.test_cli_runner().invoke(args=["restore", str(src)])
 
 
-@pytest.fixture
-def backed_up(app, runner, make_vessel, certify, tmp_path):
-    """Two certified vessels (photos, signatures, certificates) and a backup of it all in tmp/backup."""
+def back_up_two_certified_vessels(runner, make_vessel, certify, dest):
+    """Two certified vessels (photos, signatures, certificates; `make_vessel(name)`) and a backup of it all in `dest`."""
     for name in ("Don Ramón", "Tacuary"):
-        certify(make_vessel(name=name))
-    dest = tmp_path / "backup"
+        certify(make_vessel(name))
     result = runner.invoke(args=["backup", str(dest)])
     assert result.exit_code == 0, result.output
     return dest
+
+
+@pytest.fixture(scope="module")
+def backup_built(_app, tmp_path_factory):
+    """The state and its backup built once for the module, since the tests only read them or break a copy:
+    (backup folder, rows); photos and signatures stay in the session's local media folder."""
+    def build():
+        return back_up_two_certified_vessels(_app.test_cli_runner(), lambda name: new_vessel(name=name),
+                                             certify_for(new_staff()), tmp_path_factory.mktemp("backup") / "backup")
+
+    return shared_state(_app, build)
+
+
+@pytest.fixture
+def backed_up(app, backup_built, tmp_path):
+    """backup_built's rows restored for this test and a copy of its backup in tmp/backup, free to damage."""
+    import shutil
+
+    built, rows = backup_built
+    restore_rows(rows)
+    return shutil.copytree(built, tmp_path / "backup")
 
 
 def backed_up_state(backed_up):
@@ -104,8 +124,11 @@ def test_the_restore_drill_gives_back_every_row_and_every_photo(app, backed_up, 
     assert_restored(app, restored_app, backed_up, LocalStorage(restored_app.config["MEDIA_DIR"]))
 
 
-def test_the_restore_drill_from_a_bucket_into_an_empty_bucket(app, s3_media, backed_up, target_url, tmp_path):
+def test_the_restore_drill_from_a_bucket_into_an_empty_bucket(app, s3_media, runner, make_vessel, certify, target_url,
+                                                              tmp_path):
     """Photos in one SeaweedFS bucket, restored into an empty second bucket and an empty database."""
+    backed_up = back_up_two_certified_vessels(runner, lambda name: make_vessel(name=name), certify,
+                                              tmp_path / "backup")
     assert any(key.startswith(f"{s3_media.prefix}/originals/") for key in s3_media.objects())
     empty = new_bucket(s3_media.server)
     restored_app = restoring_app(target_url, tmp_path, **empty.config())

@@ -14,7 +14,17 @@ from inspection.core.models import Application, AuditEvent, ConflictOfInterest, 
 from inspection.cycle.applications import apply_for_inspection
 from inspection.inspections.operations import schedule_inspection
 from inspection.planning.board import assign_application, assign_vessel, planning_board, week_starts
-from tests.conftest import PASSWORD, VESSEL_DEFAULTS
+from tests.conftest import (
+    PASSWORD,
+    certify_for,
+    new_owner,
+    new_staff,
+    new_vessel,
+    replace_rows,
+    restore_rows,
+    saved_rows,
+    shared_state,
+)
 
 TODAY = date(2027, 4, 15)  # 45 days before the seguridad certificates of 30 Nov 2026 expire (30 May 2027)
 NOON = datetime(2027, 4, 15, 15, 0, tzinfo=timezone.utc)  # 12:00 in Asunción
@@ -31,31 +41,32 @@ def text(response) -> str:
     return re.sub(r"\s+", " ", html.unescape(re.sub(r"<[^>]+>", " ", response.get_data(as_text=True))))
 
 
-@pytest.fixture
-def board_of_size(make_owner, staff, certify):  # noqa: F811
-    """board_of_size(n): n vessels, each with a seguridad certificate expiring 30 May 2027 (an expiry nobody
-    applied for), no navegabilidad certificate (overdue: missing), a pending navegabilidad application and a
-    scheduled hull inspection two weeks after TODAY."""
-    from inspection.registry.vessels import create_vessel
-
-    def build(n):
-        owner = make_owner()
-        for i in range(n):
-            vessel = create_vessel({**VESSEL_DEFAULTS, "registration": f"PL-{owner.id}-{i}", "name": f"B{i}",
-                                    "owner_id": owner.id})
+@pytest.fixture(scope="module")
+def boards_built(_app):
+    """Boards of 3, 6 and 9 rows, built once (each certifying inspection is a whole one): {n: rows}. Each of the n
+    vessels has a seguridad certificate expiring 30 May 2027 (an expiry nobody applied for), no navegabilidad
+    certificate (overdue: missing) and a pending navegabilidad application; the tests only read the board."""
+    def build():
+        staff, rows = new_staff(), {}
+        certify = certify_for(staff)
+        for n in range(1, 10):
+            if n % 3 == 1:
+                owner = new_owner()  # an owner per three rows, as the rows of a real board
+            vessel = new_vessel(registration=f"PL-{n}", name=f"B{n}", owner_id=owner.id)
             certify(vessel)
             apply_for_inspection(staff["admin"], vessel, "navegabilidad", "Concepción", date(2027, 5, 3), TODAY)
-        db.session.commit()
-        return owner
+            if n % 3 == 0:
+                db.session.commit()
+                rows[n] = saved_rows()
+        return rows
 
-    return build
+    return shared_state(_app, build)[0]
 
 
-def test_the_board_takes_the_same_number_of_queries_for_3_and_9_rows(board_of_size, count_queries):
+def test_the_board_takes_the_same_number_of_queries_for_3_and_9_rows(app, boards_built, count_queries):
     queries, boards = {}, {}
     for n in (3, 9):
-        board_of_size(3 if n == 3 else 6)
-        db.session.expire_all()
+        replace_rows(app, boards_built[n])
         queries[n] = count_queries(lambda: boards.setdefault(n, planning_board(TODAY, {}, per_page=50)))
         board = boards[n]
         assert board["pending"].total == len(board["expiries"]) == board["overdue"].total == n
@@ -68,8 +79,8 @@ def test_the_board_takes_the_same_number_of_queries_for_3_and_9_rows(board_of_si
 
 
 @pytest.mark.parametrize("page, sizes", [(1, (4, 4, 4)), (2, (2, 2, 2))])
-def test_each_list_pages_on_its_own(board_of_size, page, sizes):
-    board_of_size(6)
+def test_each_list_pages_on_its_own(app, boards_built, page, sizes):
+    restore_rows(boards_built[6])
     board = planning_board(TODAY, {"pending": page, "expiring": page, "overdue": page}, per_page=4)
     assert (len(board["pending"].items), len(board["expiries"]), len(board["overdue"].items)) == sizes
 
@@ -312,18 +323,29 @@ def _overdue_rows(listing) -> list[tuple]:
             for o in listing.items for k in o["kinds"]]
 
 
+@pytest.fixture(scope="module")
+def overdue_built(_app):
+    """Five vessels for the overdue list, built once (the cases only read it): OV-1 and OV-2 certified (seguridad to
+    30 May 2027), OV-3 with no certificate but a navegabilidad application, OV-4 sail and OV-5 rowing; its rows."""
+    def build():
+        staff = new_staff()
+        certify = certify_for(staff)
+        expired, fine, missing = (new_vessel(registration=f"OV-{n}") for n in (1, 2, 3))
+        new_vessel(registration="OV-4", propulsion="sail")
+        new_vessel(registration="OV-5", propulsion="rowing", fire_hydrants=0, boats=0, cooking="none")
+        for vessel in (expired, fine):
+            certify(vessel)  # seguridad to 30 May 2027
+        apply_for_inspection(staff["admin"], missing, "navegabilidad", "Concepción", date(2027, 6, 10), date(2027, 6, 1))
+
+    return shared_state(_app, build)[1]
+
+
 @pytest.mark.parametrize("page, per_page", [(1, 2), (2, 2), (3, 2), (1, 50)])
-def test_the_overdue_list_paged_in_sql_matches_deciding_every_vessel(make_vessel, certify, staff, page, per_page):  # noqa: F811
+def test_the_overdue_list_paged_in_sql_matches_deciding_every_vessel(app, overdue_built, page, per_page):
     """Stored needs filter and page in SQL; the list equals the one decided in Python from the particulars."""
     from inspection.planning.board import overdue_deciding, overdue_vessels
 
-    expired, fine, missing = make_vessel(registration="OV-1"), make_vessel(registration="OV-2"), make_vessel(registration="OV-3")
-    sailing, rowing = make_vessel(registration="OV-4", propulsion="sail"), make_vessel(
-        registration="OV-5", propulsion="rowing", fire_hydrants=0, boats=0, cooking="none")
-    for vessel in (expired, fine):
-        certify(vessel)  # seguridad to 30 May 2027
-    apply_for_inspection(staff["admin"], missing, "navegabilidad", "Concepción", date(2027, 6, 10), date(2027, 6, 1))
-    db.session.commit()
+    restore_rows(overdue_built)
     day = date(2027, 6, 1)  # every seguridad certificate above has expired
     sql, python = overdue_vessels(day, page, per_page), overdue_deciding(day, page, per_page)
     assert _overdue_rows(sql) == _overdue_rows(python) and sql.total == python.total

@@ -9,6 +9,7 @@ refuses an inline script tag) and run by us; nothing downloads a browser or a sc
 import gzip
 import urllib.request
 import uuid
+from itertools import product
 from pathlib import Path
 
 import pytest
@@ -170,25 +171,24 @@ def test_the_most_used_pages_fit_and_speak_the_chosen_language(site, browser, si
                            ("v_suspendido", f"/v/{site['suspended']['token']}"), ("login", "/login"),
                            ("verificar", f"/verificar#t={site['issued']['token']}")]}
     wrong = []
-    for lang in ("es", "en"):
-        for role, pages in shots.items():
-            context = browser.new_context(viewport=viewport, locale="es-PY")
-            page = context.new_page()
-            sign_in(page, site["origin"], role)
-            for name, path in pages:
-                path = path.replace("#", f"?lang={lang}#") if "#" in path else f"{path}?lang={lang}"
-                page.goto(site["origin"] + path, wait_until="networkidle")
-                if name == "verificar":
-                    page.wait_for_selector("#verdict[data-verdict]", timeout=10_000)
-                seen = page.evaluate("""() => ({lang: document.documentElement.lang,
-                    h1: (document.querySelector('h1') || {}).textContent || '',
-                    wide: document.documentElement.scrollWidth - window.innerWidth,
-                    past: [...document.querySelectorAll('body *')].filter(e => e.getBoundingClientRect().right
-                          > window.innerWidth + 1 && e.parentElement.getBoundingClientRect().right <= window.innerWidth + 1)
-                          .slice(0, 3).map(e => e.tagName + '.' + e.className)})""")
-                if seen["lang"] != lang or not seen["h1"].strip() or seen["wide"] > 0:
-                    wrong.append((name, lang, seen))
-            context.close()
+    for role, pages in shots.items():
+        context = browser.new_context(viewport=viewport, locale="es-PY")
+        page = context.new_page()
+        sign_in(page, site["origin"], role)  # once per role: every address below names its language
+        for lang, (name, path) in product(("es", "en"), pages):
+            path = path.replace("#", f"?lang={lang}#") if "#" in path else f"{path}?lang={lang}"
+            page.goto(site["origin"] + path, wait_until="networkidle")
+            if name == "verificar":
+                page.wait_for_selector("#verdict[data-verdict]", timeout=10_000)
+            seen = page.evaluate("""() => ({lang: document.documentElement.lang,
+                h1: (document.querySelector('h1') || {}).textContent || '',
+                wide: document.documentElement.scrollWidth - window.innerWidth,
+                past: [...document.querySelectorAll('body *')].filter(e => e.getBoundingClientRect().right
+                      > window.innerWidth + 1 && e.parentElement.getBoundingClientRect().right <= window.innerWidth + 1)
+                      .slice(0, 3).map(e => e.tagName + '.' + e.className)})""")
+            if seen["lang"] != lang or not seen["h1"].strip() or seen["wide"] > 0:
+                wrong.append((name, lang, seen))
+        context.close()
     assert wrong == []
 
 

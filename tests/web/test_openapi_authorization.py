@@ -2,12 +2,10 @@
 empty body, is refused for who it is (401/403, 404 outside an owner's fleet) before the body is validated."""
 import re
 
-import pytest
-
 from inspection.accounts.auth import issue_token
 from inspection.core.extensions import db
 from inspection.core.models import utcnow
-from tests.fleets import PASSWORD, seed_fleets
+from tests.fleets import PASSWORD
 
 ROLES = ("anonymous", "admin", "inspector", "owner", "police")
 PUBLIC = "public"  # no login needed
@@ -95,11 +93,6 @@ API_READS = {
 FLEET_ARGS = {"owner_id", "vessel_id", "inspection_id", "deficiency_id", "detention_id", "number", "application_id",
               "fine_id"}
 WRITES = ("post", "put", "patch", "delete")
-
-
-@pytest.fixture
-def seeded(app):
-    return seed_fleets()
 
 
 def api_writes(client) -> dict:
