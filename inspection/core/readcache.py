@@ -116,7 +116,7 @@ def data_stamp(name: str) -> int | None:
         table = DataStamp.__table__
         memo[_MEMO] = dict(db.session.connection().execute(sa.select(table.c.name, table.c.stamp)).all())
     elif _MEMO not in memo:  # below the ORM: no transaction is begun for a read that needs none
-        memo[_MEMO] = dict(raw_rows(f"SELECT name, stamp FROM {STAMPS_TABLE}"))
+        memo[_MEMO] = dict(raw_rows(f"SELECT name, stamp FROM {STAMPS_TABLE}"))  # nosec B608 (the model's table name)
     return memo[_MEMO].get(name)
 
 

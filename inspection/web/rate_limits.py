@@ -14,10 +14,10 @@ What a count costs (issue 22: a durable commit per police scan held verification
 app). On PostgreSQL the table is UNLOGGED and each count is its own autocommitted statement on a
 connection of its own with `synchronous_commit=off`: exact across workers and servers (the row lock
 serialises concurrent hits), one round trip, no WAL flush; the same round trip reads the request's data
-stamps (readcache), so a police scan answered from the kept verdicts makes no other. A crash of the database
-server empties the counters, which only restarts every window: nothing else lives in that table. On SQLite (the embedded,
-single-machine default) the count runs in the request's own session and commits at once, since a second
-connection would wait on the request's write lock.
+stamps (readcache), so a police scan answered from the kept verdicts makes no other. A crash of the
+database server empties the counters, which only restarts every window: nothing else lives in that table.
+On SQLite (the embedded, single-machine default) the count runs in the request's own session and commits
+at once, since a second connection would wait on the request's write lock.
 
 The per-client limit sits in front of the per-account lockout (auth.py): the lockout stops many
 guesses at one username, this stops one address trying many usernames. Verification is generous:
@@ -149,8 +149,9 @@ def _compiled(statement) -> str:
 @functools.cache
 def _count_and_stamps() -> str:
     """The count, and every data stamp beside it in one row each (a police scan's one round trip)."""
-    return (f"WITH hit AS ({_compiled(_COUNT)}) SELECT hit.hits, hit.window_started_at, stamp.name, stamp.stamp "
-            f"FROM hit LEFT JOIN {STAMPS_TABLE} stamp ON true")
+    # Fixed statements only, the values bound: nothing from a request is written into this SQL.
+    return (f"WITH hit AS ({_compiled(_COUNT)}) SELECT hit.hits, hit.window_started_at, "  # nosec B608
+            f"stamp.name, stamp.stamp FROM hit LEFT JOIN {STAMPS_TABLE} stamp ON true")
 
 
 PURGE_EVERY = timedelta(minutes=1)
