@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  answerChanged, closingMissing, isClosed, isStarted, itemStatus, newAnswer, openItems, photoLabel, progress, topicGroups,
+  answerChanged, closingMissing, inLanguage, isClosed, isStarted, itemStatus, newAnswer, openItems, photoLabel, progress, topicGroups,
   withRemotePhotos,
 } from '../../static/js/tablet/screen.js';
 
@@ -16,6 +16,23 @@ const ITEMS = [
 test('topics keep their order and are told apart by checklist', () => {
   assert.deepEqual(topicGroups(ITEMS).map((g) => [g.key, g.items.map((i) => i.id)]),
                    [['seg/fire', ['a', 'b']], ['nav/hull', ['c']], ['nav/fire', ['d']]]);
+});
+
+test('a title two checklists share is followed by the name of its checklist', () => {
+  const named = { seg: 'Seguridad', nav: 'Navegabilidad' };
+  assert.deepEqual(topicGroups(ITEMS, (checklist) => named[checklist]).map((g) => g.title),
+                   ['Incendio · Seguridad', 'Casco', 'Incendio · Navegabilidad']);
+});
+
+test('an item reads in the page language whichever language it was taken aboard in', () => {
+  const spanish = { id: 'x', title: 'Salvavidas', title_en: 'Lifebuoys', topic_title: 'Salvamento', topic_title_en: 'Lifesaving',
+                    unit: 'salvavidas', unit_en: 'lifebuoys', restriction_label: null, restriction_label_en: null };
+  assert.deepEqual([inLanguage(spanish, 'en').title, inLanguage(spanish, 'en').topic_title, inLanguage(spanish, 'en').unit],
+                   ['Lifebuoys', 'Lifesaving', 'lifebuoys']);
+  assert.equal(inLanguage(spanish, 'es').title, 'Salvavidas');
+  const english = { ...spanish, title: 'Lifebuoys', title_es: 'Salvavidas', topic_title: 'Lifesaving', topic_title_es: 'Salvamento' };
+  assert.deepEqual([inLanguage(english, 'es').title, inLanguage(english, 'es').topic_title], ['Salvavidas', 'Salvamento']);
+  assert.equal(inLanguage({ id: 'old', title: 'Sólo español' }, 'en').title, 'Sólo español');  // nothing else to show
 });
 
 test('progress counts only complete answers, overall and per topic', () => {

@@ -11,15 +11,31 @@ export const isClosed = (work) => Boolean(work.closing || work.interrupt);
 /** The key of an item's topic (checklist and topic: two checklists may share a topic name). */
 export const topicKey = (item) => `${item.checklist || ''}/${item.topic}`;
 
-/** The items grouped by topic, in the order they come: [{key, title, checklist, items}]. */
-export function topicGroups(items) {
+/**
+ * An item as a reader of `lang` sees it. A pinned item carries both languages whatever language it was taken
+ * aboard in (`title_en` beside a Spanish title, `title_es` beside an English one), so switching the tablet's
+ * language offline switches the checklist's words too.
+ */
+export function inLanguage(item, lang) {
+  const pick = (field) => item[`${field}_${lang}`] ?? item[field];
+  return { ...item, title: pick('title'), unit: pick('unit'), topic_title: pick('topic_title'),
+           restriction_label: pick('restriction_label') };
+}
+
+/**
+ * The items grouped by topic, in the order they come: [{key, title, checklist, items}]. A title two checklists
+ * share ("Certificados" in seguridad and in documentacion) is followed by its checklist's name, `named(checklist)`.
+ */
+export function topicGroups(items, named = (checklist) => checklist) {
   const found = new Map();
   items.forEach((item) => {
     const key = topicKey(item);
     if (!found.has(key)) found.set(key, { key, title: item.topic_title, checklist: item.checklist, items: [] });
     found.get(key).items.push(item);
   });
-  return [...found.values()];
+  const groups = [...found.values()];
+  const shared = (title) => groups.filter((g) => g.title === title).length > 1;
+  return groups.map((g) => (g.checklist && shared(g.title) ? { ...g, title: `${g.title} · ${named(g.checklist)}` } : g));
 }
 
 /** Whether the item's answer is complete (a result the law's checks accept). */
