@@ -56,10 +56,13 @@ def pinned_items(particulars: dict, kind: str) -> tuple[dict, list[dict]]:
 
 
 def localized_item(item: dict, lang: str) -> dict:
-    """A pinned item with its title, unit, topic and restriction in `lang`."""
+    """A pinned item with its title, unit, topic and restriction in `lang`; the Spanish words stay beside the
+    English ones as `*_es` (as the English stay beside the Spanish as `*_en`), so a tablet can switch offline."""
     if lang == "en":
         return {**item, "title": item["title_en"], "unit": item["unit_en"], "topic_title": item["topic_title_en"],
-                "restriction_label": item.get("restriction_label_en")}
+                "restriction_label": item.get("restriction_label_en"), "title_es": item["title"],
+                "unit_es": item["unit"], "topic_title_es": item["topic_title"],
+                "restriction_label_es": item.get("restriction_label")}
     return item
 
 

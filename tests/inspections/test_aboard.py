@@ -134,11 +134,15 @@ def test_a_scheduled_inspection_carries_what_starting_it_would_pin(client, crew)
     assert package(client, crew, inspection.id).json["pin"] == body["pin"]
 
 
-def test_the_package_is_in_the_requests_language(client, crew):
+def test_the_package_is_in_the_requests_language_and_carries_the_other(client, crew):
+    """In the request's language, with the other language's words beside them: the tablet can switch offline."""
     inspection = plan(crew)
     spanish = package(client, crew, inspection.id).json["items"][0]
     english = package(client, crew, inspection.id, headers={**crew["ih"], "Accept-Language": "en"}).json["items"][0]
     assert spanish["id"] == english["id"] and english["title"] == spanish["title_en"] != spanish["title"]
+    assert (english["title_es"], english["topic_title_es"], english["unit_es"]) == (
+        spanish["title"], spanish["topic_title"], spanish["unit"])
+    assert english["topic_title"] == spanish["topic_title_en"] != spanish["topic_title"]
 
 
 def test_an_inspection_in_progress_carries_its_answers_photos_and_evidence(client, crew):

@@ -409,9 +409,14 @@ def test_offline_the_tablet_pages_come_in_the_language_asked(rig):
 
         assert offline_page(f"/inspecciones/{inspection_id}?lang=en")[0] == "en"
         assert page.locator("#start-button").inner_text() == "Start"
+        first_item = page.locator("#items article.item h3").first
+        english = first_item.inner_text(), page.locator("#items .topic-title").first.inner_text()
         page.screenshot(path=str(SHOTS / "baliza_tablet_offline_en.png"))
         assert offline_page(f"/inspecciones/{inspection_id}?lang=es")[0] == "es"
         assert page.locator("#start-button").inner_text() == "Comenzar"
+        spanish = first_item.inner_text(), page.locator("#items .topic-title").first.inner_text()
+        # taken aboard in Spanish, the checklist's own words follow the page's language too
+        assert english[0] != spanish[0] and english[1].split()[0] != spanish[1].split()[0], (english, spanish)
         assert offline_page("/agenda?lang=en") == ("en", "My inspections")
         assert offline_page(f"/inspecciones/{inspection_id}")[0] == "en"  # no ?lang=: the last language asked
         assert offline_page("/agenda?lang=es") == ("es", "Mis inspecciones")

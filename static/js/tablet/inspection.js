@@ -9,7 +9,7 @@ import { discardPhoto, enqueue, keepAnswer, pendingFor, remove } from './outbox.
 import { preparePhoto } from './photos.js';
 import { signaturePad } from './signature.js';
 import { closingProblems, closingSummary, itemBound } from './rules.js';
-import { answerChanged, closingMissing, isClosed, isStarted, itemStatus, newAnswer, openItems, photoLabel, progress, topicGroups,
+import { answerChanged, closingMissing, inLanguage, isClosed, isStarted, itemStatus, newAnswer, openItems, photoLabel, progress, topicGroups,
          topicKey, withRemotePhotos } from './screen.js';
 import { watch, whileNotSending } from './sync.js';
 import { gettext } from '../i18n.js';
@@ -49,7 +49,12 @@ async function saving(work) {
   }
 }
 
-const items = () => state.pkg.package.items;
+const shown = new WeakMap();  // the package's items -> the same items in the page's language
+const items = () => {
+  const pinned = state.pkg.package.items;
+  if (!shown.has(pinned)) shown.set(pinned, pinned.map((item) => inLanguage(item, lang)));
+  return shown.get(pinned);
+};
 const closed = () => isClosed(state.work);
 const started = () => isStarted(state.pkg, state.work);
 const photosOf = (itemId) => state.photos.get(itemId) || [];
@@ -120,7 +125,7 @@ function render() {
   refresh([]);  // the open topic's cards were brought up to date as they were made
 }
 
-const groups = () => topicGroups(items());
+const groups = () => topicGroups(items(), (checklist) => term('kind', checklist));
 
 function deficienciesCard() {
   const open = state.pkg.package.open_deficiencies || [];
