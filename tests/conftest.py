@@ -64,20 +64,10 @@ def pytest_configure(config):
 
 
 def pytest_collection_modifyitems(config, items):
-    """Mark every test that touches the database, so CI can run exactly those on PostgreSQL; then put the long
-    modules first (Chromium's, then the servers' drills in tests/ops): xdist hands files out in this order, so
-    the short ones fill the gaps at the end instead of one worker finishing a long module alone."""
+    """Mark every test that touches the database, so CI can run exactly those on PostgreSQL."""
     for item in items:
         if "app" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.db)
-    items.sort(key=_length_class)  # stable: each module's tests keep their order
-
-
-def _length_class(item) -> int:
-    """0 for a browser test, 1 for an operations drill (servers started, backups made), 2 for the rest."""
-    if item.get_closest_marker("browser"):
-        return 0
-    return 1 if "/tests/ops/" in str(item.path) else 2
 
 
 def pytest_report_header(config):
