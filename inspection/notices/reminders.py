@@ -215,35 +215,37 @@ def due_drafts(today: date, zone: ZoneInfo, mail: bool) -> tuple[list[Draft], di
     drafts = [Draft(user.id, kind, subject_id, due_on, vessel.id, params)
               for owner_id, kind, subject_id, due_on, vessel, params in owner_found
               for user in users_of.get(owner_id, [])]
-    assignments = db.session.execute(
-        db.select(Inspection, User).options(joinedload(Inspection.vessel))
-        .join(User, User.id == Inspection.inspector_id)
-        .where(Inspection.status == "scheduled", Inspection.scheduled_on >= today, User.active.is_(True))
-        .order_by(Inspection.id)).all()
-    for kind, inspection, inspector in [("assignment", *row) for row in assignments] + _called_off(today):
-        addresses[inspector.id] = inspector.email if mail else None
-        drafts.append(Draft(inspector.id, kind, inspection.id, inspection.scheduled_on, inspection.vessel_id, {
-            **_vessel_params(inspection.vessel), "kind": inspection.kind,
-            "scheduled_on": inspection.scheduled_on.isoformat(), "port": inspection.port,
-            **({"reason": (inspection.cancellation_reason or "").rstrip(".")} if kind == "cancelled" else {})}))
+    for kind, rows in (("assignment", _assigned(today, Inspection.status == "scheduled")),
+                       ("cancelled", _assigned(today, *_CALLED_OFF))):
+        for inspection, inspector in rows:
+            addresses[inspector.id] = inspector.email if mail else None
+            params = {**_vessel_params(inspection.vessel), "kind": inspection.kind,
+                      "scheduled_on": inspection.scheduled_on.isoformat(), "port": inspection.port}
+            if kind == "cancelled":
+                params["reason"] = (inspection.cancellation_reason or "").rstrip(".")
+            drafts.append(Draft(inspector.id, kind, inspection.id, inspection.scheduled_on, inspection.vessel_id,
+                                params))
     return drafts, addresses
 
 
-def _called_off(today: date) -> list[tuple[str, Inspection, User]]:
-    """("cancelled", inspection, inspector) for each assignment the inspector was told of and someone else
-    cancelled, until its date: who cancelled their own knows it already."""
-    told = db.select(Notice.id).where(Notice.user_id == Inspection.inspector_id, Notice.kind == "assignment",
-                                      Notice.subject_id == Inspection.id).exists()
-    by_another = db.select(AuditEvent.id).where(AuditEvent.inspection_id == Inspection.id,
-                                                AuditEvent.action == "inspection.cancelled",
-                                                AuditEvent.user_id != Inspection.inspector_id).exists()
-    rows = db.session.execute(
+# An assignment the inspector was told of and someone else cancelled: who cancelled their own knows it already.
+_CALLED_OFF = (
+    Inspection.status == "cancelled",
+    db.select(Notice.id).where(Notice.user_id == Inspection.inspector_id, Notice.kind == "assignment",
+                               Notice.subject_id == Inspection.id).exists(),
+    db.select(AuditEvent.id).where(AuditEvent.inspection_id == Inspection.id,
+                                   AuditEvent.action == "inspection.cancelled",
+                                   AuditEvent.user_id != Inspection.inspector_id).exists(),
+)
+
+
+def _assigned(today: date, *conditions) -> list:
+    """(inspection, its active inspector) for each inspection dated from `today` on that meets `conditions`."""
+    return db.session.execute(
         db.select(Inspection, User).options(joinedload(Inspection.vessel))
         .join(User, User.id == Inspection.inspector_id)
-        .where(Inspection.status == "cancelled", Inspection.scheduled_on >= today, User.active.is_(True), told,
-               by_another)
+        .where(Inspection.scheduled_on >= today, User.active.is_(True), *conditions)
         .order_by(Inspection.id)).all()
-    return [("cancelled", inspection, inspector) for inspection, inspector in rows]
 
 
 def run_reminders(today: date, now: datetime, zone: ZoneInfo, mail: MailSettings | None,
