@@ -9,6 +9,7 @@ from datetime import date, datetime, timedelta
 from sqlalchemy import and_, case, literal, or_
 
 from inspection.accounts.access import vessel_scope
+from inspection.accounts.users import has_conflict
 from inspection.core.audit import record_event
 from inspection.core.exceptions import Conflict, Forbidden, Invalid, NotFound
 from inspection.core.extensions import db
@@ -16,7 +17,6 @@ from inspection.core.models import (
     DEFICIENCY_STATUSES,
     OPEN_INSPECTIONS,
     Answer,
-    ConflictOfInterest,
     Deficiency,
     Detention,
     Inspection,
@@ -38,13 +38,6 @@ from inspection.registry.vessels import particulars_of, vessel_matches
 from inspection.web.forms import sorted_by
 
 # --- who may act ---------------------------------------------------------------------------------
-
-def has_conflict(inspector: User, owner_id: int) -> bool:
-    """True when the inspector is linked to the owner (art. 214: never inspect your own company)."""
-    return db.session.scalar(
-        db.select(ConflictOfInterest.id).filter_by(user_id=inspector.id, owner_id=owner_id)
-    ) is not None
-
 
 def _refuse_conflict(inspector: User, vessel: Vessel) -> None:
     if has_conflict(inspector, vessel.owner_id):
@@ -120,6 +113,7 @@ def lock_inspection(inspection: Inspection) -> Inspection:
     what the one before it committed. SQLite has no row locks: a writing request already holds the
     whole database (BEGIN IMMEDIATE, extensions.py).
     """
+    db.session.flush()  # a refresh drops the changes this transaction has not yet written
     db.session.refresh(inspection, with_for_update=True)
     return inspection
 
