@@ -268,13 +268,17 @@ def test_the_admin_header_and_tabs_fit_a_390_px_phone(site, browser, lang):
 
 
 def test_the_sections_stay_in_the_header_at_tablet_and_desktop_width(site, browser):
-    """From 601 px the menu is always open and its button hidden: the links as they were, one click away."""
-    for viewport in (TABLET, {"width": 1024, "height": 768}):
+    """From 601 px the menu is always open and its button hidden: the links as they were, one click away; staff's
+    eleven sections under the brand and the account, the header three lines at most (it took four, 208 px)."""
+    for viewport in (TABLET, {"width": 1024, "height": 768}, {"width": 1180, "height": 820}):
         context = browser.new_context(viewport=viewport, locale="es-PY")
         page = context.new_page()
         sign_in(page, site["origin"], "admin")
         page.goto(f"{site['origin']}/buques", wait_until="load")
         assert not page.locator("header details.menu summary").is_visible()
+        assert page.locator("header.top").bounding_box()["height"] < 150, viewport
+        brand, account = page.locator("header .brand").bounding_box(), page.locator("header .top-right").bounding_box()
+        assert abs(brand["y"] - account["y"]) < 10 and page.locator("header nav a").first.bounding_box()["y"] > brand["y"]
         page.locator("header nav a", has_text="Certificados").click()
         page.wait_for_load_state()
         assert page.url == f"{site['origin']}/certificados"
