@@ -72,6 +72,11 @@ TEXTS = {
         N_("Se canceló la inspección de {kind} del buque {vessel} ({registration}) que tenía asignada el "
            "{scheduled_on} en {port}. Motivo: {reason}. No necesita ir a bordo."),
     ),
+    "inspection_cancelled": (
+        N_("{vessel}: se canceló la inspección de {kind} del {scheduled_on}"),
+        N_("La Prefectura canceló la inspección de {kind} del buque {vessel} ({registration}) programada para el "
+           "{scheduled_on} en {port}. Motivo: {reason}. En su flota verá cuándo corresponde la próxima."),
+    ),
 }
 # The apply_by subject on its last days, where "quedan {days} días" would read wrong.
 LAST_DAYS = {0: N_("{vessel}: hoy es el último día para solicitar la inspección de {kind}"),
