@@ -7,7 +7,6 @@ suspension or revocation is not in the lists.
 """
 import datetime as dt
 from dataclasses import dataclass
-from pathlib import Path
 from zoneinfo import ZoneInfo
 
 import pytest
