@@ -445,7 +445,9 @@ def interrupt_inspection(actor: User, inspection: Inspection, reason: str, now: 
     """Stop an inspection that cannot be finished (weather, the vessel sailed), with the reason.
 
     It has no outcome: no certificate, no deficiencies and no re-inspection come of it; the answers so
-    far stay as a record. The assigned inspector, or an admin, decides; the same request again changes nothing.
+    far stay as a record, and an application assigned to it is pending again for planning (reopen_applications),
+    since the owner's vessel still needs its inspection. The assigned inspector, or an admin, decides; the same
+    request again changes nothing.
     """
     if actor.role != "admin":
         require_inspector(actor, inspection)
@@ -454,9 +456,11 @@ def interrupt_inspection(actor: User, inspection: Inspection, reason: str, now: 
         return inspection
     require_status(inspection, "in_progress")
     inspection.status, inspection.interrupted_at, inspection.interruption_reason = "interrupted", now, reason
+    applications = reopen_applications(inspection)
     record_event(actor, "inspection.interrupted", "inspection", inspection.id, inspection_id=inspection.id,
                  details={"reason": reason, "answered": len(current_answers(inspection)),
-                          "items": len(inspection.items or [])})
+                          "items": len(inspection.items or []),
+                          "applications": [{"id": a.id, "status": a.status} for a in applications]})
     return inspection
 
 
