@@ -97,7 +97,8 @@ def wait_until_kept(page, path: str, timeout: float = 30) -> None:
     import time
 
     deadline = time.monotonic() + timeout
-    while not page.evaluate("async (path) => !!(await caches.match(path))", path):
+    # a static file is kept under its fingerprinted URL (?v=…)
+    while not page.evaluate("async (path) => !!(await caches.match(path, { ignoreSearch: true }))", path):
         if time.monotonic() > deadline:
             raise AssertionError(f"{path} never reached the worker's caches")
         page.wait_for_timeout(100)
