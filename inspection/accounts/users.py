@@ -13,8 +13,9 @@ from inspection.i18n.messages import LANGUAGES, Msg
 
 
 def create_user(username: str, password: str, role: str, owner_id: int | None = None,
-                full_name: str = "", language: str = "es", email: str | None = None) -> User:
-    """Add a user with a slow-hashed password; owners must be linked to their armador."""
+                full_name: str = "", language: str = "es", email: str | None = None, unit: str | None = None) -> User:
+    """Add a user with a slow-hashed password; owners must be linked to their armador; a police officer may
+    name his unit (who sees his patrol checks)."""
     username = username.strip().lower()
     if role not in ROLES:
         raise Invalid(errors={"role": [Msg("Rol desconocido: {role}.", role=role)]})
@@ -26,7 +27,7 @@ def create_user(username: str, password: str, role: str, owner_id: int | None = 
         raise Conflict(Msg("Ya existe el usuario {username}.", username=username))
     user = User(username=username, password_hash=hash_password(password), role=role,
                 owner_id=owner_id if role == "owner" else None, full_name=full_name, language=language,
-                email=(email or "").strip() or None)
+                email=(email or "").strip() or None, unit=((unit or "").strip() or None) if role == "police" else None)
     db.session.add(user)
     db.session.flush()
     return user

@@ -72,6 +72,11 @@ TEXTS = {
         N_("Se canceló la inspección de {kind} del buque {vessel} ({registration}) que tenía asignada el "
            "{scheduled_on} en {port}. Motivo: {reason}. No necesita ir a bordo."),
     ),
+    "patrol_retention": (
+        N_("Retención por la patrulla: {craft}"),
+        N_("El agente {officer} retuvo la embarcación {craft} {name} en {place} ({cited}). Vea el control de "
+           "patrulla y decida sobre la retención."),
+    ),
 }
 # The apply_by subject on its last days, where "quedan {days} días" would read wrong.
 LAST_DAYS = {0: N_("{vessel}: hoy es el último día para solicitar la inspección de {kind}"),
