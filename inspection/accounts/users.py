@@ -27,7 +27,9 @@ def create_user(username: str, password: str, role: str, owner_id: int | None = 
         raise Conflict(Msg("Ya existe el usuario {username}.", username=username))
     user = User(username=username, password_hash=hash_password(password), role=role,
                 owner_id=owner_id if role == "owner" else None, full_name=full_name, language=language,
-                email=(email or "").strip() or None, unit=((unit or "").strip() or None) if role == "police" else None)
+                email=(email or "").strip() or None)
+    if role == "police":
+        user.unit = (unit or "").strip() or None
     db.session.add(user)
     db.session.flush()
     return user

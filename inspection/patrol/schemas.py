@@ -22,7 +22,7 @@ class CraftSchema(BaseSchema):
                               metadata={"description": "Eslora estimada en metros", **_LENGTH[1]})
 
 
-class VerificationSchema(BaseSchema):
+class ScannedQrSchema(BaseSchema):
     """The certificate's QR scanned before the check: the token, and what the phone's verifier said offline."""
 
     token = fields.String(required=True, validate=validate.Length(min=8, max=4000))
@@ -39,7 +39,7 @@ class VerificationField(fields.Field):
             value = {"token": value}
         if not isinstance(value, dict):
             raise ValidationError(Msg("Envíe el token escaneado o un objeto con token, verdict y list_age_s."))
-        return VerificationSchema().load(value)
+        return ScannedQrSchema().load(value)
 
 
 class PatrolCheckInSchema(BaseSchema):
