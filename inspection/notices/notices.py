@@ -125,7 +125,8 @@ def capitalized(text: str) -> str:
 def notice_view(notice: Notice, lang: str) -> dict:
     """A notice as the /avisos page lists it."""
     subject, body = render(notice.kind, notice.params, lang)
-    return {"id": notice.id, "subject": subject, "body": body, "kind": notice.kind, "due_on": notice.due_on,
+    return {"id": notice.id, "subject": subject, "body": body, "kind": notice.kind, "subject_id": notice.subject_id,
+            "due_on": notice.due_on,
             "created_on": notice.created_on, "read": notice.read_at is not None, "vessel_id": notice.vessel_id}
 
 

@@ -21,7 +21,7 @@ from tests.fleets import PASSWORD, seed_fleets
 
 # Blueprints issue 11 created, and those it added routes to (all their routes are listed below).
 BLUEPRINTS = {"api_applications", "api_calendar", "api_fees", "api_reports", "fleet", "planning", "notices",
-              "dashboard", "certificates", "inspections", "api_patrol"}
+              "dashboard", "certificates", "inspections", "api_patrol", "patrol"}
 LOGIN = "login"  # a page asks an anonymous caller to sign in (302 to /login)
 OK, FOUND, BAD = 200, 302, 400
 CALLERS = ("owner", "police", "anonymous")
@@ -142,9 +142,12 @@ ROUTES = [
     Route("api_patrol.post_photo", 404, 422, 401, args=lambda o: {"check_id": o["check_id"]}),
     Route("api_patrol.post_close", 404, 409, 401, args=lambda o: {"check_id": o["check_id"]},
           body=lambda o: {"client_id": "00000000-0000-4000-8000-00000000000c", "outcome": "sin_novedad"}),
+    Route("patrol.check_list", OK, OK, LOGIN),
+    Route("patrol.check_page", 404, OK, LOGIN, args=lambda o: {"check_id": o["check_id"]}),
 ]
 PUBLIC_BODIES = {"certificates.verify_page"}  # shows the certificate's own vessel by design
-POLICE_BODIES = {"api_patrol.list_checks", "api_patrol.get_check", "api_patrol.post_check"}  # the police's own checks
+POLICE_BODIES = {"api_patrol.list_checks", "api_patrol.get_check", "api_patrol.post_check", "patrol.check_list",
+                 "patrol.check_page"}  # the police's own checks
 
 
 @pytest.fixture

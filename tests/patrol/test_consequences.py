@@ -48,3 +48,32 @@ def test_the_dashboard_counts_patrol_checks_places_articles_and_repeat_offenders
     assert "Ley 928/1927,14,1" in articles and "Ley 928/1927,68,1" in articles
     repeat = browser.get("/tablero/reincidentes.csv").get_data(as_text=True)
     assert f"{patrol['vessel'].registration},{patrol['vessel'].name},2" in repeat
+
+
+def test_the_retention_notice_opens_the_check_page_with_articles_and_answers(client, patrol, staff, login_as):
+    check_id = infraction(client, patrol, "con.passengers.within_maximum", "retencion", observed=35)
+    admin = login_as(staff["admin"])
+    notices = admin.get("/avisos").get_data(as_text=True)
+    assert f'href="/patrullas/{check_id}"' in notices
+    page = admin.get(f"/patrullas/{check_id}").get_data(as_text=True)
+    assert "Retención" in page and "Ley 928/1927, art. 184" in page and "No cumple · 35.0" in page
+    assert patrol["vessel"].registration in admin.get("/patrullas").get_data(as_text=True)
+    english = admin.get(f"/patrullas/{check_id}?lang=en").get_data(as_text=True)
+    assert "Detention" in english and "Passengers aboard within the maximum" in english
+
+
+def test_the_pages_show_each_role_what_the_api_does(client, patrol, as_role, make_user, login_as):
+    open_check = start(client, patrol["headers"], vessel_id=patrol["vessel"].id).json["id"]
+    canoe = start(client, patrol["headers"], craft=CANOE, checklist="menores").json["id"]
+    close(client, patrol["headers"], canoe, "sin_novedad")
+    owner, stranger = login_as(patrol["owner"]), login_as(make_user("owner"))
+    assert owner.get(f"/patrullas/{open_check}").status_code == 404  # not yet a finding
+    assert owner.get(f"/patrullas/{canoe}").status_code == 404  # an unregistered craft's: staff and police only
+    close(client, patrol["headers"], open_check, "sin_novedad")
+    assert owner.get(f"/patrullas/{open_check}").status_code == 200
+    assert stranger.get(f"/patrullas/{open_check}").status_code == 404
+    assert patrol["vessel"].registration not in stranger.get("/patrullas").get_data(as_text=True)
+    other_unit = login_as(make_user("police", unit="Comisaría 9"))
+    assert other_unit.get(f"/patrullas/{canoe}").status_code == 404
+    assert login_as(patrol["officer"]).get(f"/patrullas/{canoe}").status_code == 200
+    assert client.get("/patrullas").status_code == 302  # to the login
