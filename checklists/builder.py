@@ -182,8 +182,24 @@ def build_checklist(checklist: Checklist, particulars: Mapping, settings: Mappin
             "consequence": "detention" if detainable else "restriction" if restriction else "observation",
             "restriction": restriction.name if restriction else None,
             "restriction_label": getattr(restriction, f"label_{lang}") if restriction else None,
+            "fine": item.fine.as_dict() if item.fine else None,  # the fine the law sets for a failure, if any
         })
     return result
+
+
+def patrol_kinds(catalog: Catalog) -> tuple[str, ...]:
+    """The checklist kinds a patrol may apply: those whose data names patrol items."""
+    return tuple(kind for kind in catalog.kinds if catalog.get(kind).patrol)
+
+
+def build_patrol_checklist(checklist: Checklist, particulars: Mapping, settings: Mapping | None = None,
+                           lang: str = "es") -> dict:
+    """build_checklist() cut to the items the data gives patrols (a checklist without any: ChecklistError)."""
+    if not checklist.patrol:
+        raise ChecklistError(f"checklist {checklist.kind!r} is not a patrol's")
+    built = build_checklist(checklist, particulars, settings, lang)
+    built["items"] = [item for item in built["items"] if item["id"] in checklist.patrol]
+    return built
 
 
 def _standing(item: Item, context: Context, env: _Env, literal: _Env, kind: str) -> tuple[str, bool]:

@@ -13,7 +13,7 @@ from pathlib import Path
 HISTORY = "history"
 # What an item asks and on what legal basis; a change to any of these is a new version.
 FIELDS = ("title_es", "title_en", "source", "article", "clauses", "applies", "required", "maximum", "detainable",
-          "evidence_required", "certificate", "foreign", "restriction")
+          "evidence_required", "certificate", "foreign", "restriction", "fine")
 RULES = ("applies", "required", "maximum")
 VERSION = re.compile(r"^\d+(\.\d+)*$")
 
@@ -39,6 +39,8 @@ def snapshot(checklist) -> dict:
                 value = checklist.context.sources[item.source].foreign or None
             elif field == "clauses":
                 value = list(item.clauses) or None
+            elif field == "fine":
+                value = item.fine.as_dict() if item.fine else None
             else:
                 value = getattr(item, field)
                 value = value.source if field in RULES and value is not None else value

@@ -16,8 +16,8 @@ from .legal import Source, clause_ref, normalize, read_source
 from .rules import Rule, RuleError, compile_rule
 
 DATA_DIR = Path(__file__).resolve().parent
-KINDS = ("navegabilidad", "seguridad", "documentacion", "menores")
-ID_PREFIX = {"navegabilidad": "nav", "seguridad": "seg", "documentacion": "doc", "menores": "men"}
+KINDS = ("navegabilidad", "seguridad", "documentacion", "menores", "conducta")
+ID_PREFIX = {"navegabilidad": "nav", "seguridad": "seg", "documentacion": "doc", "menores": "men", "conducta": "con"}
 # "none": the small-craft check (menores, art. 210) leads to no certificate.
 CERTIFICATES = ("navegabilidad", "seguridad", "both", "none")
 PARTICULAR_TYPES = ("enum", "number", "integer", "bool")
@@ -28,10 +28,15 @@ ARTICLE_OR_CLAUSE = re.compile(r"^(\d+)(?:\(([a-zñ]|\d+)\))?$")
 
 ITEM_REQUIRED = ("id", "topic", "title_es", "title_en", "source", "article", "text",
                  "evidence_required", "detainable", "certificate")
-ITEM_OPTIONAL = ("applies", "required", "maximum", "unit", "whole", "clauses", "restriction")
+ITEM_OPTIONAL = ("applies", "required", "maximum", "unit", "whole", "clauses", "restriction", "fine")
+# A fine the law sets for an item's failure: the article (of the item's source) that sets it, quoted, and the
+# amounts printed there (`max` when the article prints a range or two figures).
+FINE_FIELDS = ("article", "text", "min", "max")
 BOUNDS = ("required", "maximum")  # the observed count must be >= required or <= maximum
 EXEMPTION_FIELDS = ("id", "when", "source", "article", "clauses", "text", "reason_es", "reason_en")
 HEADER_REQUIRED = ("kind", "version", "title_es", "title_en", "covers", "items")
+# `patrol`: the items a police patrol checks (issue 23), "all" or a list of ids; absent: not a patrol's list.
+HEADER_OPTIONAL = ("exemptions", "patrol")
 EXCLUSION_FIELDS = ("source", "articles", "reason_es", "reason_en")
 EXCLUSION_LISTS = ("excluded", "pending")
 RESTRICTION_FIELDS = ("code", "label_es", "label_en", "source", "article", "text")
@@ -136,6 +141,23 @@ class Item:
     certificate: str
     restriction: str | None = None  # a Restriction's name: its failure restricts instead of detaining
     whole: bool | None = None  # a quantity item's count is of whole units (True) or a measure (False); None: no bound
+    fine: "Fine | None" = None  # the fine the law sets for a failure of the item; None: the law sets none
+
+
+@dataclass(frozen=True)
+class Fine:
+    """A fine the law itself sets: its article (of the item's source), the words that set it, and the amounts
+    printed there (`max` None: one fixed amount)."""
+
+    source: str
+    article: str
+    text: str
+    min: int
+    max: int | None
+
+    def as_dict(self) -> dict:
+        """The fine as stored and served: {source, article, text, min, max}."""
+        return {"source": self.source, "article": self.article, "text": self.text, "min": self.min, "max": self.max}
 
 
 @dataclass(frozen=True)
@@ -164,6 +186,7 @@ class Checklist:
     items: tuple[Item, ...]
     exemptions: tuple[Exemption, ...]
     context: Context
+    patrol: tuple[str, ...] = ()  # ids of the items a patrol checks, in the list's order; empty: no patrol use
 
 
 @dataclass(frozen=True)
@@ -515,7 +538,7 @@ def _load_checklist(directory: Path, kind: str, context: Context, seen: dict[str
     for key in HEADER_REQUIRED:
         if key not in data:
             raise ChecklistError(f"missing {key!r}", file)
-    unknown = set(data) - set(HEADER_REQUIRED) - {"exemptions"}
+    unknown = set(data) - set(HEADER_REQUIRED) - set(HEADER_OPTIONAL)
     if unknown:
         raise ChecklistError(f"unknown keys {sorted(unknown)}", file)
     if data["kind"] != kind:
@@ -525,7 +548,23 @@ def _load_checklist(directory: Path, kind: str, context: Context, seen: dict[str
     exemptions = tuple(_load_exemption(e, context, allowed, file, seen) for e in data.get("exemptions", ()))
     covers = _check_covers(data["covers"], items, context, file)
     return Checklist(kind, _text(data, "version", file), _text(data, "title_es", file),
-                     _text(data, "title_en", file), covers, items, exemptions, context)
+                     _text(data, "title_en", file), covers, items, exemptions, context,
+                     _check_patrol(data.get("patrol"), items, file))
+
+
+def _check_patrol(patrol, items, file) -> tuple[str, ...]:
+    """The ids a patrol checks: "all", or a list of distinct ids of the file's items (kept in the list's order)."""
+    ids = [item.id for item in items]
+    if patrol is None:
+        return ()
+    if patrol == "all":
+        return tuple(ids)
+    if not isinstance(patrol, list) or not patrol or not all(isinstance(i, str) for i in patrol):
+        raise ChecklistError("'patrol' must be \"all\" or a list of item ids", file)
+    unknown = [i for i in patrol if i not in ids]
+    if unknown or len(set(patrol)) != len(patrol):
+        raise ChecklistError(f"patrol: {unknown or patrol} must be distinct ids of this file's items", file)
+    return tuple(i for i in ids if i in patrol)
 
 
 def _claim_id(entry: Mapping, kind: str, file: str, seen: dict[str, str]) -> str:
@@ -576,10 +615,41 @@ def _load_item(entry, kind, context, allowed, file, seen) -> Item:
         raise ChecklistError(f"certificate must be one of {CERTIFICATES}", file, item_id)
     restriction = _check_restriction(entry, context, source, article, file, item_id)
     _check_subject(applies, context, source, article, text, file, item_id)
+    fine = _check_fine(entry.get("fine"), context, source, file, item_id)
     return Item(item_id, entry["topic"], _text(entry, "title_es", file, item_id),
                 _text(entry, "title_en", file, item_id), source, article, clauses, text, applies,
                 bounds["required"], bounds["maximum"], unit_es, unit_en, entry["evidence_required"], entry["detainable"],
-                entry["certificate"], restriction, whole)
+                entry["certificate"], restriction, whole, fine)
+
+
+def _printed(amount: int, text: str) -> bool:
+    """Whether the quote prints the amount ("1.000" or "1000"), as a whole number, not inside another."""
+    forms = {str(amount), f"{amount:,}".replace(",", ".")}
+    return any(re.search(rf"(?<![\d.]){re.escape(form)}(?![\d]|\.\d)", text) for form in forms)
+
+
+def _check_fine(fine, context, source, file, item_id) -> Fine | None:
+    """An item's fine quotes the article (of the item's source) that sets it, and its amounts are printed there."""
+    if fine is None:
+        return None
+    if not isinstance(fine, dict) or set(fine) - set(FINE_FIELDS):
+        raise ChecklistError(f"fine must be a table of {list(FINE_FIELDS)}", file, item_id)
+    article, text = fine.get("article"), _text(fine, "text", file, item_id)
+    if not isinstance(article, str) or not ARTICLE.match(article) or article not in context.sources[source].parts:
+        raise ChecklistError(f"fine: {source} has no art. {article!r}", file, item_id)
+    if not context.sources[source].article_contains(article, text):
+        raise ChecklistError(f"fine: text is not in art. {article} of {source}", file, item_id)
+    low, high = fine.get("min"), fine.get("max")
+    for value in (low, high):
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value <= 0):
+            raise ChecklistError(f"fine: amounts are whole numbers > 0, got {value!r}", file, item_id)
+    if low is None or (high is not None and high <= low):
+        raise ChecklistError("fine: needs 'min', and a 'max' above it when the article prints two figures",
+                             file, item_id)
+    missing = [v for v in (low, high) if v is not None and not _printed(v, normalize(text))]
+    if missing:
+        raise ChecklistError(f"fine: the quote does not print {missing}: the law's figures only", file, item_id)
+    return Fine(source, article, normalize(text), low, high)
 
 
 def _check_restriction(entry, context, source, article, file, item_id) -> str | None:

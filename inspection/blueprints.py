@@ -23,6 +23,8 @@ from inspection.law.tonnage import format_tonnage
 from inspection.notices import api as notices_api
 from inspection.notices import views as notices_views
 from inspection.ops import views as ops_views
+from inspection.patrol import api as patrol_api
+from inspection.patrol import views as patrol_views
 from inspection.planning import views as planning_views
 from inspection.registry import api as registry_api
 from inspection.registry import views as registry_views
@@ -35,11 +37,11 @@ from inspection.web.openapi import ProblemApi, schema_name
 
 API_BLUEPRINTS = (accounts_api.blp, registry_api.blp, accounts_api.users_blp, registry_api.checklists_blp,
                   inspections_api.blp, tablet_api.blp, inspections_api.fees_blp, inspections_api.reports_blp,
-                  certificates_api.blp, fleet_api.blp, fleet_api.arqueos_blp, notices_api.blp)
+                  patrol_api.blp, certificates_api.blp, fleet_api.blp, fleet_api.arqueos_blp, notices_api.blp)
 
 PAGE_BLUEPRINTS = (accounts_views.bp, registry_views.bp, fleet_views.bp, certificates_views.bp,
                    registry_views.checklists_bp, dashboard_views.bp, ops_views.bp, inspections_views.bp,
-                   notices_views.bp, planning_views.bp, pwa.bp, tablet_views.bp, accounts_views.users_bp)
+                   notices_views.bp, planning_views.bp, pwa.bp, tablet_views.bp, accounts_views.users_bp, patrol_views.bp)
 
 
 def register_api(app: Flask) -> Api:

@@ -55,7 +55,7 @@ if TEST_DATABASE_URL:
     os.environ["BALIZA_TEST_DATABASE_URL"] = TEST_DATABASE_URL  # servers the tests start use the worker's too
 
 # Builders shared by several test packages: fixtures come from these plugins, never from another test module.
-pytest_plugins = ["tests.fixtures.inspections", "tests.fixtures.fleets"]
+pytest_plugins = ["tests.fixtures.inspections", "tests.fixtures.fleets", "tests.fixtures.patrol"]
 
 
 def pytest_configure(config):

@@ -3,7 +3,7 @@
 `seed_fleets` makes one user per role and, for the owner user's fleet ("own") and a stranger's
 ("other"), a vessel with a submitted seguridad inspection that passed with an observation (its deficiency
 and its certificate), a scheduled seguridad one and a started navegabilidad one (one open inspection per
-kind), a detention and a late application with its art. 225 fine.
+kind), a detention, a late application with its art. 225 fine, and a closed patrol check by the police user.
 """
 import uuid
 from datetime import date, datetime, timezone
@@ -26,6 +26,7 @@ from inspection.inspections.operations import (
 )
 from inspection.media.configured import media_storage, photo_limits
 from inspection.media.photos import process_photo
+from inspection.patrol.checks import close_check, start_check
 from inspection.registry.vessels import create_owner, create_vessel
 from tests.media_samples import encode, noisy_image, signature_images
 
@@ -96,12 +97,15 @@ def seed_fleets() -> dict:
         start_inspection(inspector, started, NOW)
         detention = detain_vessel(admin, vessel, "Prueba de detención", NOW)
         application = apply_for_inspection(admin, vessel, "seguridad", "Asunción", LATE_ON, LATE_ON)  # art. 225 fine
+        check, _ = start_check(users["police"], vessel, {"client_id": str(uuid.uuid4()), "checked_at": NOW,
+                                                         "place": "Km 1630", "checklist": "conducta"}, NOW)
+        close_check(users["police"], check, "sin_novedad", "", NOW, TODAY, [])
         db.session.flush()
         fleets[name] = {
             "owner_id": owner.id, "vessel_id": vessel.id, "scheduled_id": scheduled.id, "inspection_id": started.id,
             "item_id": started.items[0]["id"], "submitted_id": submitted.id, "deficiency_id": deficiency.id,
             "detention_id": detention.id, "number": certificate.number, "token": certificate.token,
-            "application_id": application.id, "fine_id": application.fines[0].id,
+            "application_id": application.id, "fine_id": application.fines[0].id, "check_id": check.id,
             "photo_id": db.session.scalar(db.select(Photo.id).filter_by(inspection_id=submitted.id).limit(1)),
         }
     db.session.commit()

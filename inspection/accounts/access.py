@@ -9,6 +9,7 @@ from inspection.core.models import (
     FineAssessment,
     Inspection,
     Owner,
+    PatrolCheck,
     User,
     Vessel,
 )
@@ -28,20 +29,22 @@ def owner_scope(query, user: User):
     return query
 
 
+def found_or_404(query):
+    """The one record a scoped query finds, else 404 so existence does not leak."""
+    record = db.session.scalar(query)
+    if record is None:
+        raise NotFound()
+    return record
+
+
 def get_vessel_for(user: User, vessel_id: int) -> Vessel:
     """The vessel if `user` may see it, else 404 so existence does not leak."""
-    vessel = db.session.scalar(vessel_scope(db.select(Vessel).where(Vessel.id == vessel_id), user))
-    if vessel is None:
-        raise NotFound()
-    return vessel
+    return found_or_404(vessel_scope(db.select(Vessel).where(Vessel.id == vessel_id), user))
 
 
 def get_owner_for(user: User, owner_id: int) -> Owner:
     """The owner if `user` may see it, else 404."""
-    owner = db.session.scalar(owner_scope(db.select(Owner).where(Owner.id == owner_id), user))
-    if owner is None:
-        raise NotFound()
-    return owner
+    return found_or_404(owner_scope(db.select(Owner).where(Owner.id == owner_id), user))
 
 
 def _fleet_owner(model, key=None):
@@ -59,6 +62,7 @@ _FLEET_RECORDS = {
     "detention_id": _fleet_owner(Detention),
     "application_id": _fleet_owner(Application),
     "fine_id": _fleet_owner(FineAssessment),
+    "check_id": _fleet_owner(PatrolCheck),  # a patrol check of an unregistered craft has no owner: 404
     "number": lambda value: _fleet_owner(Certificate, Certificate.number)(value.strip().upper()),
 }
 
@@ -103,3 +107,20 @@ def get_deficiency_for(user: User, deficiency_id: int) -> Deficiency:
         raise NotFound()
     get_vessel_for(user, deficiency.vessel_id)
     return deficiency
+
+
+def patrol_scope(query, user: User):
+    """Patrol checks a user may see (issue 23): staff all; police their own and their unit's; owners the closed
+    checks of their vessels (an unregistered craft's check is staff's and police's only)."""
+    if user.role == "police":
+        mine = PatrolCheck.officer_id == user.id
+        return query.where(db.or_(mine, PatrolCheck.unit == user.unit) if user.unit else mine)
+    if user.role == "owner":
+        return (query.join(Vessel, Vessel.id == PatrolCheck.vessel_id)
+                .where(Vessel.owner_id == (user.owner_id or -1), PatrolCheck.closed_at.is_not(None)))
+    return query
+
+
+def get_patrol_check_for(user: User, check_id: int) -> PatrolCheck:
+    """The patrol check if `user` may see it, else 404 so existence does not leak."""
+    return found_or_404(patrol_scope(db.select(PatrolCheck).where(PatrolCheck.id == check_id), user))

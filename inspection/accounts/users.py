@@ -14,8 +14,9 @@ from inspection.i18n.messages import LANGUAGES, Msg
 
 
 def create_user(username: str, password: str, role: str, owner_id: int | None = None,
-                full_name: str = "", language: str = "es", email: str | None = None) -> User:
-    """Add a user with a slow-hashed password; owners must be linked to their armador."""
+                full_name: str = "", language: str = "es", email: str | None = None, unit: str | None = None) -> User:
+    """Add a user with a slow-hashed password; owners must be linked to their armador; a police officer may
+    name his unit (who sees his patrol checks)."""
     username = username.strip().lower()
     if role not in ROLES:
         raise Invalid(errors={"role": [Msg("Rol desconocido: {role}.", role=role)]})
@@ -28,6 +29,8 @@ def create_user(username: str, password: str, role: str, owner_id: int | None = 
     user = User(username=username, password_hash=hash_password(password), role=role,
                 owner_id=owner_id if role == "owner" else None, full_name=full_name, language=language,
                 email=(email or "").strip() or None)
+    if role == "police":
+        user.unit = (unit or "").strip() or None
     db.session.add(user)
     db.session.flush()
     return user

@@ -36,6 +36,9 @@ ACTIONS = ("rectified", "before_departure", "within_14_days", "next_port", "deta
 DEFICIENCY_STATUSES = ("open", "reported_fixed", "closed")
 APPLICATION_STATUSES = ("pending", "scheduled", "done", "cancelled")
 TOKEN_KINDS = ("api", "device")  # api: hours, by password; device: a tablet's trip, listed and revocable
+# A patrol check's outcome (issue 23); "retencion" only where a failed item's law allows detaining.
+PATROL_OUTCOMES = ("sin_novedad", "observaciones", "infraccion", "retencion")
+PATROL_CHECKLISTS = ("menores", "conducta", "documentacion")  # the lists whose data names patrol items
 
 
 def utcnow() -> datetime:
@@ -143,6 +146,8 @@ class User(db.Model):
     owner_id: Mapped[int | None] = mapped_column(sa.ForeignKey("owners.id"))
     language: Mapped[str] = mapped_column(sa.String(5), default="es")
     active: Mapped[bool] = mapped_column(default=True)
+    # A police officer's unit (a patrol boat, a station): officers see their unit's patrol checks.
+    unit: Mapped[str | None] = mapped_column(sa.String(80))
     # Where reminders are emailed (an owner's user without one falls back to the armador's); None: in-app only.
     email: Mapped[str | None] = mapped_column(sa.String(200))
     # The private calendar feed's URL carries HMAC(SECRET_KEY, id:nonce) (calendars.py): the database keeps
@@ -336,9 +341,15 @@ class Photo(db.Model):
     """
 
     __tablename__ = "photos"
-    __table_args__ = (sa.UniqueConstraint("inspection_id", "item_id", "sha256", name="uq_photos_inspection_item_sha256"),)
+    __table_args__ = (sa.UniqueConstraint("inspection_id", "item_id", "sha256", name="uq_photos_inspection_item_sha256"),
+                      sa.UniqueConstraint("patrol_check_id", "item_id", "sha256",
+                                          name="uq_photos_patrol_check_item_sha256"),
+                      sa.CheckConstraint("(inspection_id IS NULL) <> (patrol_check_id IS NULL)",
+                                         name="one_record"))
     id: Mapped[int] = mapped_column(primary_key=True)
-    inspection_id: Mapped[int] = mapped_column(sa.ForeignKey("inspections.id"), index=True)
+    # The record the photo is evidence of: an inspection's item, or a patrol check's (exactly one).
+    inspection_id: Mapped[int | None] = mapped_column(sa.ForeignKey("inspections.id"), index=True)
+    patrol_check_id: Mapped[int | None] = mapped_column(sa.ForeignKey("patrol_checks.id"), index=True)
     item_id: Mapped[str] = mapped_column(sa.String(120))
     client_id: Mapped[str] = mapped_column(sa.String(36), unique=True)
     sha256: Mapped[str] = mapped_column(sa.String(64))
@@ -353,6 +364,69 @@ class Photo(db.Model):
     latitude: Mapped[float | None]
     longitude: Mapped[float | None]
     uploaded_by_id: Mapped[int] = mapped_column(sa.ForeignKey("users.id"))
+    received_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+
+
+class PatrolCheck(db.Model):
+    """A police or harbour patrol's check of one vessel or unregistered craft, on a phone (issue 23).
+
+    Who (the officer and his unit), when (the phone's time, bounded as the tablet's), where (position or a
+    named place), which craft (a registered vessel, or marks, type and length), the short checklist pinned
+    with its version, the scanned certificate's verdict, and the outcome. A retry never makes a second one:
+    (officer, client_id) is unique.
+    """
+
+    __tablename__ = "patrol_checks"
+    __table_args__ = (sa.UniqueConstraint("officer_id", "client_id", name="uq_patrol_checks_officer_client_id"),
+                      sa.CheckConstraint("(vessel_id IS NULL) <> (craft_type IS NULL)", name="vessel_or_craft"),
+                      sa.Index("ix_patrol_checks_closed_at_outcome", "closed_at", "outcome"))
+    id: Mapped[int] = mapped_column(primary_key=True)
+    client_id: Mapped[str] = mapped_column(sa.String(36))
+    officer_id: Mapped[int] = mapped_column(sa.ForeignKey("users.id"), index=True)
+    unit: Mapped[str | None] = mapped_column(sa.String(80), index=True)  # the officer's unit at the check
+    checked_at: Mapped[datetime] = mapped_column(UTCDateTime, index=True)  # the phone's clock, bounded
+    latitude: Mapped[float | None]
+    longitude: Mapped[float | None]
+    place: Mapped[str | None] = mapped_column(sa.String(120))  # a named place or river kilometre
+    vessel_id: Mapped[int | None] = mapped_column(sa.ForeignKey("vessels.id"), index=True)
+    # An unregistered craft, as the officer describes it (art. 66 marks, if any; its type and length).
+    craft_marks: Mapped[str | None] = mapped_column(sa.String(60))
+    craft_type: Mapped[str | None] = mapped_column(_enum("craft_type", PROPULSIONS))
+    craft_length_m: Mapped[Decimal | None] = mapped_column(sa.Numeric(8, 2, asdecimal=True))
+    # Pinned at creation: the list, its version, the items built for the craft, and the particulars used.
+    checklist: Mapped[str] = mapped_column(_enum("patrol_checklist", PATROL_CHECKLISTS))
+    checklist_version: Mapped[str] = mapped_column(sa.String(20))
+    items: Mapped[list] = mapped_column(sa.JSON)
+    particulars: Mapped[dict] = mapped_column(sa.JSON)
+    # A check started from a certificate's QR: the token, the verifier's verdict and its status list's age.
+    verification_token: Mapped[str | None] = mapped_column(sa.Text)
+    verification_verdict: Mapped[str | None] = mapped_column(sa.String(20))
+    list_age_s: Mapped[int | None]
+    outcome: Mapped[str | None] = mapped_column(_enum("patrol_outcome", PATROL_OUTCOMES))
+    # At closing: each failed item's source, article and the fine its law sets (None where it sets none).
+    infringements: Mapped[list] = mapped_column(sa.JSON, default=list)
+    note: Mapped[str] = mapped_column(sa.Text, default="")
+    closed_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+
+    officer: Mapped[User] = relationship()
+    vessel: Mapped[Vessel | None] = relationship()
+    answers: Mapped[list[PatrolAnswer]] = relationship(order_by="PatrolAnswer.id")
+
+
+class PatrolAnswer(db.Model):
+    """One answer of a patrol check: the item's result and the quantity seen; the newest by the phone's clock stands."""
+
+    __tablename__ = "patrol_answers"
+    __table_args__ = (sa.UniqueConstraint("check_id", "item_id", name="uq_patrol_answers_check_item"),)
+    id: Mapped[int] = mapped_column(primary_key=True)
+    check_id: Mapped[int] = mapped_column(sa.ForeignKey("patrol_checks.id"))
+    item_id: Mapped[str] = mapped_column(sa.String(120))
+    client_id: Mapped[str] = mapped_column(sa.String(36))
+    result: Mapped[str] = mapped_column(_enum("result", RESULTS))
+    observed: Mapped[Decimal | None] = mapped_column(sa.Numeric(12, 2, asdecimal=True))
+    note: Mapped[str] = mapped_column(sa.Text, default="")
+    recorded_at: Mapped[datetime] = mapped_column(UTCDateTime)  # the phone's clock: orders revisions
     received_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
 
 

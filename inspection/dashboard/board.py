@@ -15,6 +15,8 @@ and one more when that version moved). `today` is the office's date.
 - Articles most often failed: current answers "fail" of submitted inspections held in the last 12
   months, counted per source and article of the item (an article with several items adds them).
 - Inspections per inspector per month: submitted inspections by the month of their date.
+- Patrol checks (issue 23, inspection/patrol/figures.py): closed checks per month and per place, the articles
+  most often infringed, and the vessels found infringing more than once, over the same 12 months.
 """
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
@@ -44,6 +46,12 @@ def month_starts(today: date, months: int = MONTHS) -> list[date]:
     """The first day of each of the last `months` months, today's month last."""
     first = today.replace(day=1)
     return [add_months(first, -n) for n in range(months - 1, -1, -1)]
+
+
+def patrol_window(today: date, zone) -> tuple[list[date], list[datetime], datetime]:
+    """The last 12 months for patrol figures: their first days, their office midnights, and tomorrow's (the end)."""
+    starts = month_starts(today)
+    return starts, [_start_of(day, zone) for day in starts], _start_of(today + timedelta(days=1), zone)
 
 
 def _start_of(day: date, zone) -> datetime:

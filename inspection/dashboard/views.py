@@ -11,11 +11,13 @@ from inspection.dashboard.board import (
     fleet_validity,
     inspections_per_inspector,
     month_starts,
+    patrol_window,
 )
 from inspection.dashboard.charts import NARROW, WIDTH, bar_chart, heat_chart, line_chart
 from inspection.documents.exports import csv_response
 from inspection.i18n.formats import format_number
 from inspection.i18n.language import current_language, gettext, term
+from inspection.patrol.figures import checks_per_month, checks_per_place, infringed_articles, repeat_offenders
 
 bp = Blueprint("dashboard", __name__)
 
@@ -66,8 +68,36 @@ def _inspectors_table(today, lang):
     return header, [(m.inspector, m.month.strftime("%Y-%m"), m.count) for m in months], months
 
 
+def _patrol_months_table(today, lang):
+    starts, opening, end = patrol_window(today, office_zone())
+    months = [(start, checks, bad) for start, (_, checks, bad) in zip(starts, checks_per_month(opening, end))]
+    header = [gettext("Mes"), gettext("Controles"), gettext("Con infracción o retención")]
+    return header, [(start.strftime("%Y-%m"), checks, bad) for start, checks, bad in months], months
+
+
+def _patrol_places_table(today, lang):
+    _, opening, end = patrol_window(today, office_zone())
+    places = [(place or gettext("Posición del teléfono"), n) for place, n in checks_per_place(opening[0], end)]
+    return [gettext("Lugar o kilómetro"), gettext("Controles")], places, places
+
+
+def _patrol_articles_table(today, lang):
+    _, opening, end = patrol_window(today, office_zone())
+    articles = infringed_articles(opening[0], end)
+    return [gettext("Fuente"), gettext("Artículo"), gettext("Ítems infringidos")], articles, articles
+
+
+def _repeat_table(today, lang):
+    _, opening, end = patrol_window(today, office_zone())
+    vessels = repeat_offenders(opening[0], end)
+    header = [gettext("Matrícula"), gettext("Buque"), gettext("Controles con infracción")]
+    return header, [(registration, name, n) for _, registration, name, n in vessels], vessels
+
+
 TABLES = {"vigencia": _validity_table, "vencimientos": _due_table, "articulos": _articles_table,
-          "inspectores": _inspectors_table}
+          "inspectores": _inspectors_table, "patrullas": _patrol_months_table,
+          "patrullas-lugares": _patrol_places_table, "patrullas-articulos": _patrol_articles_table,
+          "reincidentes": _repeat_table}
 
 
 # --- charts --------------------------------------------------------------------------------------
@@ -133,14 +163,67 @@ def _inspectors_chart(months, today, lang) -> dict:
             "rows": [(m.inspector, _month(m.month, lang), m.count) for m in months]}
 
 
+def _patrol_months_chart(months, today, lang) -> dict:
+    labels = [_month(start, lang) for start, _, _ in months]
+    series = [(gettext("Controles"), [checks for _, checks, _ in months]),
+              (gettext("Con infracción o retención"), [bad for _, _, bad in months])]
+    top = max([checks for _, checks, _ in months] + [1])
+
+    def geometry(width):
+        return line_chart(labels, series, y_max=top, y_format=lambda v: format_number(v, 0, lang), width=width)
+
+    return {"id": "patrullas", "type": "line", "geometry": geometry(WIDTH), "narrow": geometry(NARROW),
+            "title": gettext("Controles de patrulla por mes"),
+            "desc": gettext("Controles de patrulla cerrados en cada uno de los últimos doce meses, y cuántos "
+                            "hallaron una infracción o una retención."),
+            "x_label": gettext("Mes"), "y_label": gettext("Controles"),
+            "columns": [gettext("Mes"), gettext("Controles"), gettext("Con infracción o retención")],
+            "rows": [(_month(start, lang), checks, bad) for start, checks, bad in months]}
+
+
+def _bars_card(chart_id, bars, rows, texts: dict) -> dict:
+    """A bar chart card of (label, count) bars, with its table's rows and its words."""
+    return {"id": chart_id, "type": "bar", "geometry": bar_chart(bars, [1] * len(bars)),
+            "narrow": bar_chart(bars, [1] * len(bars), label_width=NARROW_LABELS, width=NARROW), "rows": rows, **texts}
+
+
+def _patrol_places_chart(places, today, lang) -> dict:
+    return _bars_card("patrullas-lugares", places, places, {
+        "title": gettext("Controles de patrulla por lugar"),
+        "desc": gettext("Los lugares o kilómetros del río con más controles cerrados en los últimos doce meses."),
+        "x_label": gettext("Controles"), "y_label": gettext("Lugar o kilómetro"),
+        "columns": [gettext("Lugar o kilómetro"), gettext("Controles")]})
+
+
+def _patrol_articles_chart(articles, today, lang) -> dict:
+    return _bars_card("patrullas-articulos", [(f"{s} art. {a}", n) for s, a, n in articles], articles, {
+        "title": gettext("Artículos más infringidos en controles de patrulla"),
+        "desc": gettext("Ítems que fallaron en controles cerrados con infracción o retención en los últimos doce "
+                        "meses, por fuente y artículo."),
+        "x_label": gettext("Ítems infringidos"), "y_label": gettext("Fuente y artículo"),
+        "columns": [gettext("Fuente"), gettext("Artículo"), gettext("Ítems infringidos")]})
+
+
+def _repeat_chart(vessels, today, lang) -> dict:
+    return _bars_card("reincidentes", [(registration, n) for _, registration, _, n in vessels],
+                      [(registration, name, n) for _, registration, name, n in vessels], {
+        "title": gettext("Buques con infracciones repetidas"),
+        "desc": gettext("Buques que las patrullas hallaron en infracción más de una vez en los últimos doce meses."),
+        "x_label": gettext("Controles con infracción"), "y_label": gettext("Matrícula"),
+        "columns": [gettext("Matrícula"), gettext("Buque"), gettext("Controles con infracción")]})
+
+
 CHARTS = {"vigencia": _validity_chart, "vencimientos": _due_chart, "articulos": _articles_chart,
-          "inspectores": _inspectors_chart}
+          "inspectores": _inspectors_chart, "patrullas": _patrol_months_chart,
+          "patrullas-lugares": _patrol_places_chart, "patrullas-articulos": _patrol_articles_chart,
+          "reincidentes": _repeat_chart}
 
 
 @bp.route("/tablero")
 @require_page("admin")
 def dashboard_page():
-    """The dashboard: certificates in force, what falls due, what fails, who inspects (one query per chart)."""
+    """The dashboard: certificates in force, what falls due, what fails, who inspects, what patrols find (one
+    query per chart)."""
     today, lang = office_today(), current_language()
     charts = []
     for name, table in TABLES.items():

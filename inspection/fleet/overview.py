@@ -1,11 +1,12 @@
 """The owner's fleet at a glance: each vessel's certificates, what is due, what is owed and what is planned."""
-from datetime import date
+from datetime import date, datetime, time, timezone
 from decimal import Decimal
 
 from sqlalchemy.orm import load_only
 
 from inspection.accounts.access import vessel_scope
 from inspection.certificates.operations import derive_status, facts_of, status_facts_query
+from inspection.core.clock import office_date
 from inspection.core.extensions import db
 from inspection.core.models import (
     OPEN_INSPECTIONS,
@@ -18,10 +19,14 @@ from inspection.core.models import (
     Vessel,
 )
 from inspection.cycle.billing import CENTS, fee_statement_of, fine_json
-from inspection.law.cycle import KINDS, CertificateFacts, Window, next_inspection_window, vessel_state
+from inspection.law.cycle import KINDS, CertificateFacts, Window, add_months, next_inspection_window, vessel_state
 from inspection.law.fees import fee_statement, inspection_fees
 from inspection.registry.vessel_checklists import deficiency_items, localized_description
+from inspection.patrol.checks import localized_infringements
+from inspection.patrol.figures import vessel_infractions
 from inspection.registry.vessels import needs_cached, particulars_of
+
+PATROL_MONTHS = 12  # how far back the fleet shows what patrols found
 
 
 def _by_vessel(rows, key="vessel_id") -> dict[int, list]:
@@ -41,9 +46,10 @@ def fleet_of(user: User, today: date, owner_id: int | None = None, limit: int | 
              offset: int = 0, lang: str = "es") -> list[dict]:
     """GET /api/v1/fleet and the fleet page: each vessel's state, certificates, next inspection, what is owed.
 
-    Seven queries whatever the fleet's size: vessels, current certificates with their status facts,
-    open deficiencies, pending applications, open inspections, unwaived fines and the latest reports;
-    in English an eighth, the pinned items the deficiencies were found on (their titles' translation).
+    Eight queries whatever the fleet's size: vessels, current certificates with their status facts,
+    open deficiencies, pending applications, open inspections, unwaived fines, the latest reports and the
+    patrols' infractions of the last PATROL_MONTHS; in English a ninth, the pinned items the deficiencies were
+    found on (their titles' translation).
     """
     vessels = db.session.scalars(fleet_query(user, owner_id).order_by(Vessel.registration_key, Vessel.id)
                                  .limit(limit).offset(offset)).all()
@@ -70,13 +76,17 @@ def fleet_of(user: User, today: date, owner_id: int | None = None, limit: int | 
                                                                FineAssessment.waived_at.is_(None))
                                .order_by(FineAssessment.assessed_on, FineAssessment.id)).all()
     reports = db.session.execute(_latest_reports(ids)).all()
+    patrols = vessel_infractions(ids, datetime.combine(add_months(today, -PATROL_MONTHS), time(0), timezone.utc))
     titled = deficiency_items(deficiencies) if lang != "es" else {}
     grouped = {name: _by_vessel(rows) for name, rows in (
         ("certificates", certificates), ("deficiencies", deficiencies), ("pending", pending),
         ("inspections", inspections), ("fines", fines), ("reports", reports))}
     needs_cache: dict[tuple, tuple[str, ...]] = {}
-    return [_fleet_entry(vessel, today, needs_cache, lang, titled, **{name: rows.get(vessel.id, [])
-                                                              for name, rows in grouped.items()})
+    return [{**_fleet_entry(vessel, today, needs_cache, lang, titled, **{name: rows.get(vessel.id, [])
+                                                                 for name, rows in grouped.items()}),
+             "patrol_infractions": [{**f, "checked_on": office_date(f["checked_at"]),
+                                     "infringements": localized_infringements(f["infringements"], lang)}
+                                    for f in patrols[vessel.id]]}
             for vessel in vessels]
 
 

@@ -3,6 +3,7 @@ from marshmallow import fields, validate
 
 from inspection.cycle.schemas import FineSchema
 from inspection.inspections.schemas import DeficiencySchema
+from inspection.patrol.schemas import InfringementSchema
 from inspection.web.schemas import BaseSchema, Integer, money_field
 
 
@@ -74,6 +75,17 @@ class FleetReportSchema(BaseSchema):
     outcome = fields.String(allow_none=True)
 
 
+class PatrolFindingSchema(BaseSchema):
+    """An infraction or retention a patrol found on the vessel: when, where, each article and its fine."""
+
+    check_id = Integer()
+    checked_at = fields.AwareDateTime()
+    checked_on = fields.Date(metadata={"description": "El día del control en la oficina"})
+    outcome = fields.String(validate=validate.OneOf(("infraccion", "retencion")))
+    place = fields.String(allow_none=True)
+    infringements = fields.List(fields.Nested(InfringementSchema))
+
+
 class FleetVesselSchema(BaseSchema):
     """One vessel of the fleet at a glance (field names fixed by api.md)."""
 
@@ -94,3 +106,5 @@ class FleetVesselSchema(BaseSchema):
     fines = fields.List(fields.Nested(FineSchema), metadata={"description": "Multas no condonadas (arts. 204, 225)"})
     fines_total = money_field()
     reports = fields.List(fields.Nested(FleetReportSchema))
+    patrol_infractions = fields.List(fields.Nested(PatrolFindingSchema), metadata={
+        "description": "Infracciones y retenciones halladas por patrullas en los últimos doce meses (issue 23)"})

@@ -49,7 +49,10 @@ def field_label(field: str, lang: str) -> str:
 # Coded inspection values shown to people; Msg so the catalog test sees them and they follow the language.
 TERMS = {
     "kind": {"navegabilidad": Msg("Navegabilidad"), "seguridad": Msg("Seguridad"),
-             "documentacion": Msg("Documentación"), "menores": Msg("Embarcaciones menores (art. 210)")},
+             "documentacion": Msg("Documentación"), "menores": Msg("Embarcaciones menores (art. 210)"),
+             "conducta": Msg("Conducta en navegación")},
+    "patrol_outcome": {"sin_novedad": Msg("Sin novedad"), "observaciones": Msg("Observaciones"),
+                       "infraccion": Msg("Infracción"), "retencion": Msg("Retención")},
     "status": {"scheduled": Msg("Programada"), "in_progress": Msg("En curso"), "submitted": Msg("Cerrada"),
                "interrupted": Msg("Interrumpida"), "cancelled": Msg("Cancelada")},
     "outcome": {"passed": Msg("Aprobada"), "passed_with_observations": Msg("Aprobada con observaciones"),

@@ -236,9 +236,9 @@ VARIANTS = {"original": "original_key", "display": "display_key", "thumb": "thum
 @blp.route("/photos/<int:photo_id>/<variant>")
 @blp.doc(**binary("La foto: el original tal como llegó, o una copia JPEG (display, thumb)",
                   "image/jpeg", "image/png", "image/webp"))
-@require(*READERS)
+@require(*READERS, "police")
 def get_photo(photo_id, variant):
-    """A photo's bytes, only for users who may see its inspection."""
+    """A photo's bytes, only for users who may see its inspection or patrol check (police: their checks')."""
     if variant not in VARIANTS:
         raise NotFound()
     photo = get_photo_for(api_user(), photo_id)

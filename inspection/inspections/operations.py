@@ -8,7 +8,7 @@ from datetime import date, datetime, timedelta
 
 from sqlalchemy import and_, case, literal, or_
 
-from inspection.accounts.access import vessel_scope
+from inspection.accounts.access import get_patrol_check_for, vessel_scope
 from inspection.accounts.users import has_conflict
 from inspection.core.audit import record_event
 from inspection.core.exceptions import Conflict, Forbidden, Invalid, NotFound
@@ -20,6 +20,7 @@ from inspection.core.models import (
     Deficiency,
     Detention,
     Inspection,
+    PatrolCheck,
     Photo,
     User,
     Vessel,
@@ -603,24 +604,30 @@ def add_repair_evidence(actor: User, deficiency: Deficiency, client_id: str, pro
     return store_photo(actor, inspection, deficiency.item_id, client_id, processed, storage, None, None, None, now)
 
 
-def store_photo(actor: User, inspection: Inspection, item_id: str, client_id: str, processed, storage,
+def photo_column(record) -> str:
+    """The Photo column that files a photo under `record`: an inspection's, or a patrol check's (issue 23)."""
+    return "patrol_check_id" if isinstance(record, PatrolCheck) else "inspection_id"
+
+
+def store_photo(actor: User, inspection: Inspection | PatrolCheck, item_id: str, client_id: str, processed, storage,
                 taken_at: datetime | None, latitude: float | None, longitude: float | None, now: datetime) -> Photo:
-    """Keep a processed photo: files first (atomic, durable, content-addressed), then the row.
+    """Keep a processed photo of an inspection's or a patrol check's item: files first (atomic, durable,
+    content-addressed), then the row.
 
     A crash between the two leaves only unrecorded files (swept later); a recorded photo always has
     its files. The same bytes twice for one item are one photo; the same bytes for another item are
     that item's photo too, sharing the files. A client_id already stored returns its photo (a resent
     form), or is a 409 when it named other bytes or another item.
     """
+    owner = {photo_column(inspection): inspection.id}
     sent_before = db.session.scalar(db.select(Photo).filter_by(client_id=client_id))
     if sent_before is not None:
-        if (sent_before.inspection_id, sent_before.item_id, sent_before.sha256) != \
+        if (getattr(sent_before, photo_column(inspection)), sent_before.item_id, sent_before.sha256) != \
                 (inspection.id, item_id, processed.sha256):
             raise Conflict(Msg("Este client_id ya se usó con otro contenido; genere uno nuevo."),
                            extra={"client_id": client_id})
         return sent_before
-    existing = db.session.scalar(db.select(Photo).filter_by(inspection_id=inspection.id, item_id=item_id,
-                                                            sha256=processed.sha256))
+    existing = db.session.scalar(db.select(Photo).filter_by(**owner, item_id=item_id, sha256=processed.sha256))
     if existing is not None:
         return existing
     original = media_key("originals", processed.sha256, processed.mime)
@@ -633,7 +640,7 @@ def store_photo(actor: User, inspection: Inspection, item_id: str, client_id: st
     for variant in ("display", "thumb"):  # derived copies depend on Pillow and limits: keep the first made
         if keys[variant] != original and not storage.exists(keys[variant]):
             storage.put(keys[variant], getattr(processed, variant))
-    photo = Photo(inspection_id=inspection.id, item_id=item_id, client_id=client_id, sha256=processed.sha256,
+    photo = Photo(**owner, item_id=item_id, client_id=client_id, sha256=processed.sha256,
                   mime=processed.mime, size_bytes=len(processed.original), width=processed.width,
                   height=processed.height, original_key=keys["original"], display_key=keys["display"],
                   thumb_key=keys["thumb"], taken_at=processed.taken_at or taken_at,
@@ -642,17 +649,22 @@ def store_photo(actor: User, inspection: Inspection, item_id: str, client_id: st
                   uploaded_by_id=actor.id, received_at=now)
     db.session.add(photo)
     db.session.flush()
-    record_event(actor, "photo.added", "photo", photo.id, inspection_id=inspection.id, client_id=client_id,
-                 details={"item_id": item_id, "sha256": processed.sha256, "bytes": len(processed.original)})
+    record_event(actor, "photo.added", "photo", photo.id, inspection_id=photo.inspection_id, client_id=client_id,
+                 details={"item_id": item_id, "sha256": processed.sha256, "bytes": len(processed.original),
+                          **({"patrol_check_id": photo.patrol_check_id} if photo.patrol_check_id else {})})
     return photo
 
 
 def get_photo_for(user, photo_id: int) -> Photo:
-    """A photo the user may see (through its inspection's scope), or NotFound: a stranger's is simply not found."""
+    """A photo the user may see (through its inspection's or patrol check's scope), or NotFound: a stranger's is
+    simply not found."""
     photo = db.session.get(Photo, photo_id)
     if photo is None:
         raise NotFound()
-    get_inspection_for(user, photo.inspection_id)
+    if photo.patrol_check_id is not None:
+        get_patrol_check_for(user, photo.patrol_check_id)
+    else:
+        get_inspection_for(user, photo.inspection_id)
     return photo
 
 

@@ -3,21 +3,24 @@ import hashlib
 
 from inspection.core.client_requests import body_hash, first_result, prior_result
 from inspection.core.clock import office_now
-from inspection.inspections.operations import add_photo
+from inspection.inspections.operations import add_photo, photo_column
 from inspection.inspections.schemas import PhotoSchema
 from inspection.media.configured import media_storage, photo_limits, process_upload
 
 
-def item_photo_request(inspection, meta: dict, sha256: str) -> tuple[str, str, dict]:
-    """An item photo's idempotency scope, client_id and payload, whichever way its bytes came (POST or resumable)."""
+def item_photo_request(record, meta: dict, sha256: str) -> tuple[str, str, dict]:
+    """An item photo's idempotency scope, client_id and payload, whichever way its bytes came (POST or resumable),
+    of an inspection or of a patrol check (its own scope: the two number their records apart)."""
     extra = {"item_id": meta["item_id"], "taken_at": meta.get("taken_at"), "latitude": meta.get("latitude"),
              "longitude": meta.get("longitude")}
-    return f"photo:{inspection.id}", str(meta["client_id"]), {**extra, "sha256": sha256}
+    prefix = "patrol-photo" if photo_column(record) == "patrol_check_id" else "photo"
+    return f"{prefix}:{record.id}", str(meta["client_id"]), {**extra, "sha256": sha256}
 
 
 def item_photo_once(actor, inspection, meta: dict, data: bytes, on_stored=None,
-                    sha256: str | None = None) -> tuple[dict, int, bool]:
-    """File an item's photo once per client_id: the one path of a multipart POST and of a finished resumable upload.
+                    sha256: str | None = None, add=add_photo) -> tuple[dict, int, bool]:
+    """File an item's photo once per client_id: the one path of a multipart POST and of a finished resumable upload,
+    for an inspection's item or (`add` the patrol's) a patrol check's.
 
     `meta` holds the form's (or the declaration's) fields; `on_stored(photo)` flushes with the new photo;
     `sha256` is the bytes' digest when the caller has checked it already (a resumable upload's), else it is computed here.
@@ -26,8 +29,8 @@ def item_photo_once(actor, inspection, meta: dict, data: bytes, on_stored=None,
     scope, client_id, payload = item_photo_request(inspection, meta, sha256)
 
     def store(processed):
-        photo = add_photo(actor, inspection, meta["item_id"], client_id, processed, media_storage(),
-                          meta.get("taken_at"), meta.get("latitude"), meta.get("longitude"), office_now())
+        photo = add(actor, inspection, meta["item_id"], client_id, processed, media_storage(),
+                    meta.get("taken_at"), meta.get("latitude"), meta.get("longitude"), office_now())
         if on_stored is not None:
             on_stored(photo)
         return photo

@@ -56,8 +56,8 @@ class StartInSchema(BaseSchema):
                         metadata={"description": "El `pin` del paquete descargado: 409 si la lista o el buque cambiaron"})
 
 
-class AnswerInSchema(BaseSchema):
-    """One answer from the tablet; `client_id` makes retries harmless."""
+class ItemAnswerInSchema(BaseSchema):
+    """One answer to one item from a device; `client_id` makes retries harmless (a patrol check's too)."""
 
     client_id = fields.UUID(required=True)
     result = fields.String(required=True, validate=validate.OneOf(RESULTS))
@@ -65,13 +65,18 @@ class AnswerInSchema(BaseSchema):
                               metadata=_OBSERVED[1])
     note = Text(load_default="", validate=validate.Length(max=2000))
     recorded_at = fields.AwareDateTime(load_default=None, metadata={"description": "Hora de la tableta (UTC)"})
+
+
+class AnswerInSchema(ItemAnswerInSchema):
+    """One answer from the tablet; `client_id` makes retries harmless."""
+
     photos = fields.List(fields.String(validate=HEX64), load_default=list, validate=validate.Length(max=20),
                          metadata={"description": "SHA-256 de las fotos tomadas para este ítem"})
     action = fields.String(load_default=None, allow_none=True, validate=validate.OneOf(ACTIONS))
 
 
-class AnswerSchema(BaseSchema):
-    """A stored answer."""
+class ItemAnswerSchema(BaseSchema):
+    """A stored answer to one item (an inspection's or a patrol check's)."""
 
     item_id = fields.String()
     client_id = fields.String()
@@ -79,6 +84,11 @@ class AnswerSchema(BaseSchema):
     observed = fields.Float(allow_none=True)
     note = fields.String()
     recorded_at = fields.AwareDateTime()
+
+
+class AnswerSchema(ItemAnswerSchema):
+    """A stored answer."""
+
     received_at = fields.AwareDateTime()
     current = fields.Boolean()
     photos = fields.List(fields.String(), attribute="photo_hashes")

@@ -77,6 +77,11 @@ TEXTS = {
         N_("La Prefectura canceló la inspección de {kind} del buque {vessel} ({registration}) programada para el "
            "{scheduled_on} en {port}. Motivo: {reason}. En su flota verá cuándo corresponde la próxima."),
     ),
+    "patrol_retention": (
+        N_("Retención por la patrulla: {craft}"),
+        N_("El agente {officer} retuvo la embarcación {craft} {name} en {place} ({cited}). Vea el control de "
+           "patrulla y decida sobre la retención."),
+    ),
 }
 # The apply_by subject on its last days, where "quedan {days} días" would read wrong.
 LAST_DAYS = {0: N_("{vessel}: hoy es el último día para solicitar la inspección de {kind}"),
@@ -125,7 +130,8 @@ def capitalized(text: str) -> str:
 def notice_view(notice: Notice, lang: str) -> dict:
     """A notice as the /avisos page lists it."""
     subject, body = render(notice.kind, notice.params, lang)
-    return {"id": notice.id, "subject": subject, "body": body, "kind": notice.kind, "due_on": notice.due_on,
+    return {"id": notice.id, "subject": subject, "body": body, "kind": notice.kind, "subject_id": notice.subject_id,
+            "due_on": notice.due_on,
             "created_on": notice.created_on, "read": notice.read_at is not None, "vessel_id": notice.vessel_id}
 
 

@@ -205,6 +205,18 @@ class ChecklistItemSchema(BaseSchema):
     restriction = fields.String(allow_none=True, metadata={"description": (
         "La restricción, p. ej. daylight_only (Ley 928 art. 73: solo navegación diurna); null si no restringe")})
     restriction_label = fields.String(allow_none=True, metadata={"description": "La restricción en palabras"})
+    fine = fields.Nested("LawFineSchema", allow_none=True, metadata={
+        "description": "La multa que la ley fija por su incumplimiento; null si la ley no fija ninguna"})
+
+
+class LawFineSchema(BaseSchema):
+    """A fine the law itself sets: the article, its words, and the amounts it prints (`max` null: one amount)."""
+
+    source = fields.String()
+    article = fields.String()
+    text = fields.String(metadata={"description": "Cita textual del artículo que fija la multa"})
+    min = Integer(metadata={"description": "El menor importe impreso (pesos de curso legal)"})
+    max = Integer(allow_none=True, metadata={"description": "El mayor, si el artículo imprime dos; null si uno"})
 
 
 class ChecklistSchema(BaseSchema):

@@ -1,7 +1,7 @@
 """The law's checklists applied to a vessel, with the interpretation settings of this installation."""
 from flask import current_app
 
-from checklists import KINDS, build_checklist, checklist_versions, clause_coverage, clause_totals, load_catalog
+from checklists import KINDS, build_checklist, build_patrol_checklist, checklist_versions, clause_coverage, clause_totals, load_catalog
 from inspection.core.exceptions import Invalid, NotFound
 from inspection.core.extensions import db
 from inspection.core.models import Inspection, Vessel
@@ -46,13 +46,23 @@ def pinned_items(particulars: dict, kind: str) -> tuple[dict, list[dict]]:
             exemption = spanish["exemption"]
             raise Invalid(Msg("El buque está exento de esta inspección ({source}, art. {article}): {reason}",
                               source=exemption["source"], article=exemption["article"], reason=exemption["reason"]))
-        english = {item["id"]: item for item in checklist_for(particulars, part, "en")["items"]}
         versions[part] = spanish["version"]
-        for item in spanish["items"]:
-            en = english[item["id"]]
-            items.append({**item, "checklist": part, "title_en": en["title"], "unit_en": en["unit"],
-                          "topic_title_en": en["topic_title"], "restriction_label_en": en["restriction_label"]})
+        items += bilingual_items(spanish, checklist_for(particulars, part, "en"), part)
     return versions, items
+
+
+def bilingual_items(spanish: dict, english: dict, part: str) -> list[dict]:
+    """A built checklist's items as pinned: the Spanish item with its list's kind and the English words beside."""
+    by_id = {item["id"]: item for item in english["items"]}
+    return [{**item, "checklist": part, "title_en": by_id[item["id"]]["title"], "unit_en": by_id[item["id"]]["unit"],
+             "topic_title_en": by_id[item["id"]]["topic_title"],
+             "restriction_label_en": by_id[item["id"]]["restriction_label"]} for item in spanish["items"]]
+
+
+def patrol_checklist_for(particulars: dict, kind: str, lang: str = "es") -> dict:
+    """The items a patrol checks of `kind` for these particulars (the data's patrol subset), in `lang`."""
+    settings = current_app.config.get("CHECKLIST_SETTINGS") or {}
+    return build_patrol_checklist(load_catalog().get(kind), particulars, settings, lang)
 
 
 def localized_item(item: dict, lang: str) -> dict:

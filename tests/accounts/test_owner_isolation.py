@@ -21,7 +21,7 @@ from tests.fleets import PASSWORD, seed_fleets
 
 # Blueprints issue 11 created, and those it added routes to (all their routes are listed below).
 BLUEPRINTS = {"api_applications", "api_calendar", "api_fees", "api_reports", "fleet", "planning", "notices",
-              "dashboard", "certificates", "inspections"}
+              "dashboard", "certificates", "inspections", "api_patrol", "patrol"}
 LOGIN = "login"  # a page asks an anonymous caller to sign in (302 to /login)
 OK, FOUND, BAD = 200, 302, 400
 CALLERS = ("owner", "police", "anonymous")
@@ -129,8 +129,25 @@ ROUTES = [
     Route("inspections.deficiency_list_page", OK, **PAGE),
     Route("inspections.deficiency_list_page", 404, **PAGE, args=lambda o: {"vessel_id": o["vessel_id"]}),
     Route("inspections.deficiency_csv", OK, **PAGE),
+    # --- patrol checks (issue 23): the other fleet's check is the police user's own ----------------------
+    Route("api_patrol.list_checks", OK, OK, 401),
+    Route("api_patrol.list_checks", OK, OK, 401, args=lambda o: {"vessel_id": o["vessel_id"]}),
+    Route("api_patrol.get_check", 404, OK, 401, args=lambda o: {"check_id": o["check_id"]}),
+    Route("api_patrol.post_check", 403, 201, 401,
+          body=lambda o: {"client_id": o["uuid"], "vessel_id": o["vessel_id"], "checklist": "conducta",
+                          "checked_at": datetime.now(timezone.utc).isoformat(), "place": "Km 1630"}),
+    Route("api_patrol.put_answer", 404, 409, 401, args=lambda o: {"check_id": o["check_id"], "item_id": "con.lights.night"},
+          body=lambda o: {"client_id": "00000000-0000-4000-8000-00000000000b", "result": "pass"},
+          note="the police user's check is closed: 409"),
+    Route("api_patrol.post_photo", 404, 422, 401, args=lambda o: {"check_id": o["check_id"]}),
+    Route("api_patrol.post_close", 404, 409, 401, args=lambda o: {"check_id": o["check_id"]},
+          body=lambda o: {"client_id": "00000000-0000-4000-8000-00000000000c", "outcome": "sin_novedad"}),
+    Route("patrol.check_list", OK, OK, LOGIN),
+    Route("patrol.check_page", 404, OK, LOGIN, args=lambda o: {"check_id": o["check_id"]}),
 ]
 PUBLIC_BODIES = {"certificates.verify_page"}  # shows the certificate's own vessel by design
+POLICE_BODIES = {"api_patrol.list_checks", "api_patrol.get_check", "api_patrol.post_check", "patrol.check_list",
+                 "patrol.check_page"}  # the police's own checks
 
 
 @pytest.fixture
@@ -191,7 +208,8 @@ def test_no_route_of_the_cycle_shows_another_owners_records(app, world):
                 right = got == 302 and "/login" in response.headers.get("Location", "")
             else:
                 right = got == want
-            if right and got == 200 and route.endpoint not in PUBLIC_BODIES:
+            if right and got in (200, 201) and route.endpoint not in PUBLIC_BODIES and not (
+                    caller == "police" and route.endpoint in POLICE_BODIES):
                 found = leaks(response.get_data(as_text=True), other)
                 if found:
                     right, got = False, f"200 showing {found}"

@@ -162,13 +162,13 @@ def test_cli_prints_each_clause_and_exits_0(runner):
     lines = result.output.splitlines()
     assert "  art. 141: CUBIERTO: nav.boats.lifeboats, seg.lifebuoys.total" in lines
     assert any(line.startswith("  art. 199: EXCLUIDO: Registros de la Prefectura") for line in lines)
-    assert "  art. 184: CUBIERTO: nav.passengers.within_maximum, men.passengers.within_maximum" in lines
+    assert "  art. 184: CUBIERTO: nav.passengers.within_maximum, men.passengers.within_maximum, con.passengers.within_maximum" in lines
     assert "  art. 41(b): CUBIERTO: nav.hygiene.accommodation" in lines
     assert any(line.startswith("  art. 41(f): EXCLUIDO: Indemnización") for line in lines)
     assert any(line.startswith("== Ley 928/1927 (ley-928-1927-arts-003-118.txt, ley-928-1927-arts-123-238.txt)")
                and line.endswith("SIN CUBRIR 0") for line in lines)
     assert "Cláusulas: 472 (cubierto 126, excluido 346, pendiente 0, sin cubrir 0)" in lines
-    assert lines[-1].startswith("Datos válidos: 4 listas,")
+    assert lines[-1].startswith("Datos válidos: 5 listas,")
 
 
 def drop_exclusion(directory: Path, articles: str):

@@ -14,7 +14,7 @@ PROPULSIONS = ("steam", "motor", "sail", "rowing", "towed")
 SERVICES = ("passenger", "cargo", "mixed", "tug", "livestock", "tanker", "raft", "work")
 ITEM_KEYS = {"id", "title", "topic", "topic_title", "source", "article", "clauses", "text", "required", "maximum",
              "unit", "whole", "evidence_required", "detainable", "certificate", "foreign", "practice", "standing", "consequence",
-             "restriction", "restriction_label"}
+             "restriction", "restriction_label", "fine"}
 
 
 
@@ -183,12 +183,13 @@ def test_vessel_table_covers_every_propulsion_and_service():
 def test_every_propulsion_and_service_builds(propulsion, service):
     vessel = vessel_particulars(propulsion=propulsion, service=service, gross_tonnage=50.0, max_passengers=20,
                          cabins=4, fire_hydrants=2, holds=1)
-    nav, seg, doc, men = (build(kind, vessel) for kind in load_catalog().kinds)
+    nav, seg, doc, men, con = (build(kind, vessel) for kind in load_catalog().kinds)
     assert nav["exempt"] is (propulsion == "rowing")
     assert seg["exempt"] is (propulsion not in ("steam", "motor"))
     assert doc["exempt"] is False and doc["items"]
     assert men["exempt"] is not nav["exempt"]  # the small-craft check is for exactly the art. 210 craft
-    for result in (nav, seg, doc, men):
+    assert con["exempt"] is False and con["items"]  # conduct under way: every vessel
+    for result in (nav, seg, doc, men, con):
         ids = [i["id"] for i in result["items"]]
         assert len(ids) == len(set(ids))
         assert bool(result["items"]) is not result["exempt"]
@@ -374,7 +375,7 @@ def test_sources_are_verbatim_copies_of_the_shared_texts():
 def test_coverage_report_rows():
     rows = coverage_report(load_catalog())
     kinds = {row["kind"] for row in rows}
-    assert kinds == {"navegabilidad", "seguridad", "documentacion", "menores"}
+    assert kinds == {"navegabilidad", "seguridad", "documentacion", "menores", "conducta"}
     seg_ley = next(r for r in rows if r["kind"] == "seguridad" and r["source"] == "Ley 928/1927")
     assert {"141", "143", "144", "151", "217", "218"} <= set(seg_ley["articles"])
     assert seg_ley["exemptions"] == ["Ley 928/1927 art. 211"]

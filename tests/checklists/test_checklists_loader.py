@@ -17,7 +17,7 @@ PASSENGERS, MAXIMUM = "nav.passengers.within_maximum", 'maximum = "max_passenger
 
 def test_copy_of_the_data_loads(data_dir):
     catalog = load_catalog(data_dir)
-    assert catalog.kinds == ("navegabilidad", "seguridad", "documentacion", "menores")
+    assert catalog.kinds == ("navegabilidad", "seguridad", "documentacion", "menores", "conducta")
 
 
 @pytest.mark.parametrize("file, item_id, old, new, message", [

@@ -65,7 +65,7 @@ def test_the_maximum_item_speaks_english_too():
 
 def test_navegabilidad_version_is_bumped():
     assert load_catalog().get("navegabilidad").version == "2026.5"
-    assert load_catalog().get("documentacion").version == "2026.5"
+    assert load_catalog().get("documentacion").version == "2026.6"  # fines as data (arts. 14, 17, 19)
 
 
 @pytest.mark.parametrize("label, vessel, maximum", [

@@ -23,9 +23,9 @@ STEAMER = {**LAUNCH, "propulsion": "steam"}
 # The duties the law lays on steamers (arts. 67, 71, 73, 81, 141, 156, 202), and the detainable ones among them.
 STEAMERS_DUTIES = {"nav.hull.slipway", "nav.rigging.steering", "nav.boats.lifeboats", "nav.signals.whistle",
                    "nav.signals.bell", "nav.signals.code_flags", "nav.cargo.no_deck_cargo", "seg.machinery.running",
-                   "seg.lifebuoys.total", "seg.pumps.bilge_fire", "doc.books.commerce_code"}
+                   "seg.lifebuoys.total", "seg.pumps.bilge_fire", "doc.books.commerce_code", "con.cargo.no_deck_cargo"}
 DETAINING = {"nav.hull.slipway", "nav.boats.lifeboats", "nav.cargo.no_deck_cargo", "seg.lifebuoys.total",
-             "seg.pumps.bilge_fire"}
+             "seg.pumps.bilge_fire", "con.cargo.no_deck_cargo"}
 RESTRICTING = {"nav.rigging.steering", "seg.machinery.running"}  # art. 73: daylight only
 
 

@@ -10,11 +10,11 @@ def test_check_reports_items_and_articles_per_checklist(runner):
     result = runner.invoke(args=["checklists", "check"])
     assert result.exit_code == 0, result.output
     lines = result.output.splitlines()
-    for kind in ("navegabilidad", "seguridad", "documentacion", "menores"):
+    for kind in ("navegabilidad", "seguridad", "documentacion", "menores", "conducta"):
         assert any(line.startswith(f"{kind} ") and "items)" in line for line in lines), kind
     seguridad = next(line for line in lines if line.startswith("seguridad ") and "Ley 928/1927" in line)
     assert "arts." in seguridad and " 141," in seguridad  # lifebuoys (art. 141)
-    assert lines[-1].startswith("Datos válidos: 4 listas,")
+    assert lines[-1].startswith("Datos válidos: 5 listas,")
 
 
 def test_a_broken_catalogue_exits_non_zero_naming_file_and_item(runner, monkeypatch):

@@ -171,14 +171,16 @@ def test_coverage_page_shows_each_version_and_its_changes(client, make_user):
     assert "Ítems retirados" not in nav
     seguridad = markup.split('id="version-seguridad"', 1)[1].split("</tr>", 1)[0]
     assert "seg.machinery.condition" not in seguridad
-    assert "Documentación 2026.5" in row and "doc.certificates.arqueo" in row  # not of rafts (issue 20)
+    assert "Documentación 2026.6" in row and "doc.books.navigation" in row  # its fine as data (issue 23)
+    documents = markup.split('id="version-documentacion"', 1)[1].split("</tr>", 1)[0]
+    assert "multa que fija la ley" in documents and "Conducta en navegación" in text(response)
     english = text(client.get("/listas/cobertura?lang=en"))
     assert "nav.hull.slipway_judgement Varadero, si el inspector lo exige" in row  # art. 202
     assert "Ítems modificados" in nav and "nav.rigging.steering" in nav  # art. 73 restricts (issue 20)
     assert "(causa detención, restricción en lugar de detención)" in nav
     assert "Cambios respecto de la versión 2026.4" in seguridad and "seg.machinery.running" in seguridad
     assert "seg.fire.elements_sufficient" not in seguridad  # retired in 2026.4, not now
-    assert "Documentación 2026.5" in row and "Cambios respecto de la versión 2026.4" in row
+    assert "Cambios respecto de la versión 2026.5" in row
     assert "Changes from version 2026.4" in english and "restriction instead of detention" in english
 
 

@@ -10,6 +10,7 @@ pages at tablet and phone size go to BALIZA_SCREENSHOTS when it is set.
 import gzip
 import urllib.request
 import uuid
+from datetime import datetime, timezone
 from itertools import product
 
 import pytest
@@ -44,7 +45,8 @@ def _build_state(app) -> dict:
         owner = create_owner({"name": "Naviera del Sur S.A.", "tax_id": "80012345-6", "email": "sur@example.com",
                               "phone": None, "address": None})
         db.session.flush()
-        users = {name: create_user(name, PASSWORD, role, owner_id=owner.id if role == "owner" else None)
+        users = {name: create_user(name, PASSWORD, role, owner_id=owner.id if role == "owner" else None,
+                                   unit="Lancha 3" if role == "police" else None)
                  for name, role in USERS.items()}
         vessels = [create_vessel(vessel_values(reg, name, owner.id)) for reg, name in (
             ("PY-ASU-0101", "Ñandutí Purahéi"), ("PY-CON-0202", "Yacaré Guazú"), ("PY-ENC-0303", "Río Tebicuary"))]
@@ -73,8 +75,18 @@ def _build_state(app) -> dict:
             answer["observed"] = item["required"]
         done = client.put(f"/api/v1/inspections/{started}/answers/{item['id']}", json=answer, headers=inspector)
         assert done.status_code == 200, done.json
+    police = bearer(client, "policia")  # a patrol's infraction on the first vessel (issue 23)
+    check = client.post("/api/v1/patrol-checks", headers=police, json={
+        "client_id": str(uuid.uuid4()), "vessel_id": vessel_ids[0], "checklist": "conducta", "place": "Km 1630",
+        "checked_at": datetime.now(timezone.utc).isoformat()}).json["id"]
+    for item, result in (("con.lights.night", "fail"), ("con.fire.no_smoking", "pass")):
+        client.put(f"/api/v1/patrol-checks/{check}/answers/{item}", headers=police,
+                   json={"client_id": str(uuid.uuid4()), "result": result})
+    closed = client.post(f"/api/v1/patrol-checks/{check}/close", headers=police,
+                         json={"client_id": str(uuid.uuid4()), "outcome": "infraccion", "note": "Sin luces"})
+    assert closed.status_code == 200, closed.json
     return {"issued": issued, "suspended": suspended, "submitted": submitted, "started": started,
-            "vessel": vessel_ids[0], "owner": owner_id, "user": inspector_id}
+            "vessel": vessel_ids[0], "owner": owner_id, "user": inspector_id, "check": check}
 
 
 @pytest.fixture(scope="module")
@@ -89,7 +101,8 @@ def pages_for(role: str, s: dict) -> list[str]:
     token, number = s["issued"]["token"], s["issued"]["number"]
     public = ["/verificar", f"/v/{token}", f"/v/{s['suspended']['token']}", "/v/AAAA"]
     fleet = ["/buques", f"/buques/{s['vessel']}", f"/buques/{s['vessel']}/listas/seguridad",
-             f"/buques/{s['vessel']}/listas/navegabilidad", "/cuenta"]
+             f"/buques/{s['vessel']}/listas/navegabilidad", f"/buques/{s['vessel']}/listas/conducta", "/cuenta",
+             "/patrullas", f"/patrullas/{s['check']}"]
     staff = ["/armadores", "/inspecciones", f"/inspecciones/{s['started']}", f"/inspecciones/{s['submitted']}",
              f"/inspecciones/{s['submitted']}/informe", "/certificados", f"/certificados/{number}"]
     admin = ["/buques/nuevo", f"/buques/{s['vessel']}/editar", "/armadores/nuevo",

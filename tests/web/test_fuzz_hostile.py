@@ -54,7 +54,8 @@ def real_values(fleets) -> dict:
     """A real value for each path argument: the owner user's own fleet, so authorization lets the edge answer."""
     own = fleets["fleets"]["own"]
     values = {name: own[name] for name in ("owner_id", "vessel_id", "inspection_id", "item_id", "deficiency_id",
-                                          "detention_id", "photo_id", "number", "token", "application_id", "fine_id")}
+                                          "detention_id", "photo_id", "number", "token", "application_id", "fine_id",
+                                          "check_id")}
     return {**values, "user_id": fleets["users"]["owner"].id, "device_id": 1, "notice_id": 1, "kind": "seguridad",
             "variant": "thumb", "role": "inspector", "client_id": str(uuid.UUID(int=1)), "decision": "revocar",
             "chart": "certificados", "secret": "x"}

@@ -49,6 +49,10 @@ API_PERMISSIONS = {
     "POST /api/v1/applications/{application_id}/assign": {"admin"},
     "POST /api/v1/fines/{fine_id}/waive": {"admin"},
     "POST /api/v1/vessels/{vessel_id}/arqueos": STAFF,
+    "POST /api/v1/patrol-checks": {"police"},
+    "PUT /api/v1/patrol-checks/{check_id}/answers/{item_id}": {"police"},
+    "POST /api/v1/patrol-checks/{check_id}/photos": {"police"},
+    "POST /api/v1/patrol-checks/{check_id}/close": {"police"},
 }
 
 # The same for every page that takes a form (Flask rules, as app.url_map spells them).
@@ -91,7 +95,7 @@ API_READS = {
 }
 
 FLEET_ARGS = {"owner_id", "vessel_id", "inspection_id", "deficiency_id", "detention_id", "number", "application_id",
-              "fine_id"}
+              "fine_id", "check_id"}
 WRITES = ("post", "put", "patch", "delete")
 
 
