@@ -29,7 +29,7 @@ def create_app(test_config=None, served_at=None) -> Flask:
 
 
 def register_logging(app: Flask) -> None:
-    """Request ids and one structured log line per request (first, so even refused requests are logged)."""
+    """Request ids and one structured log line per request (refused requests too)."""
     from inspection.web.request_log import register_request_log
 
     register_request_log(app)

@@ -27,14 +27,15 @@
 //
 // Two precaches: the app's (the tablet, the offline page; installed by every visitor) and the police
 // verifier's (its page, decoders and lists; kept when a police page asks, so tablets never carry them).
-// Neither fetches twice what the page just loaded: a file is taken from the HTTP cache when its bytes are
-// this build's (its Subresource Integrity digest, stamped in by the server), else from the network.
+// Neither fetches twice what the page just loaded: the server writes every static file named here with its
+// fingerprint (`?v=`, inspection/web/pwa.py), the URL the pages use, served immutable, so the install finds the
+// page's copy in the HTTP cache. Where the browser has static routing, those URLs are then answered from the
+// caches without waking this worker.
 import { syncNow } from '/static/js/tablet/sync.js';
 
 const CACHE = 'baliza-v2-__BUILD__';
 const VERIFIER_CACHE = 'baliza-verifier-__BUILD__';
 const CACHE_PREFIXES = ['baliza-verificar-', 'baliza-v2-', 'baliza-verifier-'];
-const INTEGRITY = {/*__INTEGRITY__*/};
 const PAGE = '/verificar';
 const LISTS = ['/api/v1/keys', '/api/v1/status-list'];
 const VERIFIER = [
@@ -77,6 +78,7 @@ const STATIC = [
   '/static/icons/icon-maskable-512.png',
   '/static/icons/apple-touch-icon.png',
 ];
+const PRECACHED = new Set([...STATIC, ...VERIFIER]);
 const PAGE_TIMEOUT_MS = 4000;
 const LANGUAGES = ['es', 'en'];  // as inspection/i18n/messages.py LANGUAGES
 const AGENDA = '/agenda';
@@ -90,6 +92,11 @@ let language = null;
 
 self.addEventListener('install', (event) => {
   event.waitUntil((async () => {
+    // A fingerprinted file straight from the caches (the browser falls back to the network when none has it).
+    if (event.addRoutes) {
+      await event.addRoutes({ condition: { urlPattern: { pathname: '/static/*', search: 'v=*' } }, source: 'cache' })
+        .catch(() => {});
+    }
     await precache(await caches.open(CACHE), [...LANGUAGES.map((lang) => `${OFFLINE}?lang=${lang}`), ...STATIC]);
     // A device that kept the verifier (a police phone) keeps this build's too.
     if ((await caches.keys()).some((name) => name.startsWith('baliza-verifier-'))) await keepVerifier();
@@ -100,18 +107,14 @@ self.addEventListener('install', (event) => {
 /**
  * Keep `urls` in `cache`. No cookies for pages: these are public, and a page's Set-Cookie arriving after a sign-in would
  * put back the signed-out session (the install runs while the login form is being sent); without cookies a page
- * comes in the default language, so each language's copy is named. A static file is taken from the HTTP cache
- * (what the page just fetched) when its bytes are this build's, else from the network (cache: 'reload', so the
- * HTTP cache cannot hand us a copy older than this version).
+ * comes in the default language, so each language's copy is named, and fresh (cache: 'reload'). A fingerprinted
+ * file is this build's whoever answers, so the HTTP cache's copy (what the page just fetched) is taken as it is,
+ * with the page's own credentials mode: the HTTP cache keeps credentialed copies apart.
  */
 async function precache(cache, urls) {
   const kept = new Set((await cache.keys()).map((request) => new URL(request.url).pathname + new URL(request.url).search));
   await Promise.all(urls.filter((url) => !kept.has(url)).map(async (url) => {
-    const integrity = INTEGRITY[url];
-    // A static file with the page's own credentials mode: the HTTP cache keeps credentialed copies apart.
-    const credentials = integrity ? 'same-origin' : 'omit';
-    let response = integrity ? await fetch(url, { cache: 'force-cache', credentials, integrity }).catch(() => null) : null;
-    if (!response || !response.ok) response = await fetch(url, { cache: 'reload', credentials, integrity });
+    const response = await fetch(url, PRECACHED.has(url) ? { credentials: 'same-origin' } : { cache: 'reload', credentials: 'omit' });
     if (!response.ok) throw new Error(`${url}: ${response.status}`);
     await cache.put(url, response);
   }));
@@ -154,9 +157,9 @@ self.addEventListener('fetch', (event) => {
     event.respondWith(tabletPage(event, SHELL));
   } else if (request.mode === 'navigate' && url.pathname === '/') {
     event.respondWith(homeOrOffline(request));
-  } else if (STATIC.includes(url.pathname)) {
+  } else if (STATIC.includes(url.pathname + url.search)) {
     event.respondWith(cacheFirst(request, CACHE));
-  } else if (VERIFIER.includes(url.pathname)) {
+  } else if (VERIFIER.includes(url.pathname + url.search)) {
     event.respondWith(cacheFirst(request, VERIFIER_CACHE));
   } else if (request.mode === 'navigate') {
     event.respondWith(pageOrOffline(event, url));
@@ -275,7 +278,7 @@ async function verifyPageOrOffline(request) {
 
 /** A precached file from whichever precache holds it; fetched and kept in its own when neither does yet. */
 async function cacheFirst(request, name) {
-  const cached = await caches.match(request, { ignoreSearch: true });
+  const cached = await caches.match(request);
   if (cached) return cached;
   const response = await fetch(request);
   if (response.ok) await (await caches.open(name)).put(request, response.clone());

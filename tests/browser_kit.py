@@ -5,6 +5,7 @@ Only browser test modules import this: importing it skips the module when Python
 imports the `browser` fixture (module scope: one Chromium per test module), and calls `axe_script()` at import
 when it runs axe-core, so it skips, rather than fails, without axe-playwright-python.
 """
+import os
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -19,6 +20,9 @@ BROWSER_MARKS = [
     pytest.mark.skipif(not CHROMIUM.exists(), reason="Debian Chromium is not installed at /usr/bin/chromium"),
 ]
 BLOCKING = ("serious", "critical")
+# Screenshots for a person to look at go to the folder this names; none is taken without it (CI), a full page
+# costs up to a second.
+SHOTS = Path(os.environ["BALIZA_SCREENSHOTS"]) if os.environ.get("BALIZA_SCREENSHOTS") else None
 TARGETS = ("button, a[href], select, textarea, summary, label.choice, label.photo-button, canvas, "
            "input:not([type=radio]):not([type=file]):not([type=checkbox]):not([type=hidden])")
 
@@ -27,6 +31,22 @@ def axe_script() -> Path:
     """The axe.min.js that axe-playwright-python ships; skips the caller (at import: its module) without the package."""
     axe_package = pytest.importorskip("axe_playwright_python", reason="axe-playwright-python is not installed")
     return Path(axe_package.__file__).parent / "axe.min.js"
+
+
+def open_page(page, url: str, wait_until: str = "load"):
+    """Go to `url` and wait until the page is whole: loaded, and a tablet screen ready (it builds itself from the
+    inspection it holds); the response."""
+    response = page.goto(url, wait_until=wait_until)
+    if page.locator("#inspection").count():
+        page.wait_for_selector("#inspection[data-ready]", timeout=20_000)
+    return response
+
+
+def shoot(target, name: str, **options) -> None:
+    """A screenshot of a page or an element as SHOTS/`name` when BALIZA_SCREENSHOTS is set; nothing otherwise."""
+    if SHOTS:
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        target.screenshot(path=str(SHOTS / name), **options)
 
 
 @contextmanager
@@ -77,7 +97,8 @@ def wait_until_kept(page, path: str, timeout: float = 30) -> None:
     import time
 
     deadline = time.monotonic() + timeout
-    while not page.evaluate("async (path) => !!(await caches.match(path))", path):
+    # a static file is kept under its fingerprinted URL (?v=…)
+    while not page.evaluate("async (path) => !!(await caches.match(path, { ignoreSearch: true }))", path):
         if time.monotonic() > deadline:
             raise AssertionError(f"{path} never reached the worker's caches")
         page.wait_for_timeout(100)

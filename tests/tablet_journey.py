@@ -1,16 +1,15 @@
 """The tablet journey shared by the journey test modules: the rig (live app and faults), the camera files, and
-the whole journey itself (tests/tablet/test_journey.py, tests/tablet/test_journey_faults.py).
+the whole journey itself (tests/tablet/test_journey.py, test_journey_lossy_link.py, test_journey_broken_sync.py).
 
-Two modules rather than one, so the two test workers each take half of the journeys (a module goes to one worker).
+Three modules rather than one, so the two test workers share the journeys (a module goes to one worker).
 """
 import time
 
 import pytest
 
-from tests.browser_kit import sync_api
+from tests.browser_kit import shoot, sync_api
 from tests.tablet_rig import Faults, tablet_rig
 from tests.tablet_steps import (
-    SHOTS,
     answer_everything,
     camera_jpegs,
     checked_count,
@@ -48,12 +47,12 @@ def camera_files(tmp_path_factory):
 def journey(rig, tmp_path, camera_files, name: str, fault=None, sync_timeout: float = 120, shots: bool = False):
     """The whole journey; `fault(rig, context, page)` runs as the link comes back. Returns what it saw.
 
-    With `shots`, the screen is saved at each stage (offline at work, closed offline, synced) for a person to look at.
+    With `shots`, the screen is saved at each stage (offline at work, closed offline, synced) for a person to look at
+    (tests/browser_kit.shoot: when BALIZA_SCREENSHOTS names a folder).
     """
-    def shoot(page, stage):
+    def shoot_stage(page, stage):
         if shots:
-            SHOTS.mkdir(parents=True, exist_ok=True)
-            page.screenshot(path=str(SHOTS / f"baliza_tablet_journey_{stage}.png"))
+            shoot(page, f"baliza_tablet_journey_{stage}.png")
 
     seeded = seed(rig, name)
     answers = plan(seeded["items"])
@@ -67,9 +66,9 @@ def journey(rig, tmp_path, camera_files, name: str, fault=None, sync_timeout: fl
         open_from_agenda(page, card)
         photos = answer_everything(page, seeded, answers, camera_files)
         page.locator("article.item").nth(5).scroll_into_view_if_needed()
-        shoot(page, "1_offline_answered")
+        shoot_stage(page, "1_offline_answered")
         close_inspection(page)
-        shoot(page, "2_closed_offline")
+        shoot_stage(page, "2_closed_offline")
         local = local_record(page, inspection_id)
         assert len(local["answers"]) == len(seeded["items"]) and len(local["photos"]) == photos
 
@@ -90,7 +89,7 @@ def journey(rig, tmp_path, camera_files, name: str, fault=None, sync_timeout: fl
             fault(rig, context, page)
         context.set_offline(False)  # no reload from here on
         page.wait_for_selector("text=Inspección cerrada y enviada", timeout=sync_timeout * 1000)
-        shoot(page, "3_synced")
+        shoot_stage(page, "3_synced")
         shown = page.locator("#closed-banner .certificate strong").inner_text()
         badge = page.locator("#sync-badge").inner_text()
         final_local = local_record(page, inspection_id)

@@ -4,7 +4,6 @@ the page checks (tests/test_tablet_pages.py) and the benchmark (bench/tablet.py)
 State the browser does not need to build (the vessel, the inspector, the schedule) is made with the
 operations against the rig's database; everything the inspector does goes through the screen.
 """
-import os
 from pathlib import Path
 
 from PIL import Image, ImageDraw
@@ -20,7 +19,6 @@ from tests.fleets import PARTICULARS
 from tests.live_site import ARGS, CHROMIUM
 
 TABLET = {"width": 800, "height": 1280}
-SHOTS = Path(os.environ.get("BALIZA_SCREENSHOTS", "/tmp/baliza-screenshots"))  # for a person to look at
 PASSWORD = "tableta-de-prueba"
 
 

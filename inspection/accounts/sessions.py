@@ -36,6 +36,10 @@ class LazyCookieSessionInterface(SecureCookieSessionInterface):
     def save_session(self, app, session, response):
         if not session and not session.modified:
             return  # nothing was stored and nothing must be deleted: no cookie work at all
+        if response.cache_control.immutable:
+            # A fingerprinted static file is everyone's: no `Vary: Cookie` (the HTTP cache would then miss the copy
+            # fetched before a sign-in) and no cookie refreshed on it.
+            return
         super().save_session(app, session, response)
 
 

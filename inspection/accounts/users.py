@@ -9,6 +9,7 @@ from inspection.accounts.sessions import revoke_user_sessions
 from inspection.core.exceptions import Conflict, Invalid, NotFound
 from inspection.core.extensions import db
 from inspection.core.models import ROLES, ApiToken, ConflictOfInterest, Owner, User
+from inspection.core.readcache import forget_memo, transaction_memo
 from inspection.i18n.messages import LANGUAGES, Msg
 
 
@@ -35,6 +36,19 @@ def create_user(username: str, password: str, role: str, owner_id: int | None = 
     return user
 
 
+_CONFLICTS = "conflicts"  # has_conflict's memo of (inspector, owner) pairs
+
+
+def has_conflict(inspector: User, owner_id: int) -> bool:
+    """True when the inspector is linked to the owner (art. 214: never inspect your own company); asked of the
+    database once a transaction for each pair (a sync batch asks it for every answer)."""
+    known = transaction_memo(_CONFLICTS)
+    if (inspector.id, owner_id) not in known:
+        known[inspector.id, owner_id] = db.session.scalar(
+            db.select(ConflictOfInterest.id).filter_by(user_id=inspector.id, owner_id=owner_id)) is not None
+    return known[inspector.id, owner_id]
+
+
 def declare_conflict(actor: User, user: User, owner_id: int, reason: str, now) -> ConflictOfInterest:
     """Record an inspector's link to an owner or company (art. 214); declaring it twice is one record."""
     from inspection.core.audit import record_event
@@ -47,6 +61,7 @@ def declare_conflict(actor: User, user: User, owner_id: int, reason: str, now) -
     conflict = ConflictOfInterest(user_id=user.id, owner_id=owner_id, reason=reason, declared_at=now)
     db.session.add(conflict)
     db.session.flush()
+    forget_memo(_CONFLICTS)  # this transaction's has_conflict() may have said "no" a moment ago
     record_event(actor, "conflict.declared", "user", user.id, details={"owner_id": owner_id, "reason": reason}, at=now)
     return conflict
 

@@ -120,6 +120,22 @@ def data_stamp(name: str) -> int | None:
     return memo[_MEMO].get(name)
 
 
+def transaction_memo(name: str) -> dict:
+    """A dict that lives as long as the session's transaction: what one transaction asks again and again (a sync
+    batch checks art. 214 for each answer) is read once, and the next transaction asks afresh."""
+    session = db.session()
+    transaction = session.get_transaction()
+    held = session.info.get(("memo", name))
+    if held is None or held[0] is not transaction:
+        held = session.info[("memo", name)] = (transaction, {})
+    return held[1]
+
+
+def forget_memo(name: str) -> None:
+    """Drop `name`'s transaction memo: this transaction has just written what it holds."""
+    db.session.info.pop(("memo", name), None)
+
+
 def note_stamps(pairs) -> None:
     """Take the (name, stamp) pairs another statement of this request read before it read any data (the rate
     limit's count brings them in its round trip), so the request's data_stamp() needs no read of its own."""

@@ -164,7 +164,7 @@ def complete_applications(inspection: Inspection) -> None:
 
 
 def reopen_applications(inspection: Inspection) -> list[Application]:
-    """A cancelled inspection's applications ask for an inspection again: pending and unassigned, so planning
+    """A cancelled or interrupted inspection's applications ask for one again: pending and unassigned, so planning
     assigns them anew. One pending at a time (uq_applications_pending): where the vessel already has another
     pending application of the kind, that one asks for the same work and this one is closed as cancelled."""
     applications = db.session.scalars(db.select(Application).filter_by(inspection_id=inspection.id, status="scheduled")

@@ -9,6 +9,7 @@ from datetime import date, datetime, timedelta
 from sqlalchemy import and_, case, literal, or_
 
 from inspection.accounts.access import get_patrol_check_for, vessel_scope
+from inspection.accounts.users import has_conflict
 from inspection.core.audit import record_event
 from inspection.core.exceptions import Conflict, Forbidden, Invalid, NotFound
 from inspection.core.extensions import db
@@ -16,7 +17,6 @@ from inspection.core.models import (
     DEFICIENCY_STATUSES,
     OPEN_INSPECTIONS,
     Answer,
-    ConflictOfInterest,
     Deficiency,
     Detention,
     Inspection,
@@ -39,13 +39,6 @@ from inspection.registry.vessels import particulars_of, vessel_matches
 from inspection.web.forms import sorted_by
 
 # --- who may act ---------------------------------------------------------------------------------
-
-def has_conflict(inspector: User, owner_id: int) -> bool:
-    """True when the inspector is linked to the owner (art. 214: never inspect your own company)."""
-    return db.session.scalar(
-        db.select(ConflictOfInterest.id).filter_by(user_id=inspector.id, owner_id=owner_id)
-    ) is not None
-
 
 def _refuse_conflict(inspector: User, vessel: Vessel) -> None:
     if has_conflict(inspector, vessel.owner_id):
@@ -121,6 +114,7 @@ def lock_inspection(inspection: Inspection) -> Inspection:
     what the one before it committed. SQLite has no row locks: a writing request already holds the
     whole database (BEGIN IMMEDIATE, extensions.py).
     """
+    db.session.flush()  # a refresh drops the changes this transaction has not yet written
     db.session.refresh(inspection, with_for_update=True)
     return inspection
 
@@ -452,7 +446,9 @@ def interrupt_inspection(actor: User, inspection: Inspection, reason: str, now: 
     """Stop an inspection that cannot be finished (weather, the vessel sailed), with the reason.
 
     It has no outcome: no certificate, no deficiencies and no re-inspection come of it; the answers so
-    far stay as a record. The assigned inspector, or an admin, decides; the same request again changes nothing.
+    far stay as a record, and an application assigned to it is pending again for planning (reopen_applications),
+    since the owner's vessel still needs its inspection. The assigned inspector, or an admin, decides; the same
+    request again changes nothing.
     """
     if actor.role != "admin":
         require_inspector(actor, inspection)
@@ -461,9 +457,11 @@ def interrupt_inspection(actor: User, inspection: Inspection, reason: str, now: 
         return inspection
     require_status(inspection, "in_progress")
     inspection.status, inspection.interrupted_at, inspection.interruption_reason = "interrupted", now, reason
+    applications = reopen_applications(inspection)
     record_event(actor, "inspection.interrupted", "inspection", inspection.id, inspection_id=inspection.id,
                  details={"reason": reason, "answered": len(current_answers(inspection)),
-                          "items": len(inspection.items or [])})
+                          "items": len(inspection.items or []),
+                          "applications": [{"id": a.id, "status": a.status} for a in applications]})
     return inspection
 
 

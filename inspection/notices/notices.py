@@ -77,6 +77,11 @@ TEXTS = {
         N_("El agente {officer} retuvo la embarcación {craft} {name} en {place} ({cited}). Vea el control de "
            "patrulla y decida sobre la retención."),
     ),
+    "inspection_cancelled": (
+        N_("{vessel}: se canceló la inspección de {kind} del {scheduled_on}"),
+        N_("La Prefectura canceló la inspección de {kind} del buque {vessel} ({registration}) programada para el "
+           "{scheduled_on} en {port}. Motivo: {reason}. En su flota verá cuándo corresponde la próxima."),
+    ),
 }
 # The apply_by subject on its last days, where "quedan {days} días" would read wrong.
 LAST_DAYS = {0: N_("{vessel}: hoy es el último día para solicitar la inspección de {kind}"),

@@ -11,7 +11,8 @@ so a notice whose day passed is still found while it is relevant, and the notice
   valid_until) while nothing has replaced the certificate. Three days before a deficiency is due,
   until its due date, while it is open. A certificate suspended by decision, and a detention (which
   suspends them all, art. 208), while they stand; a revoked certificate until another replaces it or
-  it would have expired. A fine assessed by the sweep, unless waived.
+  it would have expired. A fine assessed by the sweep, unless waived. A scheduled inspection the
+  Prefectura cancelled, until its date (with the reason).
 - Inspectors: each scheduled inspection assigned to them, once per date (a rescheduled one again); an
   assignment they were told of and someone else called off, until its date.
 - The sweep: a seguridad certificate past expiry with no application is the art. 225 fine
@@ -187,6 +188,12 @@ def _owner_drafts(today: date, zone: ZoneInfo) -> list[tuple[int, str, int, date
         decided_on = local_date_at(detention.decided_at, zone)
         found.append((vessel.owner_id, "detained", detention.id, decided_on, vessel, {
             **_vessel_params(vessel), "decided_on": decided_on.isoformat(), "reason": detention.reason}))
+    for inspection, vessel in db.session.execute(
+            db.select(Inspection, Vessel).join(Vessel, Vessel.id == Inspection.vessel_id)
+            .where(Inspection.status == "cancelled", Inspection.scheduled_on >= today).order_by(Inspection.id)):
+        found.append((vessel.owner_id, "inspection_cancelled", inspection.id, inspection.scheduled_on, vessel, {
+            **_vessel_params(vessel), "kind": inspection.kind, "scheduled_on": inspection.scheduled_on.isoformat(),
+            "port": inspection.port, "reason": (inspection.cancellation_reason or "").rstrip(".")}))
     for fine, vessel, kind in db.session.execute(
             db.select(FineAssessment, Vessel, Certificate.kind)
             .join(Vessel, Vessel.id == FineAssessment.vessel_id)

@@ -4,17 +4,22 @@ The page is public (river police check certificates on board, often without sign
 and nothing on it but what the signed token says. The service worker is served from the root
 so it controls the whole app (docs/style.md), and its cache name carries a hash of every file it
 precaches, so a deploy that changes any of them installs a fresh worker and drops the old cache.
+
+Static files are fingerprinted: every URL the pages and the worker use carries `?v=` and the file's content hash
+and is served `immutable` for a year, so the worker's install takes what the page just fetched from the HTTP cache
+instead of asking again, and a deploy changes the URLs. A module's imports are rewritten to fingerprinted URLs (its
+hash covers theirs), so a module graph is one fetch per file in the pages and in the worker alike: an import map
+would not reach the worker, which imports the sync engine.
 """
-import base64
 import hashlib
-import json
 import posixpath
 import re
-from functools import cache, lru_cache
+from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 
 from babel.messages.extract import extract
-from flask import Blueprint, Response, current_app, render_template, send_from_directory
+from flask import Blueprint, Response, current_app, render_template, request, send_from_directory
 
 from checklists import load_catalog
 from inspection.i18n.labels import TERMS
@@ -24,9 +29,13 @@ from inspection.web.security import policy_for, with_webassembly
 bp = Blueprint("pwa", __name__)
 
 BUILD_MARKER = "__BUILD__"
-INTEGRITY_MARKER = "{/*__INTEGRITY__*/}"
-# The files the service worker may take from the HTTP cache, each with its Subresource Integrity digest.
-INTEGRITY_FOLDERS = ("js", "vendor", "css", "icons")
+IMMUTABLE = "public, max-age=31536000, immutable"
+# A module's import specifier (`import … from '…'`, `export … from '…'`, `import '…'`), to be fingerprinted.
+SPECIFIER = re.compile(r"""^((?:import|export)\s[^'";]*?\sfrom\s*|import\s*)(['"])([^'"]+)\2""", re.MULTILINE)
+# A static file named in the worker's source ('/static/…' or the manifest), to be fingerprinted there.
+NAMED_IN_WORKER = re.compile(r"'/(static/[^'?]+|manifest\.webmanifest)'")
+# A static file named in the manifest (its icons).
+NAMED_IN_MANIFEST = re.compile(r'"/static/([^"?]+)"')
 # Everything the service worker precaches or renders into /verificar: a change to any of them
 # must change the worker's bytes, or browsers would keep serving the old copies offline.
 VERSIONED = (
@@ -68,16 +77,115 @@ def build_id(root: Path) -> str:
     return _build_cache[signature]
 
 
-@lru_cache(maxsize=1)
-def integrity_map(root: Path, build: str) -> str:
-    """{url path: "sha256-…"} of the static files, as JSON: the worker's install takes a copy the page already
-    fetched (in the HTTP cache) only when its bytes are this build's. `build` keys the cache (build_id)."""
-    static = root / "static"
-    files = [p for folder in INTEGRITY_FOLDERS for p in sorted((static / folder).rglob("*")) if p.is_file()]
-    digests = {f"/static/{p.relative_to(static).as_posix()}": p for p in files}
-    digests["/manifest.webmanifest"] = static / "manifest.webmanifest"
-    return json.dumps({url: "sha256-" + base64.b64encode(hashlib.sha256(path.read_bytes()).digest()).decode()
-                       for url, path in digests.items()}, separators=(",", ":"))
+@dataclass(frozen=True)
+class Asset:
+    """A static file as served: its fingerprint, and its bytes when they are not the file's (a rewritten module)."""
+
+    version: str
+    body: bytes | None = None
+
+
+def _digest(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()[:16]
+
+
+def _imported(module: str, specifier: str) -> str | None:
+    """The static path (relative to static/) a module's import names, or None when it names no static file."""
+    url = posixpath.normpath(posixpath.join(posixpath.dirname(f"/static/{module}"), specifier))
+    return url.removeprefix("/static/") if specifier.startswith((".", "/static/")) else None
+
+
+def fingerprint_files(static: Path) -> dict[str, Asset]:
+    """Every static file (path relative to `static`) with its fingerprint; each module with its imports pointed at
+    their fingerprinted URLs (and the manifest with its icons'), so its hash changes with any file it names. An
+    import cycle is refused."""
+    files = {p.relative_to(static).as_posix(): p for p in sorted(static.rglob("*")) if p.is_file()}
+    assets: dict[str, Asset] = {}
+
+    def fingerprint(name: str, importers: tuple[str, ...] = ()) -> Asset:
+        if name in importers:
+            raise ValueError(f"an import cycle: {' -> '.join((*importers, name))}")
+        if name not in assets:
+            data = files[name].read_bytes()
+            named = SPECIFIER if name.endswith(".js") else NAMED_IN_MANIFEST if name.endswith(".webmanifest") else None
+
+            def pinned(match: re.Match) -> str:
+                if named is NAMED_IN_MANIFEST:
+                    return f'"/static/{match[1]}?v={fingerprint(match[1]).version}"' if match[1] in files else match[0]
+                target = _imported(name, match[3])
+                if target not in files:
+                    return match[0]
+                return f"{match[1]}{match[2]}/static/{target}?v={fingerprint(target, (*importers, name)).version}{match[2]}"
+
+            rewritten = named.sub(pinned, data.decode("utf-8")).encode("utf-8") if named else data
+            assets[name] = Asset(_digest(rewritten), rewritten if rewritten != data else None)
+        return assets[name]
+
+    for name in files:
+        fingerprint(name)
+    return assets
+
+
+_assets_cache: dict[tuple, dict[str, Asset]] = {}
+
+
+def static_assets() -> dict[str, Asset]:
+    """The app's fingerprinted static files: read once per process; in debug, again whenever a file changes."""
+    static = Path(current_app.static_folder)
+    key: tuple = (str(static),)
+    if current_app.debug:
+        key += tuple((str(p), p.stat().st_mtime_ns, p.stat().st_size) for p in sorted(static.rglob("*")) if p.is_file())
+    if key not in _assets_cache:
+        _assets_cache.clear()
+        _assets_cache[key] = fingerprint_files(static)
+    return _assets_cache[key]
+
+
+def fingerprinted(url: str) -> str:
+    """`url` (/static/… or /manifest.webmanifest) with this build's ?v= of its file; unchanged for any other."""
+    name = "manifest.webmanifest" if url == "/manifest.webmanifest" else url.removeprefix("/static/")
+    asset = static_assets().get(name) if name != url else None
+    return f"{url}?v={asset.version}" if asset else url
+
+
+def add_fingerprint(endpoint: str, values: dict) -> None:
+    """url_for('static', …) and the manifest's URL carry the file's fingerprint (Flask's url_defaults)."""
+    name = values.get("filename") if endpoint == "static" else "manifest.webmanifest" if endpoint == "pwa.manifest" else None
+    asset = static_assets().get(name) if name else None
+    if asset and "v" not in values:
+        values["v"] = asset.version
+
+
+def cache_for(name: str, response: Response) -> Response:
+    """A year, immutable, for the URL of this build's fingerprint; otherwise revalidated every time (an old page's
+    or an unversioned URL gets today's file, which must not be kept as that version)."""
+    asset = static_assets().get(name)
+    response.headers["Cache-Control"] = IMMUTABLE if asset and request.args.get("v") == asset.version else "no-cache"
+    return response
+
+
+def static_file(filename: str):
+    """A static file (Flask's `static` endpoint): a module with its imports fingerprinted, anything else as it is."""
+    return cache_for(filename, send_asset(filename))
+
+
+def send_asset(filename: str, mimetype: str | None = None) -> Response:
+    """A static file's bytes as served: rewritten (fingerprinted names) when they differ from the file's."""
+    asset = static_assets().get(filename)
+    if asset is None or asset.body is None:
+        return send_from_directory(current_app.static_folder, filename, mimetype=mimetype)
+    response = Response(asset.body, mimetype=mimetype or "text/javascript")
+    response.set_etag(asset.version)
+    return response.make_conditional(request)
+
+
+def serve_fingerprinted(state) -> None:
+    """Fingerprinted URLs from url_for, and the static files served with their caching (see the module's docstring)."""
+    state.app.url_defaults(add_fingerprint)
+    state.app.view_functions["static"] = static_file
+
+
+bp.record_once(serve_fingerprinted)
 
 
 @cache
@@ -142,22 +250,19 @@ def service_worker():
     """The service worker, from the root with scope `/`, stamped with the current build."""
     root = Path(current_app.root_path)
     source = (root / "static" / "sw.js").read_text(encoding="utf-8")
-    build = build_id(root)
-    body = source.replace(BUILD_MARKER, build).replace(INTEGRITY_MARKER, integrity_map(root, build))
-    return Response(body, mimetype="text/javascript", headers={
+    body = NAMED_IN_WORKER.sub(lambda m: f"'{fingerprinted('/' + m[1])}'", source.replace(BUILD_MARKER, build_id(root)))
+    response = Response(body, mimetype="text/javascript", headers={
         "Service-Worker-Allowed": "/",
         "Cache-Control": "no-cache",
     })
+    response.set_etag(_digest(body.encode("utf-8")))  # the browser's update check gets a 304 when nothing changed
+    return response.make_conditional(request)
 
 
 @bp.route("/manifest.webmanifest")
 def manifest():
     """The web app manifest (name, start URL, icons) so phones can install the verifier."""
-    response = send_from_directory(
-        current_app.static_folder, "manifest.webmanifest", mimetype="application/manifest+json"
-    )
-    response.headers["Cache-Control"] = "no-cache"
-    return response
+    return cache_for("manifest.webmanifest", send_asset("manifest.webmanifest", "application/manifest+json"))
 
 
 SCRIPTS = tuple(f"js/tablet/{name}.js" for name in (
@@ -169,10 +274,15 @@ SHOWN_TERMS = ("kind", "status", "outcome", "result", "action", "standing")
 IMPORT = re.compile(r"""^import\s[^'";]*?from\s+['"]([^'"]+)['"]""", re.MULTILINE)
 
 
-@cache
 def module_graph(entry: str) -> tuple[str, ...]:
-    """The URLs of every module `entry` (a static path) imports, deeply: the page preloads them all at once
-    instead of discovering them level by level (three round trips through the service worker)."""
+    """The fingerprinted URLs of every module `entry` (a static path) imports, deeply: the page preloads them all at
+    once instead of discovering them level by level (three round trips through the service worker)."""
+    return tuple(fingerprinted(url) for url in imported_modules(entry))
+
+
+@cache
+def imported_modules(entry: str) -> tuple[str, ...]:
+    """The URLs (unversioned) of every module `entry` imports, deeply."""
     static = Path(current_app.static_folder)
     found, todo = [], [f"/static/{entry}"]
     while todo:

@@ -15,7 +15,7 @@ import time
 import uuid
 from datetime import datetime, timezone
 
-from flask import Flask, g, request
+from flask import Flask, g, request, request_started
 from sqlalchemy import inspect
 
 request_log = logging.getLogger("baliza.request")
@@ -120,17 +120,20 @@ def _user_id(environ: dict):
 
 
 def register_request_log(app: Flask) -> None:
-    """Request ids and the one log line per request; register before any other hook so refusals are logged too."""
+    """Request ids and the one log line per request, refusals by the earliest hooks included."""
     logging.getLogger("baliza").setLevel(logging.INFO)
     if not app.testing:  # tests read records through pytest's capture, and stay quiet
         _install_handler(app)
 
-    @app.before_request
-    def _start():
+    def _start(_sender, **_extra):
+        """On Flask's request_started: before every before_request hook, so a request refused by one (a 429, a
+        414) carries its id and is logged like any other."""
         environ = request.environ
         environ["baliza.started"] = time.perf_counter()
         environ["baliza.request_id"] = request_id = request_id_from(environ.get("HTTP_X_REQUEST_ID"))
         environ["baliza.request_id_token"] = _request_id.set(request_id)
+
+    request_started.connect(_start, app, weak=False)
 
     @app.after_request
     def _log(response):

@@ -27,15 +27,22 @@ export function formatDay(iso, lang = 'es', width = 'long') {
 export function formatMoment(iso, lang = 'es', zone = officeZone()) {
   if (!iso) return '';
   const moment = new Date(iso);
-  const options = { timeZone: zone || undefined };
-  const day = new Intl.DateTimeFormat(LOCALES[lang] || LOCALES.es, { ...options, dateStyle: 'medium' }).format(moment);
+  const day = formatter(lang, zone, 'day', { dateStyle: 'medium' }).format(moment);
   return `${day}, ${formatTime(moment, lang, zone)}`;
 }
 
 /** The 24 h time ("14:05") of a moment (a Date or ms) on a zone's wall clock. */
 export function formatTime(moment, lang = 'es', zone = officeZone()) {
-  const options = { timeZone: zone || undefined, hour: '2-digit', minute: '2-digit', hourCycle: 'h23' };
-  return new Intl.DateTimeFormat(LOCALES[lang] || LOCALES.es, options).format(new Date(moment));
+  return formatter(lang, zone, 'time', { hour: '2-digit', minute: '2-digit', hourCycle: 'h23' }).format(new Date(moment));
+}
+
+/** One Intl.DateTimeFormat per language, zone and kind: making one costs far more than using it. */
+function formatter(lang, zone, kind, options) {
+  const key = `${lang}/${zone || ''}/${kind}`;
+  if (!formatters.has(key)) {
+    formatters.set(key, new Intl.DateTimeFormat(LOCALES[lang] || LOCALES.es, { ...options, timeZone: zone || undefined }));
+  }
+  return formatters.get(key);
 }
 
 /** The office's time zone, from the page (`<html data-office-tz>`), else the device's. */

@@ -7,18 +7,16 @@ suspension or revocation is not in the lists.
 """
 import datetime as dt
 from dataclasses import dataclass
-from pathlib import Path
 from zoneinfo import ZoneInfo
 
 import pytest
 
 from inspection.core.clock import office_today, system_now
 from inspection.core.extensions import db
-from tests.browser_kit import BROWSER_MARKS, browser, visit_online  # noqa: F401 (the module's Chromium)
+from tests.browser_kit import BROWSER_MARKS, browser, shoot, visit_online  # noqa: F401 (the module's Chromium)
 from tests.live_site import PASSWORD, live_app, vessel_values
 
 PHONE = {"width": 390, "height": 844}
-SHOTS = Path("/tmp")
 WORDS = {  # what the age line says, per language (the catalog's English)
     "es": {"today": "Según las listas de hoy", "yesterday": "Según las listas de ayer", "old": "más de 24 horas"},
     "en": {"today": "According to the lists of today", "yesterday": "According to the lists of yesterday",
@@ -110,7 +108,7 @@ def test_an_offline_verdict_says_how_old_its_lists_are(site, browser, lang):  # 
     assert page.get_attribute("#verdict", "class") == "verdict verdict-ok"
     assert "old" not in page.get_attribute("#verdict-age", "class")
     assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
-    page.screenshot(path=str(SHOTS / f"verdicts-age-fresh-{lang}.png"))
+    shoot(page, f"verdicts-age-fresh-{lang}.png")
 
     # A day and an hour later, still without signal: the same VÁLIDO is no longer a plain green one.
     page.clock.install(time=system_now() + dt.timedelta(hours=25))
@@ -125,5 +123,5 @@ def test_an_offline_verdict_says_how_old_its_lists_are(site, browser, lang):  # 
                                       getComputedStyle(document.getElementById('verdict-age')).backgroundColor]""")
     assert colours == ["rgb(154, 90, 0)", "rgb(255, 244, 224)"]  # --warn, and the warning chip; not --ok's green
     assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
-    page.screenshot(path=str(SHOTS / f"verdicts-age-old-{lang}.png"), full_page=True)
+    shoot(page, f"verdicts-age-old-{lang}.png", full_page=True)
     context.close()

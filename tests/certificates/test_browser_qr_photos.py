@@ -15,7 +15,7 @@ import pytest
 import zxingcpp
 
 from inspection.i18n.language import translate
-from tests.browser_kit import BROWSER_MARKS, browser, visit_online  # noqa: F401  (the module's Chromium)
+from tests.browser_kit import BROWSER_MARKS, browser, shoot, visit_online  # noqa: F401  (the module's Chromium)
 from tests.fixtures.qr_photos import photographed_certificates
 from tests.live_site import bearer, issue_certificate, live_app, seed_office
 
@@ -94,7 +94,7 @@ def test_every_photographed_certificate_reads_valid_offline(site, browser):  # n
     # not cover the worker's own update check after a navigation: /sw.js and its imports may be asked for.)
     decoders = ("/static/js/qr-photo.js", "/static/vendor/zxing-reader.js", "/static/vendor/zxing_reader.wasm")
     assert not [path for path in site.hits[heard:] if path in decoders or path.startswith("/verificar")]
-    page.screenshot(path="/tmp/qr-photo-offline-es-390.png")
+    shoot(page, "qr-photo-offline-es-390.png")
     context.close()
 
 
@@ -121,5 +121,5 @@ def test_the_whole_page_photo_reads_and_a_picture_the_browser_cannot_open_says_s
         "Este navegador no puede abrir esa foto: elija otra o tome una nueva.", "en")
     page.wait_for_load_state("networkidle")  # the server's late word on the first QR must not bring its verdict back
     assert page.is_hidden("#result"), "the previous photo's verdict still stands under the unreadable one"
-    page.screenshot(path=f"/tmp/qr-photo-unreadable-en-{width}.png")
+    shoot(page, f"qr-photo-unreadable-en-{width}.png")
     context.close()

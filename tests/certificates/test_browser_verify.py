@@ -14,11 +14,10 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from inspection.core.clock import system_now
-from tests.browser_kit import BROWSER_MARKS, chromium, visit_online
+from tests.browser_kit import BROWSER_MARKS, chromium, shoot, visit_online
 from tests.live_site import bearer, issue_certificate, live_app, seed_office
 
 PHONE = {"width": 390, "height": 844}
-SHOTS = Path("/tmp")
 B32 = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"
 
 pytestmark = BROWSER_MARKS
@@ -126,17 +125,17 @@ def test_verdicts_offline_after_one_online_visit(site, browser):
     assert page.is_hidden("#confirm")
     text = page.inner_text("#verificador")
     assert "Naviera" not in text and "Insp." not in text  # nothing about owner or inspector
-    page.screenshot(path=str(SHOTS / "baliza_verificar_valido.png"))
+    shoot(page, "baliza_verificar_valido.png")
 
     assert verify(page, revoked["verify_url"]) == "revoked"
     assert "REVOCADO" in page.inner_text("#verdict-word")
     assert page.inner_text("#f-registration") == "PY-CON-0202"
-    page.screenshot(path=str(SHOTS / "baliza_verificar_revocado.png"))
+    shoot(page, "baliza_verificar_revocado.png")
 
     assert verify(page, site.certificates["flipped_url"]) == "invalid_signature"
     assert "FIRMA INVÁLIDA" in page.inner_text("#verdict-word")
     assert page.is_hidden("#facts")  # forged particulars are never shown
-    page.screenshot(path=str(SHOTS / "baliza_verificar_firma_invalida.png"))
+    shoot(page, "baliza_verificar_firma_invalida.png")
 
     # The QR's own link, opened with the network off, falls back to the cached verifier.
     page.goto(valid["verify_url"])
@@ -162,7 +161,7 @@ def test_old_status_list_turns_amber_and_dates_expire(site, browser):
     assert "7 días" in page.inner_text("#verdict-note")
     assert page.inner_text("#f-registration") == "PY-ASU-0101"
     assert "hace 8 días" in page.inner_text("#lists-age")
-    page.screenshot(path=str(SHOTS / "baliza_verificar_no_confirmado.png"))
+    shoot(page, "baliza_verificar_no_confirmado.png")
 
     # A week past valid_until in Asunción: VENCIDO, whatever the age of the list.
     after = dt.date.fromisoformat(valid["valid_until"]) + dt.timedelta(days=8)
@@ -230,7 +229,7 @@ def test_english_page_and_camera_scan(site, tmp_path):
         assert "VALID" in page.inner_text("#verdict-word")
         assert page.is_hidden("#camera")  # the camera is released once a code is read
         assert page.input_value("#token-input") == valid["verify_url"]
-        page.screenshot(path=str(SHOTS / "baliza_verificar_camera_en.png"))
+        shoot(page, "baliza_verificar_camera_en.png")
 
 
 def _write_y4m(png: bytes, path: Path, size=(640, 480)) -> None:

@@ -262,7 +262,7 @@ def test_the_same_words_online_and_offline(app, client, issued, tmp_path):
     from inspection.certificates.signing import _sig_structure, decode_token, sign_es256
     from inspection.certificates.views import VERDICT_LABELS
     from inspection.core.clock import office_today, system_now
-    from tests.fixtures.tokens import b32, other_encodings, signature_twin
+    from tests.fixtures.tokens import b32, other_encodings
 
     token = issued["token"]
     kid, private = current_signing_key(app.config["OFFICE_CODE"])

@@ -1,19 +1,17 @@
 """The dashboard in Debian's Chromium: four SVG charts drawn with a size, no serious axe-core violation,
-screenshots at phone and desktop width in /tmp/baliza-screenshots (look at them).
+screenshots at phone and desktop width in BALIZA_SCREENSHOTS when it is set (look at them).
 
 The fleet is bench/scale.py's seed at a small size (bulk rows, the same shape as the scale bench).
 """
-from pathlib import Path
 
 import pytest
 
 from bench import scale
-from tests.browser_kit import BROWSER_MARKS, axe_script, axe_violations, browser  # noqa: F401 (browser: the fixture)
+from tests.browser_kit import BROWSER_MARKS, axe_script, axe_violations, browser, shoot  # noqa: F401 (browser: the fixture)
 from tests.live_site import live_app
 
 pytestmark = BROWSER_MARKS
 axe_script()  # skips the module without axe-playwright-python
-SHOTS = Path("/tmp/baliza-screenshots")
 SIZES = {"phone": {"width": 390, "height": 844}, "desktop": {"width": 1280, "height": 900}}
 
 
@@ -36,7 +34,7 @@ def test_the_charts_render(site, browser, size):
     page.fill("input[name=password]", scale.PASSWORD)
     page.click("button[type=submit]")
     page.wait_for_load_state()
-    page.goto(f"{site}/tablero", wait_until="networkidle")
+    page.goto(f"{site}/tablero", wait_until="load")
     charts = page.locator("svg.chart:visible")  # each chart is drawn twice (wide, narrow); the CSS shows one
     # four charts of inspections and the patrols' months (their three bar charts have no check to draw here)
     assert charts.count() == 5 and page.locator("svg.chart").count() == 10
@@ -53,6 +51,5 @@ def test_the_charts_render(site, browser, size):
     assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
     violations = axe_violations(page)
     assert not violations, "\n".join(violations)
-    SHOTS.mkdir(exist_ok=True)
-    page.screenshot(path=str(SHOTS / f"dashboard_{size}.png"), full_page=True)
+    shoot(page, f"dashboard_{size}.png", full_page=True)
     context.close()

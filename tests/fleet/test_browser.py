@@ -11,10 +11,9 @@ import pytest
 
 from inspection.core import clock
 from inspection.core.extensions import db
-from tests.browser_kit import BROWSER_MARKS, axe_script, axe_violations, browser, small_targets  # noqa: F401 (browser: the fixture)
+from tests.browser_kit import BROWSER_MARKS, axe_script, axe_violations, browser, shoot, small_targets  # noqa: F401 (browser: the fixture)
 from tests.fleets import NOW, PARTICULARS, office_crew, submit_inspection
 from tests.live_site import PASSWORD, live_app
-from tests.tablet_steps import SHOTS
 
 pytestmark = BROWSER_MARKS
 axe_script()  # skips the module without axe-playwright-python
@@ -66,9 +65,8 @@ def sideways(page) -> list[str]:
     return [f"{page.url} scrolls sideways ({width} px wide)"] if width > viewport else []
 
 
-def shoot(page, name: str) -> None:
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SHOTS / f"baliza_fleet_{name}.png"), full_page=True)
+def shoot_fleet(page, name: str) -> None:
+    shoot(page, f"baliza_fleet_{name}.png", full_page=True)
 
 
 @pytest.mark.parametrize("size", ["phone", "desktop"])
@@ -83,11 +81,11 @@ def test_the_owner_lands_on_the_fleet_and_reads_each_vessels_state(browser, site
     problems = axe_violations(page)
     if size == "phone":  # touch: targets of 44 px, and the page scrolls only up and down
         problems += [f"small target {p}" for p in small_targets(page)] + sideways(page)
-    shoot(page, size)
+    shoot_fleet(page, size)
     page.goto(f"{site['origin']}/flota?lang=en")
     assert " ".join(page.locator(".vessel-card .vessel-head .state-chip").first.text_content().split()) == \
         "⚠ Expiring soon"
-    shoot(page, f"{size}_en")
+    shoot_fleet(page, f"{size}_en")
     page.goto(f"{site['origin']}/flota?lang=es")
     page.context.close()
     assert not problems, "\n".join(problems)
@@ -104,14 +102,14 @@ def test_applying_late_shows_the_art_225_fine_before_confirming(browser, site):
     assert "Solicitud fuera de término" in late.inner_text()
     fine = late.locator("tr.fine").inner_text()
     assert "Ley 928/1927" in fine and "art. 225" in fine and "1.000,00" in fine and "30 de abril de 2027" in fine
-    shoot(page, "preview_phone")
+    shoot_fleet(page, "preview_phone")
     assert not sideways(page) and not small_targets(page)
     page.dblclick("button:has-text('Confirmar la solicitud')")  # sent twice: its client_id files it once
     page.wait_for_url("**/solicitudes?presentada=*")
     filed = page.locator(".application.filed")
     assert "No: fuera de término" in filed.inner_text() and "art. 225" in filed.inner_text()
     assert page.locator(".application").count() == 1
-    shoot(page, "applications_phone")
+    shoot_fleet(page, "applications_phone")
     assert not sideways(page)
     page.goto(f"{site['origin']}/flota")
     assert "Solicitud de seguridad pendiente" in page.locator(f"#buque-{site['vessel']}").inner_text()

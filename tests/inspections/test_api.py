@@ -634,8 +634,25 @@ def test_an_inspection_that_cannot_be_finished_is_interrupted(client, crew, star
     assert db.session.scalar(db.select(db.func.count(Certificate.id))) == 0
     assert db.session.scalar(db.select(db.func.count(Inspection.id))) == 1  # no re-inspection either
     [event] = db.session.scalars(db.select(AuditEvent).filter_by(action="inspection.interrupted")).all()
-    assert event.details == {"reason": reason["reason"], "answered": 2, "items": len(items)}
+    assert event.details == {"reason": reason["reason"], "answered": 2, "items": len(items), "applications": []}
     assert client.get("/api/v1/inspections?status=interrupted", headers=crew["oh"]).json["total"] == 1
+
+
+def test_an_interrupted_inspection_gives_planning_its_application_back(client, crew, db):
+    """The owner applied, the Prefectura assigned, the storm stopped the inspection: the vessel still needs one, so
+    the application is pending again (it stayed "scheduled" on a dead inspection) and is assigned anew."""
+    application_id, inspection_id = apply_and_assign(client, crew, days=0)
+    assert client.post(f"/api/v1/inspections/{inspection_id}/start", headers=crew["ih"]).status_code == 200
+    response = client.post(f"/api/v1/inspections/{inspection_id}/interrupt", headers=crew["ih"],
+                           json={"reason": "Tormenta: se suspende la inspección."})
+    assert response.status_code == 200, response.json
+    application = db.session.get(Application, application_id)
+    assert (application.status, application.inspection_id) == ("pending", None)
+    event = db.session.scalar(db.select(AuditEvent).filter_by(action="inspection.interrupted"))
+    assert event.details["applications"] == [{"id": application_id, "status": "pending"}]
+    again = client.post(f"/api/v1/applications/{application_id}/assign", headers=crew["admin"], json={
+        "inspector_id": crew["inspector"].id, "scheduled_on": office_today().isoformat(), "port": "Asunción"})
+    assert again.status_code == 200, again.json
 
 
 def apply_and_assign(client, crew, days=3) -> tuple[int, int]:

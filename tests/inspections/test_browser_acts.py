@@ -13,10 +13,9 @@ import pytest
 
 from inspection.core import clock
 from inspection.core.extensions import db
-from tests.browser_kit import BROWSER_MARKS, browser  # noqa: F401 (browser: the fixture)
+from tests.browser_kit import BROWSER_MARKS, browser, shoot  # noqa: F401 (browser: the fixture)
 from tests.fleets import NOW, PARTICULARS, office_crew, submit_inspection
 from tests.live_site import PASSWORD, live_app
-from tests.tablet_steps import SHOTS
 
 pytestmark = BROWSER_MARKS
 
@@ -88,8 +87,7 @@ def _sideways(page, selector: str = "html") -> list[str]:
 
 
 def _shoot(page, name: str, selector: str = "main") -> None:
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    page.locator(selector).first.screenshot(path=str(SHOTS / f"baliza_acts_{name}.png"))
+    shoot(page.locator(selector).first, f"baliza_acts_{name}.png")
 
 
 @pytest.mark.parametrize("width, lang", WALKS)

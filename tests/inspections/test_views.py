@@ -1,6 +1,6 @@
 """Inspection pages: list and schedule, the tablet shell or a read-only view, the report and its follow-up forms.
 
-The tablet screen itself (static/js/tablet) is walked in Chromium by tests/tablet/test_journey.py and test_journey_faults.py;
+The tablet screen itself (static/js/tablet) is walked in Chromium by tests/tablet/test_journey*.py;
 here the state is built with the operations and the pages are read as their users see them.
 """
 import html

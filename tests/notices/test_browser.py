@@ -1,17 +1,15 @@
 """The notices page and the account's calendar section in Chromium: axe-core, phone and desktop screenshots."""
 from datetime import datetime, timedelta, timezone
-from pathlib import Path
 
 import pytest
 
 from inspection.core.extensions import db
-from tests.browser_kit import BROWSER_MARKS, axe_script, axe_violations, browser  # noqa: F401 (browser: the fixture)
+from tests.browser_kit import BROWSER_MARKS, axe_script, axe_violations, browser, shoot  # noqa: F401 (browser: the fixture)
 from tests.live_site import PASSWORD, bearer, issue_certificate, live_app, vessel_values
 
 pytestmark = BROWSER_MARKS
 axe_script()  # skips the module without axe-playwright-python
 
-SHOTS = Path("/tmp/baliza-screenshots")
 SIZES = {"phone": {"width": 390, "height": 844}, "desktop": {"width": 1280, "height": 800}}
 
 
@@ -58,25 +56,24 @@ def signed_in(browser, origin: str, viewport: dict):
 
 @pytest.mark.parametrize("size", SIZES)
 def test_the_owner_reads_notices_and_finds_the_calendar(site, browser, size):
-    SHOTS.mkdir(parents=True, exist_ok=True)
     context, page = signed_in(browser, site["origin"], SIZES[size])
     for lang in ("es", "en"):
-        page.goto(f"{site['origin']}/avisos?lang={lang}", wait_until="networkidle")
+        page.goto(f"{site['origin']}/avisos?lang={lang}", wait_until="load")
         assert page.locator("header .badge").inner_text() == "3"
         assert page.locator(".notices li").count() == 3
         assert not axe_violations(page)
-        page.screenshot(path=str(SHOTS / f"avisos_{size}_{lang}.png"), full_page=True)
-        page.goto(f"{site['origin']}/cuenta?lang={lang}", wait_until="networkidle")
+        shoot(page, f"avisos_{size}_{lang}.png", full_page=True)
+        page.goto(f"{site['origin']}/cuenta?lang={lang}", wait_until="load")
         url = page.locator("#calendario input.feed-url").input_value()
         assert "/calendario/" in url and url.endswith(".ics")
         assert not axe_violations(page)
-        page.screenshot(path=str(SHOTS / f"cuenta_{size}_{lang}.png"), full_page=True)
+        shoot(page, f"cuenta_{size}_{lang}.png", full_page=True)
     context.close()
 
 
 def test_marking_read_empties_the_headers_count(site, browser):
     context, page = signed_in(browser, site["origin"], SIZES["phone"])
-    page.goto(f"{site['origin']}/avisos?lang=es", wait_until="networkidle")
+    page.goto(f"{site['origin']}/avisos?lang=es", wait_until="load")
     page.locator(".notices li").first.get_by_role("button").click()
     page.wait_for_load_state()
     assert page.locator("header .badge").inner_text() == "2"

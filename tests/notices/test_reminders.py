@@ -191,6 +191,30 @@ def test_an_inspector_told_of_an_assignment_hears_once_that_someone_else_cancell
         "responda.\n")
 
 
+def test_the_owner_hears_once_in_their_language_that_the_prefectura_cancelled_a_scheduled_inspection(fleet, smtp):
+    settings, inbox = smtp
+    past = schedule_inspection(fleet["admin"], fleet["vessel"], "navegabilidad", fleet["inspector"], date(2027, 3, 20),
+                               "Asunción", date(2027, 3, 1))
+    coming = schedule_inspection(fleet["admin"], fleet["vessel"], "seguridad", fleet["inspector"], date(2027, 4, 5),
+                                 "Concepción", date(2027, 3, 31))
+    cancel_inspection(fleet["admin"], past, "Mal agendada", NOON)  # its date has gone: nothing to tell
+    cancel_inspection(fleet["admin"], coming, "El buque está en dique seco.", NOON)
+    db.session.commit()
+    run(date(2027, 3, 31), settings)
+    run(date(2027, 4, 1), settings)
+    vessel = fleet["vessel"]
+    told = [(to, subject, body.split("\n\n")[0]) for to, subject, body in received(inbox) if "cancel" in subject]
+    assert told == [
+        (["flota@armador.test"], f"{vessel.name}: se canceló la inspección de seguridad del 5 de abril de 2027",
+         f"La Prefectura canceló la inspección de seguridad del buque {vessel.name} ({vessel.registration}) "
+         "programada para el 5 de abril de 2027 en Concepción. Motivo: El buque está en dique seco. En su flota verá "
+         "cuándo corresponde la próxima."),
+        (["captain@armador.test"], f"{vessel.name}: the safety inspection of April 5, 2027 was cancelled",
+         f"The Prefectura cancelled the safety inspection of {vessel.name} ({vessel.registration}) scheduled for "
+         "April 5, 2027 in Concepción. Reason: El buque está en dique seco. Your fleet page shows when the next one "
+         "is due.")]
+
+
 def test_a_failed_send_is_retried_by_the_next_run(fleet, smtp):
     settings, inbox = smtp
     down = MailSettings("127.0.0.1", free_port(), settings.sender, timeout=2)  # nothing listens there

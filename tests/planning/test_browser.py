@@ -1,7 +1,6 @@
 """The planning board in Chromium: phone and desktop screenshots in both languages, no sideways scrolling on a
 phone, and assigning an application from the page."""
 from datetime import datetime, time, timedelta, timezone
-from pathlib import Path
 
 import pytest
 
@@ -10,14 +9,13 @@ from inspection.core.clock import office_today, office_zone
 from inspection.core.extensions import db
 from inspection.core.models import User
 from inspection.cycle.applications import apply_for_inspection
-from tests.browser_kit import BROWSER_MARKS, browser  # noqa: F401 (browser: the fixture)
+from tests.browser_kit import BROWSER_MARKS, browser, shoot  # noqa: F401 (browser: the fixture)
 from tests.live_site import PASSWORD, bearer, issue_certificate, live_app, vessel_values
 
 pytestmark = BROWSER_MARKS
 
 PHONE = {"width": 390, "height": 844}
 DESKTOP = {"width": 1280, "height": 900}
-SHOTS = Path("/tmp/baliza-screenshots")
 LATER = 165  # days after the certificates are issued: 17 days before they expire, past the art. 222 date
 
 
@@ -68,19 +66,18 @@ def signed_in(browser, origin, username, viewport):
 
 @pytest.mark.parametrize("size_name, viewport", [("phone", PHONE), ("desktop", DESKTOP)])
 def test_the_board_at_phone_and_desktop_width(site, browser, size_name, viewport):
-    SHOTS.mkdir(exist_ok=True)
     context, page = signed_in(browser, site["origin"], "jefa", viewport)
     for lang in ("es", "en"):
-        page.goto(f"{site['origin']}/planificacion?lang={lang}", wait_until="networkidle")
+        page.goto(f"{site['origin']}/planificacion?lang={lang}", wait_until="load")
         page.locator("details.assign summary").first.click()
         assert page.evaluate("document.documentElement.scrollWidth") <= viewport["width"]
-        page.screenshot(path=str(SHOTS / f"planificacion_{size_name}_{lang}.png"), full_page=True)
+        shoot(page, f"planificacion_{size_name}_{lang}.png", full_page=True)
     context.close()
 
 
 def test_assigning_from_the_board_puts_it_on_the_inspectors_agenda(site, browser):
     context, page = signed_in(browser, site["origin"], "jefa", DESKTOP)
-    page.goto(f"{site['origin']}/planificacion?lang=es", wait_until="networkidle")
+    page.goto(f"{site['origin']}/planificacion?lang=es", wait_until="load")
     pending = page.locator("[aria-labelledby=pending-title] .planning-item").first
     pending.locator("details.assign summary").click()
     pending.locator("button[type=submit]", has_text="Asignar y programar").click()
@@ -89,6 +86,6 @@ def test_assigning_from_the_board_puts_it_on_the_inspectors_agenda(site, browser
     assert "1" in page.locator("table.load tbody tr").first.inner_text()
     context.close()
     context, page = signed_in(browser, site["origin"], "inspectora", PHONE)
-    page.goto(f"{site['origin']}/agenda", wait_until="networkidle")
+    page.goto(f"{site['origin']}/agenda", wait_until="load")
     page.wait_for_selector("text=Encarnación", timeout=10_000)
     context.close()

@@ -5,11 +5,13 @@ then started and partly answered, with a failed item showing its action); every 
 44 × 44 px; at phone and tablet widths the pages scroll only vertically. Screenshots are written to
 the screenshots folder for a person to look at.
 """
+import re
+
 import pytest
 
-from tests.browser_kit import BROWSER_MARKS, axe_script, axe_violations, chromium, small_targets, sync_api
+from tests.browser_kit import BROWSER_MARKS, axe_script, axe_violations, chromium, shoot, small_targets, sync_api
 from tests.tablet_rig import Faults, tablet_rig
-from tests.tablet_steps import PASSWORD, SHOTS, open_profile, seed, show_item, sign_in_and_take_aboard
+from tests.tablet_steps import PASSWORD, open_profile, seed, show_item, sign_in_and_take_aboard
 
 pytestmark = BROWSER_MARKS
 axe_script()  # skips the module without axe-playwright-python
@@ -28,8 +30,7 @@ def check(page, name: str, size: str) -> list[str]:
     width = page.evaluate("document.documentElement.scrollWidth")
     if width > SIZES[size]["width"]:
         problems.append(f"{name}: scrolls sideways ({width} px wide)")
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SHOTS / f"baliza_{size}_tablet_{name}.png"), full_page=True)
+    shoot(page, f"baliza_{size}_tablet_{name}.png", full_page=True)
     return problems
 
 
@@ -89,7 +90,7 @@ def test_chromium_finds_the_app_installable(rig, tmp_path):
         manifest = cdp.send("Page.getAppManifest")
         context.close()
     assert errors == [], errors
-    assert manifest["url"].endswith("/manifest.webmanifest") and not manifest.get("errors")
+    assert "/manifest.webmanifest?v=" in manifest["url"] and not manifest.get("errors")  # fingerprinted: the app's id is "/"
 
 
 def test_a_sideways_camera_photo_is_sent_upright_and_smaller(rig, tmp_path):
@@ -228,8 +229,7 @@ def test_closing_shows_what_will_be_sent_asks_and_can_be_undone_until_sent(rig):
         summary = page.locator("#closing-summary")
         summary.wait_for()
         text = summary.inner_text()
-        SHOTS.mkdir(parents=True, exist_ok=True)
-        page.locator("#cerrar").screenshot(path=str(SHOTS / "baliza_tablet_closing_summary_es.png"))
+        shoot(page.locator("#cerrar"), "baliza_tablet_closing_summary_es.png")
         assert "Revise lo que se enviará" in text and "Aprobada con observaciones" in text
         assert f"{total} de {total}" in text and "Firma del capitán o patrón\nfirmada" in text
         assert "Observaciones\n1" in text and "Causan detención\n0" in text
@@ -254,7 +254,7 @@ def test_closing_shows_what_will_be_sent_asks_and_can_be_undone_until_sent(rig):
         assert "submit" in outbox_types(page, inspection_id)
         assert looks_disabled(page, "#close-button")
         assert all(looks_disabled(page, f".signature:nth-child({n}) .clear-signature") for n in (1, 2))
-        page.locator("#cerrar").screenshot(path=str(SHOTS / "baliza_tablet_closed_offline_en.png"))
+        shoot(page.locator("#cerrar"), "baliza_tablet_closed_offline_en.png")
         page.click("#undo-close")
         page.wait_for_selector("#close-button:enabled")
         assert "submit" not in outbox_types(page, inspection_id)
@@ -328,7 +328,7 @@ def test_refused_photos_and_half_units_are_said_in_the_page_language_and_nothing
             quantity.locator("input[name=observed]").fill("2.5")
             quantity.locator(".item-status", has_text=REFUSALS[lang]["half"]).wait_for()
             width = page.evaluate("document.documentElement.scrollWidth")
-            page.screenshot(path=str(SHOTS / f"baliza_tablet_refusals_{lang}_{viewport['width']}.png"))
+            shoot(page, f"baliza_tablet_refusals_{lang}_{viewport['width']}.png")
             assert width <= viewport["width"], f"{lang} at {viewport['width']} px scrolls sideways ({width} px)"
             assert card.locator("li.thumb").count() == 0
             queued = outbox_types(page, inspection_id)
@@ -360,12 +360,13 @@ def test_the_tablet_pages_serve_every_button_disabled_until_their_script_wires_i
         page.fill("input[name=password]", PASSWORD)
         page.click("button[type=submit]")
         page.wait_for_url(f"{rig.origin}/agenda")
-        page.route("**/static/js/tablet/app.js", lambda route: route.abort())  # every tablet module imports it
+        app_js = re.compile(r"/static/js/tablet/app\.js(\?|$)")  # fingerprinted: ?v=
+        page.route(app_js, lambda route: route.abort())  # every tablet module imports it
         for url in pages:
             page.goto(url)
             buttons = page.evaluate(every_button_disabled)
             assert ["Salir", True] in buttons and all(disabled for _, disabled in buttons), (url, buttons)
-        page.unroute("**/static/js/tablet/app.js")
+        page.unroute(app_js)
         page.reload()
         page.wait_for_selector("#inspection[data-ready]")
         assert page.evaluate("""() => [...document.querySelectorAll('header button, .sync-now')]
@@ -411,7 +412,7 @@ def test_offline_the_tablet_pages_come_in_the_language_asked(rig):
         assert page.locator("#start-button").inner_text() == "Start"
         first_item = page.locator("#items article.item h3").first
         english = first_item.inner_text(), page.locator("#items .topic-title").first.inner_text()
-        page.screenshot(path=str(SHOTS / "baliza_tablet_offline_en.png"))
+        shoot(page, "baliza_tablet_offline_en.png")
         assert offline_page(f"/inspecciones/{inspection_id}?lang=es")[0] == "es"
         assert page.locator("#start-button").inner_text() == "Comenzar"
         spanish = first_item.inner_text(), page.locator("#items .topic-title").first.inner_text()
@@ -447,9 +448,8 @@ def test_a_first_visit_fetches_each_file_once_and_comenzar_enables_the_same_card
         page.goto(f"{rig.origin}/login")
         page.evaluate("navigator.serviceWorker.ready.then(() => true)")
         sign_in_and_take_aboard(rig, page, seeded, arrived=True)
-        # The favicon aside: the browser fetches it for its tab, outside the page's HTTP cache.
-        files = [t for t in rig.faults.gets[visit:] if not t.startswith(("/api/", "/login", "/agenda"))
-                 and t != "/static/icons/icon-192.png"]
+        # The worker's script aside: the browser checks it for updates after a navigation (a 304 when unchanged).
+        files = [t for t in rig.faults.gets[visit:] if not t.startswith(("/api/", "/login", "/agenda")) and t != "/sw.js"]
         assert files and len(files) == len(set(files)), sorted(t for t in files if files.count(t) > 1)
         assert page.evaluate(VERIFIER_CACHED) == []
 

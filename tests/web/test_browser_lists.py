@@ -2,7 +2,8 @@
 offline the menu's other pages open Baliza's offline page in the reader's language instead of the browser's own.
 
 One live site for the module, its records written as rows (three certificates of three vessels, one revoked);
-phone (390 px), tablet (820 px) and desktop (1366 px), Spanish and English. Screenshots go to /tmp/lists-*.png.
+phone (390 px), tablet (820 px) and desktop (1366 px), Spanish and English. Screenshots (lists-*.png) go to
+BALIZA_SCREENSHOTS when it is set.
 """
 from datetime import datetime, timedelta, timezone
 
@@ -10,7 +11,7 @@ import pytest
 
 from inspection.core.clock import office_today
 from inspection.core.extensions import db
-from tests.browser_kit import BROWSER_MARKS, browser, sign_in, wait_until_kept  # noqa: F401 (the fixture)
+from tests.browser_kit import BROWSER_MARKS, browser, shoot, sign_in, wait_until_kept  # noqa: F401 (the fixture)
 from tests.live_site import PASSWORD, live_app, vessel_values
 
 pytestmark = BROWSER_MARKS
@@ -93,7 +94,7 @@ def _sorts_and_filters(page, site, size: str, lang: str) -> None:
     assert _numbers(page) == [n["PY-CON-0202"]]
     assert valid_until.get_attribute("aria-sort") == "descending"  # the order survives the search
     assert page.evaluate("document.documentElement.scrollWidth") <= SIZES[size]
-    page.screenshot(path=f"/tmp/lists-certificados-{size}-{lang}.png", full_page=True)
+    shoot(page, f"lists-certificados-{size}-{lang}.png", full_page=True)
 
 
 def _offline_from_the_menu(context, page, site, lang: str) -> None:
@@ -112,7 +113,7 @@ def _offline_from_the_menu(context, page, site, lang: str) -> None:
     links = [a.get_attribute("href") for a in page.locator(".offline-works a:visible").all()]
     assert links == ["/agenda"]  # this device never opened the police verifier: it is not kept, so not offered
     assert page.evaluate("document.documentElement.scrollWidth") <= SIZES["phone"]
-    page.screenshot(path=f"/tmp/lists-offline-{lang}.png", full_page=True)
+    shoot(page, f"lists-offline-{lang}.png", full_page=True)
 
     page.locator("a.button", has_text="Reintentar" if lang == "es" else "Retry").click()  # still offline
     page.wait_for_load_state()

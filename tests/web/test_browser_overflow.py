@@ -12,16 +12,14 @@ name, an inspector's two surnames). One page per role loads each path once per l
 width (a resize lays the page out again; no reload). Screenshots of the pages of the finding go to the folder
 BALIZA_SCREENSHOTS names, when it is set.
 """
-import os
 import uuid
 from datetime import timedelta
-from pathlib import Path
 
 import pytest
 
 from inspection.core.clock import office_today
 from inspection.core.extensions import db
-from tests.browser_kit import BROWSER_MARKS, browser, sign_in  # noqa: F401 (browser: the fixture)
+from tests.browser_kit import BROWSER_MARKS, SHOTS, browser, shoot, sign_in  # noqa: F401 (browser: the fixture)
 from tests.fleets import LATE_ON, NOW, PARTICULARS, PASSWORD, TODAY, submit_inspection
 from tests.live_site import live_app
 
@@ -29,7 +27,6 @@ pytestmark = BROWSER_MARKS
 
 WIDTHS = (390, 820, 1366)
 HEIGHT = 900
-SHOTS = Path(os.environ["BALIZA_SCREENSHOTS"]) if os.environ.get("BALIZA_SCREENSHOTS") else None  # for a person; off in CI
 LONG_PORT = "Puerto Villeta – Terminal Multimodal de Contenedores del Río Paraguay"
 # What an inspector types: a note citing the resolution by its address (one 90-character word)
 NOTE = "Ver https://www.mopc.gov.py/normativa/resolucion_2026_000123_extintores_portatiles_clase_ABC.pdf"
@@ -158,7 +155,7 @@ def test_no_page_runs_past_the_screen(site, browser, role):
                         path in SHOOT or path.startswith("/inspecciones/")):
                     name = path.strip("/").replace("/", "-") or "home"
                     tall = min(page.evaluate("document.documentElement.scrollHeight"), 4000)
-                    page.screenshot(path=str(SHOTS / f"layout-{name}-{width}.png"), full_page=True,
-                                    clip={"x": 0, "y": 0, "width": width, "height": tall})
+                    shoot(page, f"layout-{name}-{width}.png", full_page=True,
+                          clip={"x": 0, "y": 0, "width": width, "height": tall})
     context.close()
     assert not wrong, "\n".join(wrong)

@@ -1,5 +1,4 @@
 """The installable app: the public verifier page, the root-scoped module service worker, the manifest."""
-import base64
 import hashlib
 import io
 import json
@@ -12,7 +11,7 @@ import pytest
 from PIL import Image
 
 from inspection.i18n.language import translate
-from inspection.web.pwa import build_id
+from inspection.web.pwa import build_id, fingerprint_files
 
 ROOT = Path(__file__).resolve().parents[2]
 CACHE_NAME = re.compile(r"""const CACHE = '(baliza-v\d+-[0-9a-f]{12})';""")
@@ -29,6 +28,11 @@ def precached(sw_source: str) -> list[str]:
     return [page, *listed(sw_source, "STATIC"), *listed(sw_source, "VERIFIER")]
 
 
+def unversioned(urls) -> set[str]:
+    """The URLs without their fingerprint (`?v=…`)."""
+    return {url.split("?v=")[0] for url in urls}
+
+
 @pytest.mark.parametrize("lang, html_lang, heading, button", [
     ("es", "es", "Verificar certificado", "Escanear código QR"),
     ("en", "en", "Verify a certificate", "Scan QR code"),
@@ -39,8 +43,8 @@ def test_verifier_page_needs_no_login(client, lang, html_lang, heading, button):
     html = response.get_data(as_text=True)
     assert f'<html lang="{html_lang}" ' in html
     assert heading in html and button in html
-    assert 'rel="manifest" href="/manifest.webmanifest"' in html
-    assert 'type="module" src="/static/js/verificar.js"' in html
+    assert 'rel="manifest" href="/manifest.webmanifest?v=' in html
+    assert re.search(r'type="module" src="/static/js/verificar\.js\?v=[0-9a-f]{16}"', html)
     assert response.headers["Cache-Control"] == "no-cache"
 
 
@@ -59,28 +63,70 @@ def test_service_worker_controls_the_whole_app(client):
     source = response.get_data(as_text=True)
     assert CACHE_NAME.search(source), "the cache name must carry a version"
     assert "__BUILD__" not in source
+    again = client.get("/sw.js", headers={"If-None-Match": response.headers["ETag"]})
+    assert again.status_code == 304  # the browser's update check, when nothing changed
 
 
 def test_everything_the_worker_precaches_is_served(client):
     source = client.get("/sw.js").get_data(as_text=True)
     urls = precached(source)
     assert {"/verificar", "/static/js/verificar.js", "/static/js/verifier.js", "/static/vendor/jsQR.js",
-            "/manifest.webmanifest"} <= set(urls)
+            "/manifest.webmanifest"} <= unversioned(urls)
     for url in urls:
         assert client.get(url).status_code == 200, url
 
 
-def test_tablets_precache_none_of_the_verifier_and_every_file_carries_its_digest(client):
-    """The verifier's 1.3 MB (decoders, lists, page) is kept for police pages only; each static file the worker may
-    take from the HTTP cache is named with this build's SHA-256, so a copy from an older deploy is refused."""
+def test_tablets_precache_none_of_the_verifier_and_every_file_is_fingerprinted(client):
+    """The verifier's 1.3 MB (decoders, lists, page) is kept for police pages only; each static file the worker keeps
+    is named with the hash of the bytes served under that name and served immutable there, so the worker's install
+    takes the page's copy from the HTTP cache; the bare name is revalidated, and so is a stale fingerprint."""
     source = client.get("/sw.js").get_data(as_text=True)
     tablet, verifier = set(listed(source, "STATIC")), set(listed(source, "VERIFIER"))
-    assert not tablet & verifier and "/static/vendor/jsQR.js" in verifier
-    assert {"/static/vendor/zxing_reader.wasm", "/static/js/verifier.js"} <= verifier
-    digests = json.loads(re.search(r"const INTEGRITY = (\{.*?\});", source).group(1))
+    assert not tablet & verifier and "/static/vendor/jsQR.js" in unversioned(verifier)
+    assert {"/static/vendor/zxing_reader.wasm", "/static/js/verifier.js"} <= unversioned(verifier)
     for url in tablet | verifier:
-        body = client.get(url).data
-        assert digests[url] == "sha256-" + base64.b64encode(hashlib.sha256(body).digest()).decode(), url
+        bare, version = url.split("?v=")
+        response = client.get(url)
+        assert response.headers["Cache-Control"] == "public, max-age=31536000, immutable", url
+        assert hashlib.sha256(response.data).hexdigest()[:16] == version, url
+        assert client.get(bare).headers["Cache-Control"] == "no-cache", bare
+        assert client.get(f"{bare}?v=0123456789abcdef").headers["Cache-Control"] == "no-cache", bare
+
+
+def test_a_module_names_its_imports_fingerprinted_and_changes_with_them(tmp_path):
+    """A module's fingerprint covers the modules it reaches: a change two imports down gives the page new URLs."""
+    (tmp_path / "js" / "tablet").mkdir(parents=True)
+    (tmp_path / "vendor").mkdir()
+    (tmp_path / "js/i18n.js").write_text("export const gettext = (t) => t;\n")
+    (tmp_path / "vendor/idb.js").write_text("export const openDB = () => null;\n")
+    (tmp_path / "js/tablet/store.js").write_text("import { openDB } from '/static/vendor/idb.js';\n"
+                                                 "import {\n  gettext,\n} from '../i18n.js';\n")
+    (tmp_path / "js/tablet/app.js").write_text("import * as store from './store.js';\nexport { store };\n")
+    first = fingerprint_files(tmp_path)
+    store = first["js/tablet/store.js"].body.decode()
+    assert f"from '/static/vendor/idb.js?v={first['vendor/idb.js'].version}';" in store
+    assert f"}} from '/static/js/i18n.js?v={first['js/i18n.js'].version}';" in store
+    assert first["js/i18n.js"].body is None  # nothing to rewrite: served from the file
+    (tmp_path / "js/i18n.js").write_text("export const gettext = (t) => t.trim();\n")
+    second = fingerprint_files(tmp_path)
+    assert second["js/tablet/app.js"].version != first["js/tablet/app.js"].version
+    assert second["vendor/idb.js"].version == first["vendor/idb.js"].version
+    (tmp_path / "js/i18n.js").write_text("import './tablet/app.js';\n")
+    with pytest.raises(ValueError, match="import cycle"):
+        fingerprint_files(tmp_path)
+
+
+def test_a_fingerprinted_file_is_the_same_for_everyone(app, make_user, login_as):
+    """Signed in, a fingerprinted file still carries no `Vary: Cookie` nor a cookie: the copy the worker's install
+    fetched before the sign-in serves the signed-in page too."""
+    client = login_as(make_user("inspector"))
+    with app.test_request_context():
+        from flask import url_for
+        url = url_for("static", filename="js/tablet/app.js")
+    response = client.get(url)
+    assert response.status_code == 200 and "?v=" in url
+    assert "Cookie" not in response.headers.get("Vary", "") and "Set-Cookie" not in response.headers
+    assert "/static/js/tablet/store.js?v=" in response.get_data(as_text=True)
 
 
 @pytest.mark.parametrize("lang, heading, works", [
@@ -104,12 +150,12 @@ def test_every_page_names_its_language_for_the_worker(client):
 def test_the_photo_qr_reader_works_offline_from_this_origin(client):
     """The police page's photo decoder and its WebAssembly are precached, and the .wasm is served as such."""
     decoder = {"/static/js/qr-photo.js", "/static/vendor/zxing-reader.js", "/static/vendor/zxing_reader.wasm"}
-    assert decoder <= set(precached(client.get("/sw.js").get_data(as_text=True)))
+    assert decoder <= unversioned(precached(client.get("/sw.js").get_data(as_text=True)))
     wasm = client.get("/static/vendor/zxing_reader.wasm")
     assert wasm.mimetype == "application/wasm"  # what WebAssembly.instantiateStreaming insists on
     assert wasm.data[:4] == b"\0asm"
     page = client.get("/verificar").get_data(as_text=True)
-    assert 'data-zxing-wasm="/static/vendor/zxing_reader.wasm"' in page and "cdn" not in page.lower()
+    assert re.search(r'data-zxing-wasm="/static/vendor/zxing_reader\.wasm\?v=\w+"', page) and "cdn" not in page.lower()
 
 
 def test_build_id_changes_with_any_precached_file(tmp_path):
@@ -163,13 +209,13 @@ def test_the_worker_precaches_every_module_the_pages_import(client):
                            "/static/js/tablet/inspection.js", "/static/js/pwa.js")
     assert {"/static/js/formats.js", "/static/js/i18n.js", "/static/vendor/idb.js",
             "/static/js/tablet/sync.js", "/static/js/tablet/uploads.js"} <= imports
-    assert imports <= set(precached(client.get("/sw.js").get_data(as_text=True)))
+    assert imports <= unversioned(precached(client.get("/sw.js").get_data(as_text=True)))
 
 
 def test_the_worker_sends_the_outbox_on_background_sync(client):
     """A module worker importing the sync engine, listening for the outbox's Background Sync tag."""
     source = client.get("/sw.js").get_data(as_text=True)
-    assert "import { syncNow } from '/static/js/tablet/sync.js';" in source
+    assert re.search(r"import \{ syncNow \} from '/static/js/tablet/sync\.js\?v=[0-9a-f]{16}';", source)
     assert "addEventListener('sync'" in source and "const OUTBOX_TAG = 'baliza-outbox';" in source
     assert "const LOCK = 'baliza-outbox';" in (Path(__file__).resolve().parents[2]
                                                / "static/js/tablet/sync.js").read_text()

@@ -2,10 +2,12 @@
 import io
 import json
 import logging
+from datetime import datetime, timedelta, timezone
 
 import pytest
 
 from app import create_app
+from inspection.web.rate_limits import Limit
 from inspection.web.request_log import JsonFormatter, make_handler, redact_path, request_id_from
 
 
@@ -112,3 +114,21 @@ def test_outside_tests_the_app_logs_json_to_stderr(tmp_path, monkeypatch, capsys
         for handler in [h for h in root.handlers if h not in before]:
             root.removeHandler(handler)
     assert app.config["LOG_FORMAT"] == "json"
+
+
+def test_requests_refused_by_the_first_hooks_carry_an_id_and_are_logged(app, client, caplog, set_clock):
+    """A 429 (the rate limit counts before any other hook) and a 414 (the URL's length, before the body's limit)."""
+    saved = app.extensions["baliza.rate_limits"]
+    app.extensions["baliza.rate_limits"] = {"verify": Limit(1, timedelta(minutes=1))}
+    set_clock(datetime(2026, 12, 1, 12, 0, tzinfo=timezone.utc))
+    try:
+        with caplog.at_level(logging.INFO, logger="baliza.request"):
+            client.get("/api/v1/verify/AAAA")
+            limited = client.get("/api/v1/verify/AAAA", headers={"X-Request-ID": "lb-429"})
+            too_long = client.get("/buques?q=" + "a" * 20_000, headers={"X-Request-ID": "lb-414"})
+    finally:
+        app.extensions["baliza.rate_limits"] = saved
+    assert (limited.status_code, too_long.status_code) == (429, 414)
+    assert (limited.headers["X-Request-ID"], too_long.headers["X-Request-ID"]) == ("lb-429", "lb-414")
+    logged = {r.request_id: (r.path, r.status) for r in _request_lines(caplog)}
+    assert logged["lb-429"] == ("/api/v1/verify/[redacted]", 429) and logged["lb-414"] == ("/buques", 414)

@@ -14,27 +14,38 @@ export function pageUser() {
   return { userId: Number(root.dataset.user), csrf: root.dataset.csrf, fullName: root.dataset.name || '' };
 }
 
-/** Boot the page's shared parts; resolves with the page user. */
-export async function boot() {
+/**
+ * Boot the page's shared parts: the badge, the sign-out warning and the worker's messages are wired at once (the
+ * screen does not wait for the rest); resolves with the page user once the device has its token. The sync engine
+ * starts at the browser's next quiet moment.
+ */
+export function boot() {
   const user = pageUser();
-  const [persisted, token] = await Promise.all([askPersistence(), deviceToken(user.userId),
-                                                put('meta', user.userId, 'last-user').catch(() => {})]);
-  const note = document.getElementById('storage-note');
-  if (note) note.textContent = persisted ? gettext('Almacenamiento persistente concedido: el navegador no borrará el trabajo guardado.')
-    : gettext('El navegador puede borrar datos guardados si falta espacio: instale la app y sincronice a menudo.');
-  if (navigator.onLine && !token) {
-    try { await enrollDevice(user.userId, user.csrf); } catch (error) { /* offline or session gone: the badge says so */ }
-  }
   badge(user);
   guardSignOut();
-  startSyncing();
   if ('serviceWorker' in navigator) {
     navigator.serviceWorker.addEventListener('message', (event) => {
       if (event.data && event.data.type === 'sync-now') syncNow();
     });
   }
-  return user;
+  askPersistence().then((persisted) => {  // the browser may take a while to decide: nothing waits for it
+    const note = document.getElementById('storage-note');
+    if (note) note.textContent = persisted ? gettext('Almacenamiento persistente concedido: el navegador no borrará el trabajo guardado.')
+      : gettext('El navegador puede borrar datos guardados si falta espacio: instale la app y sincronice a menudo.');
+  });
+  put('meta', user.userId, 'last-user').catch(() => {});
+  return (async () => {
+    if (navigator.onLine && !(await deviceToken(user.userId))) {
+      try { await enrollDevice(user.userId, user.csrf); } catch (error) { /* offline or session gone: the badge says so */ }
+    }
+    idle().then(startSyncing);  // the engine's first look at the outbox waits for the page to be drawn
+    return user;
+  })();
 }
+
+/** Resolves when the browser has a quiet moment (at most a second from now). */
+const idle = () => new Promise((resolve) => (window.requestIdleCallback ? requestIdleCallback(resolve, { timeout: 1000 })
+  : setTimeout(resolve, 50)));
 
 /** A control served disabled until its script is wired (the HTML as served says so): now it works. */
 export function enable(control) {

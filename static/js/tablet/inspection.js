@@ -61,9 +61,9 @@ const photosOf = (itemId) => state.photos.get(itemId) || [];
 
 // --- loading --------------------------------------------------------------------------------------
 
-/** The inspection from the device's store (taken aboard now if it is missing and there is signal, once `booted`). */
-async function load(booted) {
-  let kept = await inspectionRecords(id);
+/** The inspection from the store's `records` (taken aboard now if it is missing and there is signal, once `booted`). */
+async function load(records, booted) {
+  let kept = await records;
   if (!kept.pkg && navigator.onLine) {
     try {
       await booted;  // the device token first
@@ -696,23 +696,30 @@ async function reread() {
     refresh();
     return;
   }
+  // Only the cards whose answer or photos the engine moved on are drawn again.
+  const moved = new Set();
+  const sameSend = (a, b) => a.state === b.state && a.reason === b.reason && a.offset === b.offset;
   (await byInspection('answers', id)).forEach((a) => {
     const mine = state.answers.get(a.item_id);
-    if (!mine || mine.client_id === a.client_id) state.answers.set(a.item_id, a);
+    if (mine && mine.client_id !== a.client_id) return;  // changed here since: the newer answer stays
+    if (!mine || !sameSend(mine, a)) moved.add(a.item_id);
+    state.answers.set(a.item_id, a);
   });
   const stored = new Map((await byInspection('photos', id)).map((p) => [p.client_id, p]));
   for (const [itemId, list] of state.photos) {
+    if (list.some((p) => stored.has(p.client_id) && !sameSend(p, stored.get(p.client_id)))) moved.add(itemId);
     state.photos.set(itemId, list.map((p) => (stored.has(p.client_id) ? { ...p, ...stored.get(p.client_id) } : p)));
   }
   const failed = (await pendingFor(id)).filter((e) => e.state === 'failed');
   if (failed.length) say(gettext('{n} envíos de esta inspección fueron rechazados: vea el detalle arriba.', { n: failed.length }));
-  refresh();
+  refresh(items().filter((item) => moved.has(item.id)));
 }
 
-// The store is read while the page boots (the worker, the token, the sync engine): the screen does not wait for both.
+// The store is read while the page boots (the token, the sync engine): the screen is ready once it is drawn, and the
+// engine starts beside it.
+const records = inspectionRecords(id);  // asked first: the screen's reads go before the engine's
 const booted = boot();
-const rendered = load(booted).then((loaded) => loaded && render());
-Promise.all([booted, rendered]).then(() => {
+load(records, booted).then((loaded) => loaded && render()).then(() => {
   root.addEventListener('click', followLinks);
   window.addEventListener('hashchange', () => showTarget(location.hash));
   showTarget(location.hash);

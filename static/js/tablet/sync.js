@@ -18,6 +18,7 @@ import { createEngine } from './engine.js';
 const LOCK = 'baliza-outbox';
 const CHANNEL = 'baliza-sync';
 const TIMER_MS = 30000;
+const SETTLE_MS = 600;
 
 let retryTimer = null;
 let running = null;
@@ -36,7 +37,8 @@ function announce(next) {
   status = { ...next, at: new Date().toISOString() };
   listeners.forEach((fn) => fn(status));
   if (channel) channel.postMessage(status);
-  store.put('meta', status, 'sync-status').catch(() => {});
+  // Kept for the next page to show at once; the progress of a send in course is not worth a write per step.
+  if (status.state !== 'syncing') store.put('meta', status, 'sync-status').catch(() => {});
 }
 
 if (channel) channel.onmessage = (event) => { status = event.data; listeners.forEach((fn) => fn(status)); };
@@ -80,9 +82,15 @@ function schedule(ms) {
   retryTimer = setTimeout(() => { retryTimer = null; syncNow(); }, ms);
 }
 
-/** Register the page (or worker) triggers once. */
+/** Register the page (or worker) triggers once. A new entry is sent once the inspector pauses (SETTLE_MS): answers
+ * tapped in a row go in one request, and the send does not compete with the taps for the screen. */
 export function startSyncing() {
-  onQueued(() => { requestBackgroundSync(); syncNow(); });
+  let settling = null;
+  onQueued(() => {
+    requestBackgroundSync();
+    clearTimeout(settling);
+    settling = setTimeout(() => { settling = null; syncNow(); }, SETTLE_MS);
+  });
   if (typeof window !== 'undefined') {
     window.addEventListener('online', () => { engine.resetFailures(); syncNow(); });
     window.addEventListener('offline', () => announce({ ...status, state: 'offline' }));

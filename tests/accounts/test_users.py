@@ -1,0 +1,26 @@
+"""Accounts' operations: an inspector's conflicts of interest (art. 214), asked once a transaction."""
+import pytest
+
+from inspection.accounts.users import declare_conflict, has_conflict
+from inspection.core.clock import office_now
+from tests.conftest import new_owner, new_user
+
+pytestmark = pytest.mark.db
+
+
+def test_one_transaction_asks_once_a_pair_and_sees_its_own_declaration_at_once(db, count_queries):
+    admin, inspector = new_user("admin"), new_user("inspector")
+    owner, other = new_owner(), new_owner()
+    db.session.commit()
+    inspector_id, owner_id, other_id = inspector.id, owner.id, other.id  # loaded again after the commit
+
+    assert count_queries(lambda: [has_conflict(inspector, owner_id) for _ in range(50)]) == 1  # a sync batch's answers
+    assert count_queries(lambda: has_conflict(inspector, other_id)) == 1  # another pair is asked for
+    assert has_conflict(inspector, owner_id) is False
+
+    declare_conflict(admin, inspector, owner_id, "Socio de la naviera", office_now())
+    assert has_conflict(inspector, owner_id) is True  # declared in this transaction: not the "no" it held
+    db.session.commit()
+    assert inspector.id == inspector_id
+    assert count_queries(lambda: has_conflict(inspector, owner_id)) == 1  # the next transaction asks afresh
+    assert has_conflict(inspector, other_id) is False
