@@ -226,7 +226,7 @@ def test_the_fleet_takes_the_same_number_of_queries_for_3_and_30_vessels(fleet_o
         assert len(result) == n and all(e["pending_applications"] for e in result)
         assert all({f["kind"] for f in e["fees"]} == {"navegabilidad", "seguridad"} for e in result)
         assert [bool(e["reports"]) for e in result] == [True, True] + [False] * (n - 2)
-    assert queries[3] == queries[30] == 7
+    assert queries[3] == queries[30] == 8  # the eighth: what patrols found (issue 23)
 
 
 # --- the API --------------------------------------------------------------------------------------
