@@ -34,7 +34,8 @@ def lists_for(particulars: dict) -> dict[str, dict]:
 
 def unknown_vessel_lists() -> dict[str, dict]:
     """Each list's every patrol item, applicable or not, without quantities: what a phone offline shows for a
-    vessel known only by its certificate's QR. Items the server does not pin for that vessel are not sent."""
+    vessel known only by its certificate's QR. An item with a quantity is `counted` (the officer counts; the server
+    checks the count against the vessel's bound). Items the server does not pin for that vessel are not sent."""
     catalog = load_catalog()
     lists = {}
     for kind in PATROL_CHECKLISTS:
@@ -46,7 +47,7 @@ def unknown_vessel_lists() -> dict[str, dict]:
             "source": item.source, "article": item.article, "required": None, "maximum": None,
             "unit": item.unit_es, "unit_en": item.unit_en, "whole": item.whole, "detainable": item.detainable,
             "evidence_required": item.evidence_required, "fine": item.fine.as_dict() if item.fine else None,
-            "preview": True} for item in checklist.items if item.id in checklist.patrol]}
+            "counted": item.required is not None or item.maximum is not None, "preview": True} for item in checklist.items if item.id in checklist.patrol]}
     return lists
 
 

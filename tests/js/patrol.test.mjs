@@ -20,6 +20,9 @@ test('"todo cumple" passes the yes/no items and leaves the counts to the officer
   assert.equal(answers[LIGHTS.id].result, 'pass');
   assert.equal(answers[SMOKING.id].result, 'fail');  // an answer given stays
   assert.equal(answers[BUCKETS.id], undefined);
+  const preview = { id: 'con.pilots.embarked_national', required: null, maximum: null, counted: true };
+  assert.equal(passAll([preview], {}, AT)[preview.id], undefined);  // offline, its bound unknown: still a count
+  assert.deepEqual([stepCount(preview, undefined, 2, AT).result, stepCount(preview, undefined, 2, AT).observed], ['pass', 2]);
 });
 
 test('a count passes within its bound and fails outside it, never below zero', () => {
@@ -54,7 +57,7 @@ test('the start body names one craft, and the verifier hands over token, verdict
   const scanned = scannedFrom('?t=ABCDEFGH234&verdict=valid&age=3600');
   assert.deepEqual(scanned, { token: 'ABCDEFGH234', verdict: 'valid', list_age_s: 3600 });
   assert.equal(scannedFrom('?verdict=valid'), null);
-  assert.equal(scannedFrom('?t=ABCDEFGH&age=-3').list_age_s, null);
+  assert.deepEqual(scannedFrom('?t=ABCDEFGH&age=-3&verdict=unconfirmed'), { token: 'ABCDEFGH', verdict: null, list_age_s: null });
   const canoe = startBody({ client_id: 'c', checked_at: AT, checklist: 'menores', place: 'Km 3', craft: { type: 'rowing', length_m: '4.5' } });
   assert.deepEqual(canoe.craft, { marks: '', type: 'rowing', length_m: 4.5 });
   assert.equal(canoe.vessel_id, undefined);

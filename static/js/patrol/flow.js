@@ -5,6 +5,9 @@ import { answerProblems, itemBound } from '../tablet/rules.js';
 
 export const OUTCOMES = ['sin_novedad', 'observaciones', 'infraccion', 'retencion'];
 export const LISTS = ['menores', 'conducta', 'documentacion'];
+// The verdicts the server records with a check (inspection/certificates/operations.py VERDICTS); the phone's own
+// "unconfirmed" and "malformed" are not a certificate's word and travel as none.
+export const VERDICTS = ['valid', 'expired', 'suspended', 'revoked', 'superseded', 'mismatch', 'invalid_signature', 'unknown_issuer'];
 
 /** The local key of a check in the device's stores: its client id, apart from the tablet's inspection ids. */
 export const checkKey = (clientId) => `patrol:${clientId}`;
@@ -23,11 +26,14 @@ export function firstList(lists) {
   return (open.find((choice) => choice.kind === 'menores') || open.find((choice) => choice.kind === 'conducta') || open[0] || {}).kind || null;
 }
 
+/** Whether the officer counts for this item (it has a bound, or will have one once the server knows the vessel). */
+export const isCounted = (item) => Boolean(itemBound(item) || item.counted);
+
 /** "Todo cumple": every yes/no item not answered yet passes; counts are left for the officer to make. */
 export function passAll(items, answers, now) {
   const next = { ...answers };
   items.forEach((item) => {
-    if (!next[item.id] && !itemBound(item)) next[item.id] = { result: 'pass', observed: null, note: '', recorded_at: now };
+    if (!next[item.id] && !isCounted(item)) next[item.id] = { result: 'pass', observed: null, note: '', recorded_at: now };
   });
   return next;
 }
@@ -91,5 +97,6 @@ export function scannedFrom(search) {
   const token = params.get('t');
   if (!token) return null;
   const age = Number.parseInt(params.get('age'), 10);
-  return { token, verdict: params.get('verdict') || null, list_age_s: Number.isFinite(age) && age >= 0 ? age : null };
+  const verdict = VERDICTS.includes(params.get('verdict')) ? params.get('verdict') : null;
+  return { token, verdict, list_age_s: Number.isFinite(age) && age >= 0 ? age : null };
 }

@@ -11,7 +11,7 @@ import { watch } from '../tablet/sync.js';
 import { preparePhoto } from '../tablet/photos.js';
 import { gettext } from '../i18n.js';
 import { WORDS } from '../verdicts.js';
-import { allowedOutcomes, checkKey, failedItems, fineWords, firstList, listChoices, passAll, scannedFrom, startBody,
+import { allowedOutcomes, checkKey, failedItems, fineWords, firstList, isCounted, listChoices, passAll, scannedFrom, startBody,
   stepCount, suggestedOutcome, unsendable } from './flow.js';
 
 const $ = (id) => document.getElementById(id);
@@ -183,9 +183,8 @@ function renderItem(item) {
   const title = Object.assign(document.createElement('p'), { className: 'item-title', textContent: word(item, 'title') });
   const fine = item.fine ? ` · ${fineWords(item.fine, gettext)}` : '';
   const cite = Object.assign(document.createElement('p'), { className: 'article', textContent: `${item.source}, art. ${item.article}${fine}` });
-  const bounded = item.required !== null && item.required !== undefined ? item.required : item.maximum;
   let control;
-  if (bounded !== null && bounded !== undefined) {
+  if (isCounted(item)) {
     control = document.createElement('div');
     control.className = 'count';
     const minus = Object.assign(document.createElement('button'), { type: 'button', textContent: '−' });
@@ -194,9 +193,9 @@ function renderItem(item) {
     plus.setAttribute('aria-label', gettext('Uno más'));
     const shown = document.createElement('output');
     shown.textContent = current ? String(current.observed) : '–';
-    const label = item.required !== null && item.required !== undefined
-      ? gettext('Requerido: {n} {unit}', { n: item.required, unit: word(item, 'unit') || '' })
-      : gettext('Máximo: {n}', { n: item.maximum });
+    const has = (value) => value !== null && value !== undefined;
+    const label = has(item.required) ? gettext('Requerido: {n} {unit}', { n: item.required, unit: word(item, 'unit') || '' })
+      : has(item.maximum) ? gettext('Máximo: {n}', { n: item.maximum }) : (word(item, 'unit') || '');
     minus.addEventListener('click', () => answer(item, stepCount(item, check.answers[item.id], -1, nowIso())));
     plus.addEventListener('click', () => answer(item, stepCount(item, check.answers[item.id], 1, nowIso())));
     control.append(minus, shown, plus, Object.assign(document.createElement('span'), { className: 'muted', textContent: label }));
