@@ -14,7 +14,7 @@ from inspection.core.extensions import db
 from inspection.core.models import PatrolAnswer, PatrolCheck, Photo
 from inspection.inspections.operations import schedule_inspection
 from inspection.registry.vessels import create_owner, create_vessel
-from tests.browser_kit import BROWSER_MARKS, visit_online, wait_until_kept
+from tests.browser_kit import BROWSER_MARKS, shoot, small_targets, visit_online, wait_until_kept
 from tests.conftest import CERTIFIED_AT, CERTIFIED_ON, pass_and_close
 from tests.fleets import PARTICULARS
 from tests.live_site import ARGS, CHROMIUM
@@ -112,14 +112,18 @@ def test_two_checks_offline_reach_the_server_once_and_their_consequences(rig, tm
         ready(page)
         assert "VÁLIDO" in page.inner_text("#scanned")
         page.fill("#place", PLACE)
+        assert not small_targets(page, "#tablet"), "one hand, outdoors: every target at least 44 px"
         page.click("#use-scanned")
         page.click("[data-list='conducta']")
         lights = "#items [data-item='con.lights.night']"
+        assert not small_targets(page, "#tablet"), "one hand, outdoors: every target at least 44 px"
         page.click(f"{lights} button.no")
         page.set_input_files(f"{lights} input[type=file]", str(photo))
         page.wait_for_selector(f"{lights} .photo:has-text('Foto (1)')", timeout=20_000)
         page.click("#pass-all")
+        shoot(page, "baliza_patrol_1_items.png")
         page.click("#to-outcome")
+        shoot(page, "baliza_patrol_2_outcome.png")
         assert page.is_checked("#outcomes input[value='infraccion']")
         assert "art. 68" in page.inner_text("#failures")
         page.fill("#note", "Navegaba de noche sin luces")
@@ -147,6 +151,7 @@ def test_two_checks_offline_reach_the_server_once_and_their_consequences(rig, tm
         page.goto(f"{rig.origin}/patrulla")
         ready(page)
         page.wait_for_function("() => document.querySelectorAll(\"#recent [data-state='pending']\").length === 2")
+        page.wait_for_selector("#sync-badge[data-state='offline']", timeout=20_000)  # the badge says work waits
         with rig.app.app_context():
             assert db.session.scalar(db.select(db.func.count()).select_from(PatrolCheck)) == 0
 
@@ -155,6 +160,7 @@ def test_two_checks_offline_reach_the_server_once_and_their_consequences(rig, tm
         context.set_offline(False)
         page.wait_for_function("() => document.querySelectorAll(\"#recent [data-state='sent']\").length === 2",
                                timeout=60_000)  # a function: the CSP refuses eval
+        shoot(page, "baliza_patrol_3_synced.png", full_page=True)
         context.close()
     print(f"journey: {time.monotonic() - started:.1f} s")
 
