@@ -75,7 +75,7 @@ function patrolServer(pinned) {
     server.requests.push(`${method} ${path}`);
     if (path === '/api/v1/patrol-checks') {
       if (!server.checks.has(json.client_id)) server.checks.set(json.client_id, { id: server.checks.size + 1, ...json });
-      return { id: server.checks.get(json.client_id).id, items: pinned.map((id) => ({ id })) };
+      return { id: server.checks.get(json.client_id).id, registration: 'PY-1', items: pinned.map((id) => ({ id })) };
     }
     let match = path.match(/^\/api\/v1\/patrol-checks\/(\d+)\/answers\/(.+)$/);
     if (match) { server.answers.set(json.client_id, { check: Number(match[1]), item: match[2], ...json }); return json; }
@@ -120,7 +120,7 @@ test('a check made offline waits, then reaches the server once, in order; an ite
     'POST /api/v1/patrol-checks/1/photos', 'POST /api/v1/patrol-checks/1/close']);
   assert.equal(server.photos.get('p-1').bytes, 1234);
   assert.equal((await outbox.entries()).length, 0);
-  assert.equal((await store.get('work', key)).server_status, 'closed');
+  assert.deepEqual([(await store.get('work', key)).server_status, (await store.get('work', key)).registration], ['closed', 'PY-1']);
   assert.deepEqual(await store.all('photos'), []);  // confirmed: the bulky copy is dropped
   await engine.run();
   assert.equal(server.requests.length, 4);  // nothing is sent twice

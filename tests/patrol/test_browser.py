@@ -161,6 +161,7 @@ def test_two_checks_offline_reach_the_server_once_and_their_consequences(rig, tm
         page.wait_for_function("() => document.querySelectorAll(\"#recent [data-state='sent']\").length === 2",
                                timeout=60_000)  # a function: the CSP refuses eval
         shoot(page, "baliza_patrol_3_synced.png", full_page=True)
+        assert "PY-PATRU" in page.inner_text("#recent")  # the scanned vessel, named once the server knew it
         context.close()
     print(f"journey: {time.monotonic() - started:.1f} s")
 

@@ -286,7 +286,7 @@ async function renderRecent() {
     li.dataset.check = work.id;
     const sent = work.server_status === 'closed' && !waiting.has(work.id);
     li.dataset.state = sent ? 'sent' : 'pending';
-    li.textContent = `${LIST_WORDS[work.checklist]} · ${work.label} · ${OUTCOME_WORDS[work.outcome] || gettext('abierto')} · `;
+    li.textContent = `${LIST_WORDS[work.checklist]} · ${work.registration ? `${work.registration} · ` : ''}${work.label} · ${OUTCOME_WORDS[work.outcome] || gettext('abierto')} · `;
     li.append(Object.assign(document.createElement('span'), { className: 'state', textContent: sent ? gettext('Enviado') : gettext('Pendiente de envío') }));
     return li;
   }));

@@ -215,7 +215,8 @@ export function createEngine({ store, api, upload, now, random = Math.random, an
   const PATROL = {
     async 'patrol-start'(entry) {
       const check = await api(entry.user_id, 'POST', '/api/v1/patrol-checks', entry.body);
-      await updateWork(entry.inspection_id, () => ({ server_id: check.id, pinned: check.items.map((item) => item.id) }));
+      await updateWork(entry.inspection_id, () => ({ server_id: check.id, registration: check.registration || null,
+                                                     pinned: check.items.map((item) => item.id) }));
       await outbox.remove(entry.seq);
       return 0;
     },
