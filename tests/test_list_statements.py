@@ -12,7 +12,8 @@ import pytest
 
 from inspection.core.clock import office_today
 from inspection.core.extensions import db
-from inspection.core.models import ApiToken, Application, Arqueo, ConflictOfInterest, Deficiency, Notice, User
+from inspection.core.models import (ApiToken, Application, Arqueo, ConflictOfInterest, Deficiency, Notice, PatrolAnswer,
+                                    PatrolCheck, User)
 from tests.conftest import (
     PASSWORD,
     new_owner,
@@ -43,6 +44,8 @@ LISTS = [
     ("/api/v1/applications?per_page=50", "admin", "bearer"),
     ("/api/v1/vessels/{vessel}/arqueos", "admin", "bearer"),
     ("/api/v1/auth/devices", "admin", "bearer"),
+    ("/api/v1/patrol-checks?per_page=50", "admin", "bearer"),
+    ("/api/v1/patrol-checks?per_page=50", "owner", "bearer"),
     ("/buques", "admin", "session"),
     ("/armadores", "admin", "session"),
     ("/usuarios", "admin", "session"),
@@ -57,6 +60,7 @@ LISTS = [
     ("/avisos", "owner", "session"),
     ("/planificacion", "admin", "session"),
     ("/tablero", "admin", "session"),
+    ("/patrullas", "admin", "session"),
 ]
 
 
@@ -110,6 +114,15 @@ def worlds_built(_app):
                 ConflictOfInterest(user_id=ids["inspector"], owner_id=new_owner().id, reason="Pariente"),
                 ApiToken(user_id=ids["admin"], token_hash=uuid.uuid4().hex * 2, kind="device", device_name="Tableta",
                          expires_at=datetime(2100, 1, 1, tzinfo=UTC)),
+                PatrolCheck(client_id=str(uuid.uuid4()), officer_id=new_user("police").id, place="Km 1630",
+                            checked_at=datetime.now(UTC) - timedelta(hours=1), vessel_id=vessel.id,
+                            checklist="conducta", checklist_version="2026.1", items=[],
+                            particulars={"registration": vessel.registration}, outcome="infraccion",
+                            closed_at=datetime.now(UTC), infringements=[{
+                                "item_id": "con.lights.night", "title": "Luces", "source": "Ley 928/1927",
+                                "article": "68", "fine": None, "detainable": False}],
+                            answers=[PatrolAnswer(item_id="con.lights.night", client_id=str(uuid.uuid4()),
+                                                  result="fail", recorded_at=datetime.now(UTC))]),
             ])
             db.session.commit()
 
