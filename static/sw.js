@@ -345,10 +345,11 @@ async function homeOrOffline(request) {
 self.addEventListener('message', (event) => {
   const type = event.data && event.data.type;
   const everyShell = TABLET_PAGES.flatMap((path) => LANGUAGES.map((lang) => shellKey(path, lang)));
-  if (type === 'keep-pages') {
+  if (type === 'keep-pages') {  // the inspector's agenda asks: the police phone's page is kept when police open it
+    const inspectorShells = everyShell.filter((key) => !key.startsWith(PATROL));
     event.waitUntil((async () => {
       const cache = await caches.open(CACHE);
-      await Promise.all(everyShell.map(async (key) => {
+      await Promise.all(inspectorShells.map(async (key) => {
         const response = await fetch(key, { credentials: 'same-origin', cache: 'no-store' }).catch(() => null);
         if (response && isShell(response)) await cache.put(key, response);
       }));
