@@ -14,7 +14,8 @@
 //                                      X-Baliza-Fetched-At, so the page knows how old it is
 //   /verificar (any query)             network first (short timeout), then the cached page
 //   /v/{token} when the network fails  the cached /verificar, which reads the token from the path
-//   /agenda, /tablet/inspeccion        the tablet shells: network first (short timeout), then the
+//   /agenda, /tablet/inspeccion,       the tablet shells and the police phone's patrol check: network first
+//   /patrulla                          (short timeout), then the
 //                                      copy kept when the inspector last opened them signed in, one
 //                                      per language (kept as `/agenda?lang=en`): the language of the
 //                                      address (?lang=), else of the last page seen
@@ -47,6 +48,9 @@ const VERIFIER = [
   '/static/js/qr-photo.js',
   '/static/vendor/zxing-reader.js',
   '/static/vendor/zxing_reader.wasm',
+  '/static/js/patrol/phone.js',
+  '/static/js/patrol/flow.js',
+  '/static/css/patrol.css',
 ];
 const STATIC = [
   '/static/js/formats.js',
@@ -83,7 +87,8 @@ const PAGE_TIMEOUT_MS = 4000;
 const LANGUAGES = ['es', 'en'];  // as inspection/i18n/messages.py LANGUAGES
 const AGENDA = '/agenda';
 const SHELL = '/tablet/inspeccion';
-const TABLET_PAGES = [AGENDA, SHELL];
+const PATROL = '/patrulla';  // the police phone's patrol check: a shell kept like the tablet's, on a police visit
+const TABLET_PAGES = [AGENDA, SHELL, PATROL];
 const OUTBOX_TAG = 'baliza-outbox';
 const OFFLINE = '/sin-conexion';
 // The language of the last page the network sent (its Content-Language), kept across restarts of the worker.
@@ -340,10 +345,11 @@ async function homeOrOffline(request) {
 self.addEventListener('message', (event) => {
   const type = event.data && event.data.type;
   const everyShell = TABLET_PAGES.flatMap((path) => LANGUAGES.map((lang) => shellKey(path, lang)));
-  if (type === 'keep-pages') {
+  if (type === 'keep-pages') {  // the inspector's agenda asks: the police phone's page is kept when police open it
+    const inspectorShells = everyShell.filter((key) => !key.startsWith(PATROL));
     event.waitUntil((async () => {
       const cache = await caches.open(CACHE);
-      await Promise.all(everyShell.map(async (key) => {
+      await Promise.all(inspectorShells.map(async (key) => {
         const response = await fetch(key, { credentials: 'same-origin', cache: 'no-store' }).catch(() => null);
         if (response && isShell(response)) await cache.put(key, response);
       }));

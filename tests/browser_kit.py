@@ -73,14 +73,16 @@ def axe_violations(page) -> list[str]:
     return [f"{v['id']} ({v['impact']}): {v['help']} at {v['nodes'][:3]}" for v in found if v["impact"] in BLOCKING]
 
 
-def small_targets(page) -> list[str]:
-    """Visible targets smaller than 44 × 44 CSS px, as 'selector-ish text: w×h'."""
+def small_targets(page, within: str = "") -> list[str]:
+    """Visible targets (inside `within`, a selector, when given) smaller than 44 × 44 CSS px, as 'selector-ish text:
+    w×h'."""
+    selector = ", ".join(f"{within} {target.strip()}" for target in TARGETS.split(",")) if within else TARGETS
     return page.evaluate("""(selector) => [...document.querySelectorAll(selector)]
         .filter((el) => el.offsetParent !== null && getComputedStyle(el).visibility !== 'hidden')
         .map((el) => ({el, box: el.getBoundingClientRect()}))
         .filter(({box}) => box.width < 43.5 || box.height < 43.5)
         .map(({el, box}) => `${el.tagName.toLowerCase()}.${el.className} "${(el.textContent || el.name || '').trim().slice(0, 30)}": ${Math.round(box.width)}×${Math.round(box.height)}`)""",
-                         TARGETS)
+                         selector)
 
 
 def sign_in(page, origin: str, username: str, password: str) -> None:

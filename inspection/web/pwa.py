@@ -50,6 +50,7 @@ VERSIONED = (
     "templates/offline.html",
     "checklists/restrictions.toml",
     "templates/tablet",
+    "templates/patrol/phone.html",
     "inspection/i18n/translations/en",
 )
 _build_cache: dict[tuple, str] = {}
@@ -295,11 +296,12 @@ def imported_modules(entry: str) -> tuple[str, ...]:
     return tuple(sorted(found))
 
 
-def tablet_page(template: str, status: int = 200):
-    """A tablet shell in the user's language; never cached by HTTP (the service worker keeps its copy)."""
+def tablet_page(template: str, status: int = 200, scripts: tuple[str, ...] = SCRIPTS, **context):
+    """A device shell (the tablet's, the police phone's) in the user's language, with the words of its `scripts`;
+    never cached by HTTP (the service worker keeps its copy)."""
     terms = {group: {value: term(group, value) for value in TERMS[group]} for group in SHOWN_TERMS}
-    response = current_app.make_response((render_template(template, strings=script_strings(*SCRIPTS), terms=terms),
-                                          status))
+    response = current_app.make_response((render_template(template, strings=script_strings(*scripts), terms=terms,
+                                                           **context), status))
     response.headers["Cache-Control"] = "no-cache"
     response.headers["X-Baliza-Shell"] = "1"
     response.vary.update(("Cookie", "Accept-Language"))

@@ -2,7 +2,7 @@
 // Sync), so the app works offline from whichever page it was first opened on. It registers once the page
 // has loaded, so the worker's install finds the page's files in the HTTP cache instead of fetching them
 // again (static/sw.js); a police page then asks it to keep the verifier offline too.
-const POLICE_PAGES = /^\/(verificar|v\/[A-Za-z2-7]+)\/?$/;
+const POLICE_PAGES = /^\/(verificar|patrulla|v\/[A-Za-z2-7]+)\/?$/;
 
 if ('serviceWorker' in navigator) {
   const register = () => navigator.serviceWorker.register('/sw.js', { scope: '/', type: 'module' })

@@ -94,7 +94,20 @@ function render(assessment) {
   el.age.hidden = !view.age;
   el.age.classList.toggle('old', view.old);
   renderFacts(assessment.claims, assessment.kid, assessment.verdict);
+  recordCheckLink(assessment);
   el.result.scrollIntoView({ block: 'start' });
+}
+
+/** "Registrar control": the police phone's patrol check of this vessel, carrying the token, the verdict and how
+ * old the lists behind it are (static/js/patrol/flow.js scannedFrom). */
+function recordCheckLink(assessment) {
+  const link = $('record-check');
+  if (!link || !currentToken || assessment.verdict === 'malformed') { if (link) link.hidden = true; return; }
+  const age = listsAge(state, Date.now());
+  const params = new URLSearchParams({ t: currentToken, verdict: assessment.verdict });
+  if (Number.isFinite(age)) params.set('age', String(Math.max(0, Math.floor(age / 1000))));
+  link.href = `/patrulla?${params}`;
+  link.hidden = false;
 }
 
 function renderChecking() {

@@ -144,10 +144,14 @@ ROUTES = [
           body=lambda o: {"client_id": "00000000-0000-4000-8000-00000000000c", "outcome": "sin_novedad"}),
     Route("patrol.check_list", OK, OK, LOGIN),
     Route("patrol.check_page", 404, OK, LOGIN, args=lambda o: {"check_id": o["check_id"]}),
+    # the police phone: its shell, and what it asks with signal (police see every registered vessel)
+    Route("patrol.phone", 403, OK, LOGIN),
+    Route("patrol.vessel_matches", 403, OK, LOGIN, args=lambda o: {"q": o["registration"]}),
+    Route("patrol.vessel_lists", 403, OK, LOGIN, args=lambda o: {"vessel_id": o["vessel_id"]}),
 ]
 PUBLIC_BODIES = {"certificates.verify_page"}  # shows the certificate's own vessel by design
 POLICE_BODIES = {"api_patrol.list_checks", "api_patrol.get_check", "api_patrol.post_check", "patrol.check_list",
-                 "patrol.check_page"}  # the police's own checks
+                 "patrol.check_page", "patrol.vessel_matches", "patrol.vessel_lists"}  # the police's own checks
 
 
 @pytest.fixture

@@ -97,7 +97,7 @@ def pages_for(role: str, s: dict) -> list[str]:
                   "/usuarios"],
         "inspector": ["/agenda", report, f"/inspecciones/{s['started']}", "/planificacion"],
         "owner": ["/flota", report, vessel, f"/certificados/{s['number']}", "/solicitudes", "/solicitudes/nueva"],
-        "police": ["/verificar", f"/v/{s['token']}", f"/v/{s['suspended']}", vessel],
+        "police": ["/verificar", f"/v/{s['token']}", f"/v/{s['suspended']}", vessel, "/patrulla"],
         "anonymous": ["/login", f"/v/{s['token']}"],
     }[role]
 

@@ -109,7 +109,7 @@ def pages_for(role: str, s: dict) -> list[str]:
              f"/armadores/{s['owner']}/editar", "/usuarios", "/listas/cobertura"]
     return {
         "anonymous": ["/login", *public],
-        "police": [*fleet, *public],
+        "police": [*fleet, *public, "/patrulla"],
         "owner": [*fleet, *staff],
         "inspector": ["/agenda", *fleet, *staff],
         "admin": [*fleet, *staff, *admin],

@@ -34,6 +34,12 @@ export function answerPayload(a) {
            note: a.note || '', action: a.action || null, recorded_at: a.recorded_at, photos: a.photos || [] };
 }
 
+/** A patrol check's answer as PUT …/answers/{item_id} takes it. */
+export function patrolAnswerBody(a) {
+  return { client_id: a.client_id, result: a.result, observed: a.observed ?? null, note: a.note || '',
+           recorded_at: a.recorded_at };
+}
+
 /** The words kept on an answer the server did not apply (a string, or its field errors). */
 export function refusalText(result) {
   return typeof result.reason === 'string' ? result.reason : problemText({ errors: result.reason }, gettext('Rechazado.'));
@@ -113,6 +119,7 @@ export function createEngine({ store, api, upload, now, random = Math.random, an
     if (entry.type === 'photo') return sendPhoto(entry, progress);
     if (entry.type === 'submit') return sendSubmit(entry);
     if (entry.type === 'interrupt') return sendInterrupt(entry);
+    if (entry.type in PATROL) return PATROL[entry.type](entry);
     await outbox.remove(entry.seq);  // an entry of a kind this version does not know: nothing can send it
     return 0;
   }
@@ -202,6 +209,58 @@ export function createEngine({ store, api, upload, now, random = Math.random, an
     await outbox.remove(entry.seq);
     await forgetConfirmed(entry.inspection_id);
   }
+
+  // --- a police phone's patrol check (inspection/patrol/api.py): its entries wait under its local key, and
+  // the server's id, learnt from the start, is kept in `work` for the rest.
+  const PATROL = {
+    async 'patrol-start'(entry) {
+      const check = await api(entry.user_id, 'POST', '/api/v1/patrol-checks', entry.body);
+      await updateWork(entry.inspection_id, () => ({ server_id: check.id, registration: check.registration || null,
+                                                     pinned: check.items.map((item) => item.id) }));
+      await outbox.remove(entry.seq);
+      return 0;
+    },
+    /** The current local answer; one to an item the server did not pin for this vessel (the phone showed every
+     * item of the list without signal) is kept here as not sent, with why. */
+    async 'patrol-answer'(entry) {
+      const [work, answer] = await Promise.all([store.get('work', entry.inspection_id),
+                                                store.get('answers', [entry.inspection_id, entry.item_id])]);
+      if (answer && work.pinned && !work.pinned.includes(entry.item_id)) {
+        await store.put('answers', { ...answer, state: 'skipped', reason: gettext('No corresponde a este buque.') });
+      } else if (answer) {
+        await api(entry.user_id, 'PUT', `/api/v1/patrol-checks/${work.server_id}/answers/${encodeURIComponent(entry.item_id)}`,
+                  patrolAnswerBody(answer));
+        const current = await store.get('answers', [entry.inspection_id, entry.item_id]);
+        if (current && current.client_id === answer.client_id) await store.put('answers', { ...current, state: 'sent', reason: null });
+        else if (current) { await outbox.enqueue({ type: 'patrol-answer', user_id: entry.user_id, inspection_id: entry.inspection_id, item_id: entry.item_id }); }
+      }
+      await outbox.remove(entry.seq);
+      return 0;
+    },
+    /** One photo in one idempotent request (its client_id): a retry after a cut sends it again, never twice. */
+    async 'patrol-photo'(entry) {
+      const [work, photo] = await Promise.all([store.get('work', entry.inspection_id), store.get('photos', entry.client_id)]);
+      if (photo) {
+        const form = new FormData();
+        Object.entries({ item_id: photo.item_id, client_id: photo.client_id, taken_at: photo.taken_at })
+          .forEach(([name, value]) => form.append(name, value));
+        form.append('file', new Blob([photo.bytes], { type: photo.mime }), `${photo.client_id}.jpg`);
+        const stored = await api(entry.user_id, 'POST', `/api/v1/patrol-checks/${work.server_id}/photos`, undefined,
+                                 { body: form, timeout: 60000 });
+        await store.put('photos', { ...photo, state: 'sent', offset: photo.size, photo_id: stored.id, reason: null });
+      }
+      await outbox.remove(entry.seq);
+      return photo ? photo.size - (photo.offset || 0) : 0;
+    },
+    async 'patrol-close'(entry) {
+      const work = await store.get('work', entry.inspection_id);
+      const check = await api(entry.user_id, 'POST', `/api/v1/patrol-checks/${work.server_id}/close`, entry.body);
+      await updateWork(entry.inspection_id, () => ({ server_status: 'closed', outcome: check.outcome }));
+      await outbox.remove(entry.seq);
+      await forgetConfirmed(entry.inspection_id);
+      return 0;
+    },
+  };
 
   /** Once the server confirmed every entry of a closed inspection, drop its bulky local copy (photos, answers). */
   async function forgetConfirmed(id) {

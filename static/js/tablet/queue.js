@@ -3,19 +3,24 @@
 // No DOM and no clock of its own: the store and `now()` are passed in, so node runs it on a store in memory.
 // Entry types (all carry user_id and inspection_id): `start`, `answer` (one per item: the current
 // local answer is read when it is sent, so editing an item never queues two), `photo` (its bytes
-// live in the photos store), `submit` and `interrupt`. An entry leaves the outbox only when the
-// server has confirmed it; a refusal keeps it, with the server's reason, until the inspector acts.
+// live in the photos store), `submit` and `interrupt`. A police phone's patrol check queues the same
+// way under its local key (`patrol:<client id>` as inspection_id): `patrol-start`, `patrol-answer`,
+// `patrol-photo`, `patrol-close`. An entry leaves the outbox only when the server has confirmed it; a
+// refusal keeps it, with the server's reason, until the inspector or officer acts.
 
 export const STATES = { pending: 'pending', failed: 'failed' };
+// The entry that creates the record on the server, and the one that closes it, of each kind of work.
+const STARTS = new Set(['start', 'patrol-start']);
+const CLOSINGS = new Set(['submit', 'patrol-close']);
 
 /**
- * Whether an entry must wait for an earlier refusal of its inspection to be resolved: nothing
+ * Whether an entry must wait for an earlier refusal of its inspection (or check) to be resolved: nothing
  * goes before a refused start, and a closing waits for every other entry.
  */
 export function isHeld(entry, inspectionEntries) {
   const failed = inspectionEntries.filter((e) => e.state === STATES.failed && e.seq !== entry.seq);
-  if (failed.some((e) => e.type === 'start') && entry.type !== 'start') return true;
-  if (entry.type === 'submit') return inspectionEntries.some((e) => e.seq !== entry.seq && e.type !== 'submit');
+  if (failed.some((e) => STARTS.has(e.type)) && !STARTS.has(entry.type)) return true;
+  if (CLOSINGS.has(entry.type)) return inspectionEntries.some((e) => e.seq !== entry.seq && !CLOSINGS.has(e.type));
   return false;
 }
 
@@ -43,18 +48,18 @@ export function outboxOn(store, { now, wake = async () => {} }) {
   }
 
   /**
-   * Keep an item's answer and, when it can be sent (`pending`), queue it unless it is queued already (a refused one
-   * is tried again): one transaction, so an answer is never kept without its entry, nor queued unkept.
+   * Keep an item's answer and, when it can be sent (`pending`), queue it (as `type`: a patrol check's is
+   * `patrol-answer`) unless it is queued already (a refused one is tried again): one transaction, so an answer is never kept without its entry, nor queued unkept.
    */
-  async function keepAnswer(userId, answer) {
+  async function keepAnswer(userId, answer, type = 'answer') {
     const sendable = answer.state === 'pending';
     await store.transact(['answers', 'outbox'], async (tx) => {
       const outbox = tx.objectStore('outbox');
       const queued = sendable ? (await outbox.index('by_inspection').getAll(answer.inspection_id))
-        .find((e) => e.type === 'answer' && e.item_id === answer.item_id) : null;
+        .find((e) => e.type === type && e.item_id === answer.item_id) : null;
       tx.objectStore('answers').put(answer);
       if (sendable && !queued) {
-        outbox.put(fresh({ type: 'answer', user_id: userId, inspection_id: answer.inspection_id, item_id: answer.item_id }));
+        outbox.put(fresh({ type, user_id: userId, inspection_id: answer.inspection_id, item_id: answer.item_id }));
       } else if (queued && queued.state !== STATES.pending) {
         outbox.put({ ...queued, state: STATES.pending, reason: null });
       }
