@@ -5,11 +5,13 @@ Only browser test modules import this: importing it skips the module when Python
 imports the `browser` fixture (module scope: one Chromium per test module), and calls `axe_script()` at import
 when it runs axe-core, so it skips, rather than fails, without axe-playwright-python.
 """
+import io
 import os
 from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
+from PIL import Image
 
 from tests.live_site import ARGS, CHROMIUM, inject_axe
 
@@ -47,6 +49,26 @@ def shoot(target, name: str, **options) -> None:
     if SHOTS:
         SHOTS.mkdir(parents=True, exist_ok=True)
         target.screenshot(path=str(SHOTS / name), **options)
+
+
+def fake_camera_video(png: bytes, path: Path, size=(640, 480)) -> None:
+    """One-frame YUV4MPEG2 video of the QR on white, which Chromium's fake camera loops."""
+    qr = Image.open(io.BytesIO(png)).convert("L")
+    side = min(size) - 40
+    qr = qr.resize((side, side), Image.NEAREST)
+    frame = Image.new("L", size, 255)
+    frame.paste(qr, ((size[0] - side) // 2, (size[1] - side) // 2))
+    w, h = size
+    chroma = bytes([128]) * ((w // 2) * (h // 2))
+    with open(path, "wb") as out:
+        out.write(f"YUV4MPEG2 W{w} H{h} F10:1 Ip A1:1 C420jpeg\n".encode())
+        out.write(b"FRAME\n" + frame.tobytes() + chroma + chroma)
+
+
+def fake_camera_args(video: Path) -> list[str]:
+    """Chromium's arguments for a camera that shows `video` (fake_camera_video) and asks no permission."""
+    return ["--use-fake-ui-for-media-stream", "--use-fake-device-for-media-stream",
+            f"--use-file-for-fake-video-capture={video}"]
 
 
 @contextmanager

@@ -6,15 +6,13 @@ phone size (390 x 844). Every request that reaches the server is recorded, so "o
 proven by the server not hearing from the browser at all, not only by the emulation.
 """
 import datetime as dt
-import io
 from dataclasses import dataclass, field
-from pathlib import Path
 from zoneinfo import ZoneInfo
 
 import pytest
 
 from inspection.core.clock import system_now
-from tests.browser_kit import BROWSER_MARKS, chromium, shoot, visit_online
+from tests.browser_kit import BROWSER_MARKS, chromium, fake_camera_args, fake_camera_video, shoot, visit_online
 from tests.live_site import bearer, issue_certificate, live_app, seed_office
 
 PHONE = {"width": 390, "height": 844}
@@ -215,9 +213,8 @@ def test_english_page_and_camera_scan(site, tmp_path):
     valid = site.certificates["valid"]
     png = make_qr(site.origin, valid["token"]).png
     video = tmp_path / "qr.y4m"
-    _write_y4m(png, video)
-    with chromium("--use-fake-ui-for-media-stream", "--use-fake-device-for-media-stream",
-                  f"--use-file-for-fake-video-capture={video}") as cam:
+    fake_camera_video(png, video)
+    with chromium(*fake_camera_args(video)) as cam:
         context = cam.new_context(viewport=PHONE, locale="en-GB", permissions=["camera"])
         page = context.new_page()
         page.goto(f"{site.origin}/verificar?lang=en")
@@ -230,22 +227,6 @@ def test_english_page_and_camera_scan(site, tmp_path):
         assert page.is_hidden("#camera")  # the camera is released once a code is read
         assert page.input_value("#token-input") == valid["verify_url"]
         shoot(page, "baliza_verificar_camera_en.png")
-
-
-def _write_y4m(png: bytes, path: Path, size=(640, 480)) -> None:
-    """One-frame YUV4MPEG2 video of the QR on white, which Chromium's fake camera loops."""
-    from PIL import Image
-
-    qr = Image.open(io.BytesIO(png)).convert("L")
-    side = min(size) - 40
-    qr = qr.resize((side, side), Image.NEAREST)
-    frame = Image.new("L", size, 255)
-    frame.paste(qr, ((size[0] - side) // 2, (size[1] - side) // 2))
-    w, h = size
-    chroma = bytes([128]) * ((w // 2) * (h // 2))
-    with open(path, "wb") as out:
-        out.write(f"YUV4MPEG2 W{w} H{h} F10:1 Ip A1:1 C420jpeg\n".encode())
-        out.write(b"FRAME\n" + frame.tobytes() + chroma + chroma)
 
 
 def test_english_offline_reads_as_the_english_pages(site, browser):

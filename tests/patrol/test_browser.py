@@ -1,5 +1,5 @@
 """The police phone's journey (issue 23) in Debian's Chromium at 390 × 844 with the network cut: a certified vessel's
-QR read offline in the verifier, "Registrar control", the conduct check with one infraction and a photo; then an
+QR read offline by the verifier's camera (Chromium's fake camera shows it), "Registrar control", the conduct check with one infraction and a photo; then an
 unregistered canoe, compliant; the browser restarted offline; the sync with no reload. The server holds each
 record once, the owner's fleet shows the infraction, the staff dashboard counts both.
 """
@@ -10,11 +10,20 @@ import pytest
 from playwright import sync_api
 
 from inspection.accounts.users import create_user
+from inspection.certificates.qrcodes import make_qr
 from inspection.core.extensions import db
 from inspection.core.models import PatrolAnswer, PatrolCheck, Photo
 from inspection.inspections.operations import schedule_inspection
 from inspection.registry.vessels import create_owner, create_vessel
-from tests.browser_kit import BROWSER_MARKS, shoot, small_targets, visit_online, wait_until_kept
+from tests.browser_kit import (
+    BROWSER_MARKS,
+    fake_camera_args,
+    fake_camera_video,
+    shoot,
+    small_targets,
+    visit_online,
+    wait_until_kept,
+)
 from tests.conftest import CERTIFIED_AT, CERTIFIED_ON, pass_and_close
 from tests.fleets import PARTICULARS
 from tests.live_site import ARGS, CHROMIUM
@@ -47,10 +56,13 @@ def seed(rig) -> dict:
         return {"vessel_id": vessel.id, "token": certificate.token, "police_id": police.id}
 
 
-def open_phone(pw, profile, offline=False):
-    context = pw.chromium.launch_persistent_context(str(profile), executable_path=str(CHROMIUM), args=ARGS,
+def open_phone(pw, profile, offline=False, camera=None):
+    """The officer's phone (one profile across restarts); `camera`: the video its fake camera shows."""
+    args = ARGS + (fake_camera_args(camera) if camera else [])
+    context = pw.chromium.launch_persistent_context(str(profile), executable_path=str(CHROMIUM), args=args,
                                                     viewport=PHONE, locale="es-PY", offline=offline,
-                                                    service_workers="allow", has_touch=True)
+                                                    service_workers="allow", has_touch=True,
+                                                    permissions=["camera"] if camera else [])
     return context, (context.pages[0] if context.pages else context.new_page())
 
 
@@ -87,10 +99,11 @@ def test_two_checks_offline_reach_the_server_once_and_their_consequences(rig, tm
     seeded = seed(rig)
     (tmp_path / "camera").mkdir()
     [photo] = camera_jpegs(tmp_path / "camera", count=1, size=(1600, 1200))
-    profile = tmp_path / "profile"
+    profile, camera = tmp_path / "profile", tmp_path / "qr.y4m"
+    fake_camera_video(make_qr(rig.origin, seeded["token"]).png, camera)  # the QR printed on the certificate
     started = time.monotonic()
     with sync_api.sync_playwright() as pw:
-        context, page = open_phone(pw, profile)
+        context, page = open_phone(pw, profile, camera=camera)
         page.goto(f"{rig.origin}/login")
         page.fill("input[name=username]", "agente")
         page.fill("input[name=password]", PASSWORD)
@@ -106,7 +119,8 @@ def test_two_checks_offline_reach_the_server_once_and_their_consequences(rig, tm
         rig.faults.down = True
         context.set_offline(True)
         # 1. the certified vessel: its QR read offline, "Registrar control", conduct with one infraction and a photo
-        page.goto(f"{rig.origin}/verificar?t={seeded['token']}")
+        page.goto(f"{rig.origin}/verificar")
+        page.click("#scan")  # the camera reads the certificate's QR
         page.wait_for_selector("#verdict[data-verdict='valid']", timeout=20_000)
         page.click("#record-check")
         ready(page)
