@@ -437,11 +437,15 @@ class PhotoUpload(db.Model):
     """
 
     __tablename__ = "photo_uploads"
-    __table_args__ = (sa.UniqueConstraint("user_id", "client_id", name="uq_photo_uploads_user_id_client_id"),)
+    __table_args__ = (sa.UniqueConstraint("user_id", "client_id", name="uq_photo_uploads_user_id_client_id"),
+                      sa.CheckConstraint("(inspection_id IS NULL) <> (patrol_check_id IS NULL)",
+                                         name="one_record"))
     id: Mapped[int] = mapped_column(primary_key=True)
     client_id: Mapped[str] = mapped_column(sa.String(36))
     user_id: Mapped[int] = mapped_column(sa.ForeignKey("users.id"))
-    inspection_id: Mapped[int] = mapped_column(sa.ForeignKey("inspections.id"), index=True)
+    # The record the photo will be evidence of, as the photo's own columns: an inspection or a patrol check.
+    inspection_id: Mapped[int | None] = mapped_column(sa.ForeignKey("inspections.id"), index=True)
+    patrol_check_id: Mapped[int | None] = mapped_column(sa.ForeignKey("patrol_checks.id"), index=True)
     item_id: Mapped[str] = mapped_column(sa.String(120))
     sha256: Mapped[str] = mapped_column(sa.String(64))
     size: Mapped[int]

@@ -48,3 +48,8 @@ def photo_once(actor, scope: str, client_id: str, data: bytes, payload: dict, st
         return prior.response, prior.status_code, True
     processed = process_upload(data, photo_limits(), payload["sha256"])
     return first_result(actor, scope, client_id, payload, lambda: PhotoSchema().dump(store(processed)), status=201)
+
+
+def name_photo(actor, scope: str, client_id: str, payload: dict, photo) -> None:
+    """Record that this client_id names a photo already stored, as a POST /photos of the same bytes would."""
+    first_result(actor, scope, client_id, payload, lambda: PhotoSchema().dump(photo), status=201)

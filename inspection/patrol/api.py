@@ -1,4 +1,5 @@
-"""Patrol checks on the phone's terms (issue 23): start, answer, photos, close; the list each role may see."""
+"""Patrol checks on the phone's terms (issue 23): start, answer, photos (whole or resumable), close; the list each
+role may see."""
 from flask import request
 from flask_smorest import Blueprint
 from sqlalchemy.orm import selectinload
@@ -15,6 +16,7 @@ from inspection.inspections.photo_once import item_photo_once
 from inspection.inspections.schemas import PhotoFormSchema, PhotoSchema
 from inspection.patrol.checks import (
     add_patrol_photo,
+    check_patrol_photo,
     check_view,
     close_check,
     filter_checks,
@@ -33,6 +35,7 @@ from inspection.patrol.schemas import (
     PatrolCheckSchema,
     PatrolCloseInSchema,
 )
+from inspection.tablet.upload_steps import upload_routes
 from inspection.web.api_common import PhotoFileSchema, json_response, paginate, read_upload, run_once
 from inspection.web.schemas import page_schema
 
@@ -109,6 +112,10 @@ def post_photo(form, files, check_id):
     actor = api_user()
     check = get_check_for(actor, check_id)
     return json_response(*item_photo_once(actor, check, form, read_upload(files["file"]), add=add_patrol_photo))
+
+
+# A check's photos, resumable as an inspection's: the phone on a weak link goes on where it stopped.
+upload_routes(blp, "/patrol-checks/<int:check_id>/uploads", "police", get_check_for, check_patrol_photo, add_patrol_photo)
 
 
 @blp.route("/patrol-checks/<int:check_id>/close", methods=["POST"])

@@ -152,9 +152,14 @@ def record_patrol_answer(officer: User, check: PatrolCheck, item_id: str, data: 
 def add_patrol_photo(officer: User, check: PatrolCheck, item_id: str, client_id: str, processed, storage,
                      taken_at, latitude, longitude, now: datetime):
     """The officer's photo of an item of an open check, through the inspections' one photo pipeline."""
+    check_patrol_photo(officer, check, item_id)
+    return store_photo(officer, check, item_id, client_id, processed, storage, taken_at, latitude, longitude, now)
+
+
+def check_patrol_photo(officer: User, check: PatrolCheck, item_id: str) -> None:
+    """Refuse a photo add_patrol_photo would refuse, before its bytes travel (a resumable upload asks first)."""
     require_open_own(officer, check)
     check_item(check, item_id)
-    return store_photo(officer, check, item_id, client_id, processed, storage, taken_at, latitude, longitude, now)
 
 
 # --- closing ---------------------------------------------------------------------------------------

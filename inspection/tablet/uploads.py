@@ -1,6 +1,7 @@
 """Resumable photo uploads: a tablet on a weak link never sends a photo's bytes twice (a tus-like protocol).
 
-The protocol (paths under `/api/v1/inspections/{id}`; docs/api.md, "Resumable photo uploads"):
+The protocol (paths under `/api/v1/inspections/{id}`, and the same under `/api/v1/patrol-checks/{id}` for a
+police phone's check; docs/api.md, "Resumable photo uploads"):
 
 1. `POST /uploads` with `{"client_id", "item_id", "sha256", "size", "mime", "taken_at", "latitude",
    "longitude"}` declares the photo: 201 `{"client_id", "offset": 0, "size", "photo": null}`. The
@@ -31,8 +32,9 @@ from sqlalchemy.exc import IntegrityError
 
 from inspection.core.exceptions import Conflict, NotFound
 from inspection.core.extensions import db
-from inspection.core.models import Inspection, PhotoUpload, PhotoUploadPart, User
+from inspection.core.models import Inspection, PatrolCheck, PhotoUpload, PhotoUploadPart, User
 from inspection.i18n.messages import Msg
+from inspection.inspections.operations import photo_column
 
 DECLARED = ("item_id", "sha256", "size", "mime")
 META = ("taken_at", "latitude", "longitude")
@@ -60,30 +62,35 @@ def find_upload(user: User, client_id: str) -> PhotoUpload | None:
     return db.session.scalar(db.select(PhotoUpload).filter_by(user_id=user.id, client_id=client_id))
 
 
-def get_upload_for(user: User, inspection: Inspection, client_id: str) -> PhotoUpload:
-    """The user's upload of a photo of this inspection, or 404."""
+def belongs_to(upload: PhotoUpload, record: Inspection | PatrolCheck) -> bool:
+    """Whether the upload is of a photo of `record` (an inspection, or a patrol check)."""
+    return getattr(upload, photo_column(record)) == record.id
+
+
+def get_upload_for(user: User, record: Inspection | PatrolCheck, client_id: str) -> PhotoUpload:
+    """The user's upload of a photo of this inspection (or patrol check), or 404."""
     upload = find_upload(user, client_id)
-    if upload is None or upload.inspection_id != inspection.id:
+    if upload is None or not belongs_to(upload, record):
         raise NotFound()
     return upload
 
 
-def require_same_declaration(upload: PhotoUpload, inspection: Inspection, data: dict) -> None:
-    """A repeated declaration must name the same inspection, item, bytes and metadata; otherwise 409."""
-    same = (upload.inspection_id == inspection.id and all(getattr(upload, key) == data[key] for key in DECLARED)
+def require_same_declaration(upload: PhotoUpload, record: Inspection | PatrolCheck, data: dict) -> None:
+    """A repeated declaration must name the same record, item, bytes and metadata; otherwise 409."""
+    same = (belongs_to(upload, record) and all(getattr(upload, key) == data[key] for key in DECLARED)
             and upload.meta == upload_meta(data))
     if not same:
         raise Conflict(Msg("Este client_id ya se usó con otro contenido; genere uno nuevo."),
                        extra={"client_id": upload.client_id})
 
 
-def open_upload(actor: User, inspection: Inspection, data: dict, now: datetime,
+def open_upload(actor: User, record: Inspection | PatrolCheck, data: dict, now: datetime,
                 photo_id: int | None = None) -> tuple[PhotoUpload, bool]:
     """Record a declared upload (complete at once when `photo_id` names the photo it would be); (upload, created).
 
     Two identical declarations at once race on the unique (user, client_id): the loser takes the winner's row.
     """
-    upload = PhotoUpload(client_id=str(data["client_id"]), user_id=actor.id, inspection_id=inspection.id,
+    upload = PhotoUpload(client_id=str(data["client_id"]), user_id=actor.id, **{photo_column(record): record.id},
                          **{key: data[key] for key in DECLARED}, meta=upload_meta(data),
                          received=data["size"] if photo_id else 0, photo_id=photo_id, created_at=now, updated_at=now)
     try:
@@ -91,7 +98,7 @@ def open_upload(actor: User, inspection: Inspection, data: dict, now: datetime,
             db.session.add(upload)
     except IntegrityError:
         winner = find_upload(actor, upload.client_id)
-        require_same_declaration(winner, inspection, data)
+        require_same_declaration(winner, record, data)
         return winner, False
     return upload, True
 

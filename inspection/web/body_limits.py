@@ -24,6 +24,8 @@ PHOTO_ENDPOINTS = frozenset({
     "api_inspections.post_photo",
     "api_inspections.post_repair_evidence",
     "api_uploads.patch_upload",
+    "api_patrol.post_photo",
+    "api_patrol.patch_upload",
     "inspections.deficiency_report_fixed",  # the report page's repair evidence form carries a photo
 })
 MULTIPART_OVERHEAD_BYTES = 64 * 1024  # the boundary, the part headers and the small form fields

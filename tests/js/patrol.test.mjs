@@ -79,15 +79,26 @@ function patrolServer(pinned) {
     }
     let match = path.match(/^\/api\/v1\/patrol-checks\/(\d+)\/answers\/(.+)$/);
     if (match) { server.answers.set(json.client_id, { check: Number(match[1]), item: match[2], ...json }); return json; }
-    if (path.endsWith('/photos')) {
-      const form = options.body;
-      const clientId = form.get('client_id');
-      server.photos.set(clientId, { item: form.get('item_id'), bytes: (await form.get('file').arrayBuffer()).byteLength });
-      return { id: 90 + server.photos.size };
-    }
     match = path.match(/\/(\d+)\/close$/);
     if (match) { server.closes.set(json.client_id, { check: Number(match[1]), ...json }); return { outcome: json.outcome }; }
     throw new Error(`unexpected ${method} ${path}`);
+  };
+  /** The resumable upload (static/js/tablet/uploads.js) as the server answers it: bytes kept across a cut. */
+  server.held = new Map();
+  server.cutAfter = null;  // bytes that get through before the link drops, once
+  server.upload = async (userId, photo, saveOffset, onProgress, options) => {
+    if (!server.online) throw new ApiError('network', 'Sin conexión con el servidor.');
+    const from = server.held.get(photo.client_id) || 0;
+    server.requests.push(`UPLOAD ${options.base} ${photo.client_id} from ${from}`);
+    await saveOffset(from);
+    if (server.cutAfter !== null) {
+      server.held.set(photo.client_id, from + server.cutAfter);
+      server.cutAfter = null;
+      throw new ApiError('network', 'Sin conexión con el servidor.');
+    }
+    server.held.set(photo.client_id, photo.size);
+    server.photos.set(photo.client_id, { item: photo.item_id, bytes: photo.size - from });
+    return { id: 90 + server.photos.size };
   };
   return server;
 }
@@ -96,7 +107,7 @@ test('a check made offline waits, then reaches the server once, in order; an ite
   const store = memoryStore();
   let clock = Date.parse(AT);
   const server = patrolServer(['con.lights.night']);
-  const engine = createEngine({ store, api: server.api, upload: null, now: () => clock, random: () => 0 });
+  const engine = createEngine({ store, api: server.api, upload: server.upload, now: () => clock, random: () => 0 });
   const outbox = outboxOn(store, { now: () => clock });
   const key = checkKey('c-1');
   await outbox.enqueue({ type: 'patrol-start', user_id: 7, inspection_id: key, body: { client_id: 'c-1', checklist: 'conducta' } });
@@ -117,13 +128,39 @@ test('a check made offline waits, then reaches the server once, in order; an ite
   clock += 60000;
   assert.deepEqual(await engine.run(), { wait: null });
   assert.deepEqual(server.requests, ['POST /api/v1/patrol-checks', 'PUT /api/v1/patrol-checks/1/answers/con.lights.night',
-    'POST /api/v1/patrol-checks/1/photos', 'POST /api/v1/patrol-checks/1/close']);
+    'UPLOAD /api/v1/patrol-checks/1/uploads p-1 from 0', 'POST /api/v1/patrol-checks/1/close']);
   assert.equal(server.photos.get('p-1').bytes, 1234);
   assert.equal((await outbox.entries()).length, 0);
   assert.deepEqual([(await store.get('work', key)).server_status, (await store.get('work', key)).registration], ['closed', 'PY-1']);
   assert.deepEqual(await store.all('photos'), []);  // confirmed: the bulky copy is dropped
   await engine.run();
   assert.equal(server.requests.length, 4);  // nothing is sent twice
+});
+
+test('a patrol photo cut mid-way goes on from the bytes the server holds, and the closing waits for it', async () => {
+  const store = memoryStore();
+  let clock = Date.parse(AT);
+  const server = patrolServer(['con.lights.night']);
+  const engine = createEngine({ store, api: server.api, upload: server.upload, now: () => clock, random: () => 0 });
+  const outbox = outboxOn(store, { now: () => clock });
+  const key = checkKey('c-9');
+  await outbox.enqueue({ type: 'patrol-start', user_id: 7, inspection_id: key, body: { client_id: 'c-9', checklist: 'conducta' } });
+  await store.put('photos', { client_id: 'p-9', inspection_id: key, item_id: 'con.lights.night', bytes: new Uint8Array(5000).buffer,
+                              size: 5000, mime: 'image/jpeg', taken_at: AT, state: 'pending' });
+  await outbox.enqueue({ type: 'patrol-photo', user_id: 7, inspection_id: key, client_id: 'p-9' });
+  await outbox.enqueue({ type: 'patrol-close', user_id: 7, inspection_id: key, body: { client_id: 'x-9', outcome: 'sin_novedad', note: '' } });
+  server.online = true;
+  server.cutAfter = 3000;
+  assert.equal((await engine.run()).wait > 0, true);  // the link dropped mid-photo: a retry is scheduled
+  assert.deepEqual((await outbox.entries()).map((e) => e.type), ['patrol-photo', 'patrol-close']);
+  assert.equal(server.closes.size, 0);
+  clock += 60000;
+  assert.deepEqual(await engine.run(), { wait: null });
+  assert.deepEqual(server.requests.filter((r) => r.startsWith('UPLOAD')),
+    ['UPLOAD /api/v1/patrol-checks/1/uploads p-9 from 0', 'UPLOAD /api/v1/patrol-checks/1/uploads p-9 from 3000']);
+  assert.equal(server.photos.get('p-9').bytes, 2000);  // only what the server lacked travelled again
+  assert.equal(server.closes.size, 1);
+  assert.equal((await outbox.entries()).length, 0);
 });
 
 test('a refused start holds the rest of its check, not the other checks', async () => {

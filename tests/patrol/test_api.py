@@ -1,4 +1,6 @@
 """Patrol checks over the API (issue 23): start, answer, photos, close; who sees what; retries that never duplicate."""
+import hashlib
+import io
 from datetime import timedelta
 
 import pytest
@@ -142,6 +144,63 @@ def test_a_photo_goes_through_the_inspections_pipeline_once(client, patrol, own_
     assert thumb.status_code == 200 and thumb.mimetype == "image/jpeg"
     assert client.get(first.json["urls"]["thumb"], headers=patrol["owner_headers"]).status_code == 404
     assert client.get(f"/api/v1/patrol-checks/{check['id']}", headers=patrol["headers"]).json["photos"][0]["id"] == photo.id
+
+
+def _declare(client, headers, check_id, data, client_id, item_id="con.lights.night", taken_at=None):
+    return client.post(f"/api/v1/patrol-checks/{check_id}/uploads", headers=headers,
+                       json={"client_id": client_id, "item_id": item_id, "sha256": hashlib.sha256(data).hexdigest(),
+                             "size": len(data), "mime": "image/jpeg", "taken_at": taken_at})
+
+
+def _patch(client, headers, check_id, client_id, offset, chunk):
+    return client.patch(f"/api/v1/patrol-checks/{check_id}/uploads/{client_id}", data=chunk,
+                        content_type="application/offset+octet-stream", headers={**headers, "Upload-Offset": str(offset)})
+
+
+def test_a_photo_resumes_where_the_phones_link_dropped(client, patrol, own_media, db):
+    check = start(client, patrol["headers"], vessel_id=patrol["vessel"].id).json
+    data, client_id, headers = jpeg(11), cid(), patrol["headers"]
+    assert _declare(client, headers, check["id"], data, client_id).json["offset"] == 0
+    half = len(data) // 2
+    assert _patch(client, headers, check["id"], client_id, 0, data[:half]).json["offset"] == half
+    where = client.get(f"/api/v1/patrol-checks/{check['id']}/uploads/{client_id}", headers=headers)
+    assert where.json["offset"] == half and where.headers["Upload-Offset"] == str(half)
+    assert _patch(client, headers, check["id"], client_id, 0, data).status_code == 409  # bytes the server holds
+    last = _patch(client, headers, check["id"], client_id, half, data[half:])
+    assert last.status_code == 201, last.json
+    photo = db.session.get(Photo, last.json["photo"]["id"])
+    assert (photo.patrol_check_id, photo.inspection_id, photo.item_id) == (check["id"], None, "con.lights.night")
+    assert photo.sha256 == hashlib.sha256(data).hexdigest()
+    # the same declaration again, and the same photo as a whole POST under its client_id: the photo, once
+    assert _declare(client, headers, check["id"], data, client_id).json["photo"]["id"] == photo.id
+    again = client.post(f"/api/v1/patrol-checks/{check['id']}/photos", headers=headers,
+                        data={"item_id": "con.lights.night", "client_id": client_id,
+                              "file": (io.BytesIO(data), "luces.jpg")})
+    assert again.status_code in (200, 201) and again.json["id"] == photo.id
+    assert db.session.scalar(db.select(db.func.count()).select_from(Photo)
+                             .filter_by(patrol_check_id=check["id"])) == 1
+    listed = client.get(f"/api/v1/patrol-checks/{check['id']}", headers=headers).json["photos"]
+    assert [p["id"] for p in listed] == [photo.id]
+
+
+def test_a_patrol_upload_is_refused_before_its_bytes_travel(client, patrol, as_role, own_media):
+    check = start(client, patrol["headers"], vessel_id=patrol["vessel"].id).json
+    data, headers = jpeg(12), patrol["headers"]
+    assert _declare(client, headers, check["id"], data, cid(), item_id="no.such.item").status_code == 404
+    _, colleague = as_role("police", unit="Lancha 3")
+    assert _declare(client, colleague, check["id"], data, cid()).status_code == 403  # sees it, may not write it
+    assert _declare(client, patrol["owner_headers"], check["id"], data, cid()).status_code == 403
+    client_id = cid()
+    assert _declare(client, headers, check["id"], data, client_id).status_code == 201
+    # the upload belongs to its check: the officer's other check does not find it, nor does the inspections' path
+    other = start(client, headers, vessel_id=patrol["vessel"].id).json
+    assert client.get(f"/api/v1/patrol-checks/{other['id']}/uploads/{client_id}", headers=headers).status_code == 404
+    assert client.get(f"/api/v1/inspections/{check['id']}/uploads/{client_id}", headers=headers).status_code == 403
+    assert client.get(f"/api/v1/patrol-checks/{check['id']}/uploads/{client_id}",
+                      headers=colleague).status_code == 404
+    assert close(client, headers, check["id"], "sin_novedad").status_code == 200
+    closed = _patch(client, headers, check["id"], client_id, 0, data)
+    assert closed.status_code == 409 and closed.json["detail"]
 
 
 def test_a_scanned_certificate_names_the_vessel_and_keeps_the_phones_verdict(client, patrol, certify):

@@ -1,5 +1,6 @@
 """Request body limits per route (inspection/web/body_limits.py): 413 problem+json, nothing written."""
 import io
+import re
 import uuid
 
 import pytest
@@ -19,6 +20,29 @@ from inspection.web.body_limits import MULTIPART_OVERHEAD_BYTES, body_limit
 ])
 def test_each_route_has_its_limit(app, endpoint, key, extra):
     assert body_limit(endpoint, app.config) == app.config[key] + extra
+
+
+def test_every_route_that_takes_a_photos_bytes_has_the_photo_limit(app, client):
+    """A multipart file or an offset stream in the OpenAPI document: the route takes a photo, so its limit."""
+    spec = client.get("/api/v1/openapi.json").get_json()
+    endpoints = {(rule.rule, method): rule.endpoint for rule in app.url_map.iter_rules() for method in rule.methods}
+    takes_photo = []
+    for path, operations in spec["paths"].items():
+        for method, operation in operations.items():
+            if method == "parameters":
+                continue
+            content = operation.get("requestBody", {}).get("content", {})
+            if "application/offset+octet-stream" in content or "multipart/form-data" in content:
+                rule = path.replace("{", "<").replace("}", ">")
+                takes_photo.append(next(endpoint for (r, m), endpoint in endpoints.items()
+                                        if m == method.upper() and _same_rule(r, rule)))
+    assert len(takes_photo) >= 5
+    assert [e for e in takes_photo if body_limit(e, app.config) < app.config["PHOTO_MAX_BYTES"]] == []
+
+
+def _same_rule(flask_rule: str, spec_rule: str) -> bool:
+    """`/x/<int:a>/y` and `/x/<a>/y` name the same route."""
+    return re.sub(r"<(?:\w+:)?(\w+)>", r"<\1>", flask_rule) == spec_rule
 
 
 def test_a_json_body_over_the_limit_is_413_in_the_users_language_and_nothing_is_written(app, client, as_role, db):

@@ -52,6 +52,8 @@ API_PERMISSIONS = {
     "POST /api/v1/patrol-checks": {"police"},
     "PUT /api/v1/patrol-checks/{check_id}/answers/{item_id}": {"police"},
     "POST /api/v1/patrol-checks/{check_id}/photos": {"police"},
+    "POST /api/v1/patrol-checks/{check_id}/uploads": {"police"},
+    "PATCH /api/v1/patrol-checks/{check_id}/uploads/{client_id}": {"police"},
     "POST /api/v1/patrol-checks/{check_id}/close": {"police"},
 }
 

@@ -98,7 +98,7 @@ export function createEngine({ store, api, upload, now, random = Math.random, an
         const next = afterFailure(error, failures + 1, now(), random);
         if (next.action === 'refuse') {
           await outbox.markFailed(entry, next.reason, next.code);
-          if (next.photo && entry.type === 'photo') await markPhotoRefused(entry.client_id, next.reason);
+          if (next.photo && (entry.type === 'photo' || entry.type === 'patrol-photo')) await markPhotoRefused(entry.client_id, next.reason);
           continue;
         }
         if (next.action === 'signin') {
@@ -119,7 +119,7 @@ export function createEngine({ store, api, upload, now, random = Math.random, an
     if (entry.type === 'photo') return sendPhoto(entry, progress);
     if (entry.type === 'submit') return sendSubmit(entry);
     if (entry.type === 'interrupt') return sendInterrupt(entry);
-    if (entry.type in PATROL) return PATROL[entry.type](entry);
+    if (entry.type in PATROL) return PATROL[entry.type](entry, progress);
     await outbox.remove(entry.seq);  // an entry of a kind this version does not know: nothing can send it
     return 0;
   }
@@ -174,12 +174,13 @@ export function createEngine({ store, api, upload, now, random = Math.random, an
     return chosen.length;
   }
 
-  async function sendPhoto(entry, progress) {
+  /** A photo, resumable from the last byte the server holds; `base` names a patrol check's uploads. */
+  async function sendPhoto(entry, progress, base) {
     const photo = await store.get('photos', entry.client_id);
     if (!photo) { await outbox.remove(entry.seq); return 0; }
     const stored = await upload(entry.user_id, photo, async (offset) => {
       await store.put('photos', { ...(await store.get('photos', photo.client_id) || photo), offset });
-    }, (sent) => progress(sent));
+    }, (sent) => progress(sent), base ? { base } : undefined);
     await store.transact(['photos', 'outbox'], async (tx) => {
       const current = await tx.objectStore('photos').get(photo.client_id);
       if (current) tx.objectStore('photos').put({ ...current, state: 'sent', offset: current.size, photo_id: stored.id, reason: null });
@@ -237,20 +238,10 @@ export function createEngine({ store, api, upload, now, random = Math.random, an
       await outbox.remove(entry.seq);
       return 0;
     },
-    /** One photo in one idempotent request (its client_id): a retry after a cut sends it again, never twice. */
-    async 'patrol-photo'(entry) {
-      const [work, photo] = await Promise.all([store.get('work', entry.inspection_id), store.get('photos', entry.client_id)]);
-      if (photo) {
-        const form = new FormData();
-        Object.entries({ item_id: photo.item_id, client_id: photo.client_id, taken_at: photo.taken_at })
-          .forEach(([name, value]) => form.append(name, value));
-        form.append('file', new Blob([photo.bytes], { type: photo.mime }), `${photo.client_id}.jpg`);
-        const stored = await api(entry.user_id, 'POST', `/api/v1/patrol-checks/${work.server_id}/photos`, undefined,
-                                 { body: form, timeout: 60000 });
-        await store.put('photos', { ...photo, state: 'sent', offset: photo.size, photo_id: stored.id, reason: null });
-      }
-      await outbox.remove(entry.seq);
-      return photo ? photo.size - (photo.offset || 0) : 0;
+    /** A photo, resumable as an inspection's: a retry after a cut sends only the bytes the server lacks. */
+    async 'patrol-photo'(entry, progress) {
+      const work = await store.get('work', entry.inspection_id);
+      return sendPhoto(entry, progress, `/api/v1/patrol-checks/${work.server_id}/uploads`);
     },
     async 'patrol-close'(entry) {
       const work = await store.get('work', entry.inspection_id);

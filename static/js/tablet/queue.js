@@ -87,7 +87,7 @@ export function outboxOn(store, { now, wake = async () => {} }) {
   async function retry(seq) {
     const current = await store.get('outbox', seq);
     if (current) await store.put('outbox', { ...current, state: STATES.pending, reason: null });
-    if (current && current.type === 'photo') {
+    if (current && (current.type === 'photo' || current.type === 'patrol-photo')) {
       const photo = await store.get('photos', current.client_id);
       if (photo) await store.put('photos', { ...photo, state: 'pending', reason: null });
     }

@@ -1,6 +1,7 @@
 // One photo to the server, resumable from the last byte the server holds.
 //
-// Protocol (inspection/tablet/uploads.py on the server):
+// Protocol (inspection/tablet/uploads.py on the server; a patrol check's photos go the same way under
+// /api/v1/patrol-checks/{id}/uploads):
 //   POST  /api/v1/inspections/{id}/uploads              {client_id, item_id, sha256, size, mime, taken_at}
 //         → {offset, size, photo}; `photo` at once when the server already has these bytes for the item
 //   PATCH /api/v1/inspections/{id}/uploads/{client_id}  Upload-Offset: n, the bytes from n
@@ -14,13 +15,10 @@ import { gettext } from '../i18n.js';
 
 const DEFAULT_CHUNK = 1024 * 1024;
 
-function uploadUrl(photo) {
-  return `/api/v1/inspections/${photo.inspection_id}/uploads`;
-}
-
-/** Send `photo` (a photos-store record); resolves with the server's photo record. */
-export async function uploadPhoto(userId, photo, saveOffset, onProgress, chunkBytes = DEFAULT_CHUNK) {
-  const base = uploadUrl(photo);
+/** Send `photo` (a photos-store record) to `base` (its record's uploads: an inspection's unless a patrol check's
+ * is given); resolves with the server's photo record. */
+export async function uploadPhoto(userId, photo, saveOffset, onProgress,
+                                  { base = `/api/v1/inspections/${photo.inspection_id}/uploads`, chunkBytes = DEFAULT_CHUNK } = {}) {
   const created = await api(userId, 'POST', base, {
     client_id: photo.client_id, item_id: photo.item_id, sha256: photo.sha256, size: photo.size,
     mime: photo.mime, taken_at: photo.taken_at,
