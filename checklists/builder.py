@@ -83,20 +83,38 @@ def _applies(rule, env, kind: str, item_id: str, field: str) -> bool:
     return value
 
 
-def exemption_particulars(checklist: Checklist) -> frozenset[str]:
-    """The particulars the checklist's exemptions read, through defined terms: all that decides "exempt"."""
-    context, seen, names = checklist.context, set(), set()
-    pending = [name for exemption in checklist.exemptions for name in exemption.when.names]
+def _reached_particulars(context: Context, names, literal: bool = False) -> frozenset[str]:
+    """The particulars `names` read, through defined terms (and, with `literal`, through what each term's law
+    covers by itself, as _standing reads it)."""
+    seen, found, pending = set(), set(), list(names)
     while pending:
         name = pending.pop()
         if name in seen:
             continue
         seen.add(name)
-        if name in context.terms:
-            pending.extend(context.terms[name].rule.names)
+        term = context.terms.get(name)
+        if term is not None:
+            pending.extend(term.rule.names)
+            if literal and term.law is not None:
+                pending.extend(term.law.names)
         elif name in context.particulars:
-            names.add(name)
-    return frozenset(names)
+            found.add(name)
+    return frozenset(found)
+
+
+def exemption_particulars(checklist: Checklist) -> frozenset[str]:
+    """The particulars the checklist's exemptions read, through defined terms: all that decides "exempt"."""
+    return _reached_particulars(checklist.context, [name for e in checklist.exemptions for name in e.when.names])
+
+
+def patrol_particulars(checklist: Checklist) -> frozenset[str]:
+    """Every particular build_patrol_checklist reads: its exemptions', and its patrol items' applicability,
+    bounds and standing. Vessels alike in these get the same patrol list (the phone's are built once for them)."""
+    patrol = [item for item in checklist.items if item.id in checklist.patrol]
+    names = [name for e in checklist.exemptions for name in e.when.names]
+    names += [name for item in patrol for rule in (item.applies, item.required, item.maximum) if rule
+              for name in rule.names]
+    return _reached_particulars(checklist.context, names, literal=True)
 
 
 def exemption_basis(checklist: Checklist, settings: Mapping | None = None) -> str:

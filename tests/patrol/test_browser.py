@@ -128,7 +128,9 @@ def test_two_checks_offline_reach_the_server_once_and_their_consequences(rig, tm
         page.fill("#place", PLACE)
         assert not small_targets(page, "#tablet"), "one hand, outdoors: every target at least 44 px"
         page.click("#use-scanned")
+        assert "PY-PATRU" in page.inner_text("#craft-label")  # the QR's registration found among the kit's vessels
         page.click("[data-list='conducta']")
+        shown = {"scanned": page.locator("#items [data-item]").evaluate_all("els => els.map((el) => el.dataset.item)")}
         lights = "#items [data-item='con.lights.night']"
         assert not small_targets(page, "#tablet"), "one hand, outdoors: every target at least 44 px"
         page.click(f"{lights} button.no")
@@ -149,6 +151,7 @@ def test_two_checks_offline_reach_the_server_once_and_their_consequences(rig, tm
         taps("#new-check")
         taps("#craft-types [data-craft='rowing']")
         taps("[data-list='menores']")
+        shown["canoe"] = page.locator("#items [data-item]").evaluate_all("els => els.map((el) => el.dataset.item)")
         taps("#pass-all")
         taps("#items [data-item='men.buckets.total'] button[aria-label='Uno más']")
         taps("#to-outcome")
@@ -188,6 +191,8 @@ def test_two_checks_offline_reach_the_server_once_and_their_consequences(rig, tm
         assert scanned.list_age_s is not None and scanned.place == PLACE
         assert [f["article"] for f in scanned.infringements] == ["68"]
         assert scanned.note == "Navegaba de noche sin luces"
+        # offline, the phone showed what the server pinned: the items that apply to each craft, in the list's order
+        assert shown == {"scanned": [i["id"] for i in scanned.items], "canoe": [i["id"] for i in canoe.items]}
         pinned = {item["id"] for item in scanned.items}
         answers = db.session.scalars(db.select(PatrolAnswer).filter_by(check_id=scanned.id)).all()
         assert {a.item_id for a in answers} <= pinned and len(answers) == len({a.item_id for a in answers})
