@@ -156,8 +156,9 @@ def exemption_test(checklist: Checklist, settings: Mapping | None = None):
 
 
 def build_checklist(checklist: Checklist, particulars: Mapping, settings: Mapping | None = None,
-                    lang: str = "es") -> dict:
-    """The applicable items for one vessel, with computed quantities, in the api.md shape."""
+                    lang: str = "es", only: frozenset[str] | None = None) -> dict:
+    """The applicable items for one vessel, with computed quantities, in the api.md shape (of the items `only`
+    names, when given: the others are not evaluated)."""
     if lang not in LANGS:
         raise ChecklistError(f"unknown language {lang!r}; use one of {LANGS}")
     context = checklist.context
@@ -172,6 +173,8 @@ def build_checklist(checklist: Checklist, particulars: Mapping, settings: Mappin
                                    "text": exemption.text, "reason": getattr(exemption, f"reason_{lang}")}
             return result
     for item in checklist.items:
+        if only is not None and item.id not in only:
+            continue
         if not _applies(item.applies, env, checklist.kind, item.id, "applies"):
             continue
         bounds = {field: _quantity(item, field, env, checklist.kind) for field in BOUNDS}
@@ -215,9 +218,7 @@ def build_patrol_checklist(checklist: Checklist, particulars: Mapping, settings:
     """build_checklist() cut to the items the data gives patrols (a checklist without any: ChecklistError)."""
     if not checklist.patrol:
         raise ChecklistError(f"checklist {checklist.kind!r} is not a patrol's")
-    built = build_checklist(checklist, particulars, settings, lang)
-    built["items"] = [item for item in built["items"] if item["id"] in checklist.patrol]
-    return built
+    return build_checklist(checklist, particulars, settings, lang, only=frozenset(checklist.patrol))
 
 
 def _standing(item: Item, context: Context, env: _Env, literal: _Env, kind: str) -> tuple[str, bool]:

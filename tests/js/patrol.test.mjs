@@ -19,7 +19,8 @@ const BUCKETS = { id: 'men.buckets.total', required: 1, maximum: null, whole: tr
 const EXEMPT = { source: 'Ley 928/1927', article: '210', reason: 'Solo botes y canoas', reason_en: 'Only boats' };
 const KIT = {
   items: [LIGHTS, SMOKING, PASSENGERS, BUCKETS], exemptions: [EXEMPT],
-  profiles: [{ menores: { items: [3] }, conducta: { items: [0, 1] } }, { menores: { exemption: 0 }, conducta: { items: [0, 1, 2] } }],
+  lists: [{ items: [3] }, { items: [0, 1] }, { exemption: 0 }, { items: [0, 1, 2] }],
+  profiles: [{ menores: 0, conducta: 1 }, { menores: 2, conducta: 3 }],
   crafts: { rowing: 0, motor: 1 },
   vessels: [{ id: 7, label: 'PY-1234 · Doña Ñandutí', registration: 'PY-1234', lists: 1 },
             { id: 9, label: 'AR 77 · Canoa', registration: 'AR 77', lists: 0 }],

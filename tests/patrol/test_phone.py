@@ -42,8 +42,9 @@ def test_police_get_the_phone_shell_with_every_list_for_offline_use(login_as, pa
 
 def lists_of(kit: dict, profile: int) -> dict:
     """A profile of the kit as lists, as the phone rebuilds it (flow.js listsOf)."""
+    lists = {kind: kit["lists"][index] for kind, index in kit["profiles"][profile].items()}
     return {kind: {"exemption": kit["exemptions"][found["exemption"]]} if "exemption" in found
-            else {"items": [kit["items"][i] for i in found["items"]]} for kind, found in kit["profiles"][profile].items()}
+            else {"items": [kit["items"][i] for i in found["items"]]} for kind, found in lists.items()}
 
 
 def test_the_tablet_badge_still_names_the_tablet(login_as, make_user):

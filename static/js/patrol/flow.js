@@ -27,8 +27,11 @@ export function listChoices(lists) {
 export function listsOf(kit, profile) {
   const found = kit.profiles[profile];
   if (!found) return null;
-  return Object.fromEntries(Object.entries(found).map(([kind, list]) => [kind, list.exemption !== undefined
-    ? { exemption: kit.exemptions[list.exemption] } : { items: list.items.map((index) => kit.items[index]) }]));
+  return Object.fromEntries(Object.entries(found).map(([kind, index]) => {
+    const list = kit.lists[index];
+    return [kind, list.exemption !== undefined ? { exemption: kit.exemptions[list.exemption] }
+      : { items: list.items.map((item) => kit.items[item]) }];
+  }));
 }
 
 /** A registration as the registry compares it (registry/vessels.py registration_key): spaces and case aside. */
