@@ -130,8 +130,9 @@ def test_two_checks_offline_reach_the_server_once_and_their_consequences(rig, tm
         page.click("#use-scanned")
         assert "PY-PATRU" in page.inner_text("#craft-label")  # the QR's registration found among the kit's vessels
         page.click("[data-list='conducta']")
-        shown = {"scanned": page.locator("#items [data-item]").evaluate_all("els => els.map((el) => el.dataset.item)")}
         lights = "#items [data-item='con.lights.night']"
+        page.wait_for_selector(f"{lights} button.no")
+        shown = {"scanned": page.locator("#items [data-item]").evaluate_all("els => els.map((el) => el.dataset.item)")}
         assert not small_targets(page, "#tablet"), "one hand, outdoors: every target at least 44 px"
         page.click(f"{lights} button.no")
         page.set_input_files(f"{lights} input[type=file]", str(photo))
@@ -151,6 +152,7 @@ def test_two_checks_offline_reach_the_server_once_and_their_consequences(rig, tm
         taps("#new-check")
         taps("#craft-types [data-craft='rowing']")
         taps("[data-list='menores']")
+        page.wait_for_selector("#items [data-item='men.buckets.total'] button[aria-label='Uno más']")
         shown["canoe"] = page.locator("#items [data-item]").evaluate_all("els => els.map((el) => el.dataset.item)")
         taps("#pass-all")
         taps("#items [data-item='men.buckets.total'] button[aria-label='Uno más']")
