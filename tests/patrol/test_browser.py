@@ -171,6 +171,12 @@ def test_two_checks_offline_reach_the_server_once_and_their_consequences(rig, tm
         ready(page)
         page.wait_for_function("() => document.querySelectorAll(\"#recent [data-state='pending']\").length === 2")
         page.wait_for_selector("#sync-badge[data-state='offline']", timeout=20_000)  # the badge says work waits
+        page.fill("#place", PLACE)
+        page.fill("#vessel-query", "río patru")  # no signal: the search looks among the vessels the page brought
+        page.click("#vessel-results button:has-text('PY-PATRU')")
+        page.wait_for_selector("#step-list:not([hidden])")
+        assert page.is_disabled("[data-list='menores']")  # a motor vessel: no small-craft list (art. 210)
+        assert page.is_enabled("[data-list='conducta']") and "PY-PATRU" in page.inner_text("#craft-label")
         with rig.app.app_context():
             assert db.session.scalar(db.select(db.func.count()).select_from(PatrolCheck)) == 0
 
