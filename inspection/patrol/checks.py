@@ -6,6 +6,7 @@ check is unique per officer and client_id, and an answer per check and item.
 """
 from datetime import date, datetime, timedelta
 
+from checklists import load_catalog
 from inspection.accounts.access import get_patrol_check_for
 from inspection.core.audit import record_event
 from inspection.core.exceptions import Conflict, Forbidden, Invalid, NotFound
@@ -20,16 +21,13 @@ from inspection.registry.vessels import particulars_of
 # A phone's clock may run START_AHEAD ahead of the server's (as the tablet's), and a check may reach the server
 # as late as a device session lasts offline (DEVICE_TOKEN_DAYS).
 CHECKED_BEHIND = timedelta(days=30)
-# What an unregistered craft is taken to be beyond what the officer describes (marks, type, length): a national
-# craft at work with one aboard, of wood, under five tons (it is not on the register that would say otherwise).
-CRAFT_PARTICULARS = {"flag": "national", "service": "work", "hull_material": "wood", "crew": 1,
-                     "gross_tonnage": 0.0, "beam_m": 0.0, "girth_m": 0.0, "cooking": "none"}
 _REUSED = Msg("Este client_id ya se usó con otro contenido; genere uno nuevo.")
 
 
 def craft_particulars(craft: dict) -> dict:
-    """The particulars the checklists read for an unregistered craft, from the officer's description."""
-    return {**CRAFT_PARTICULARS, "propulsion": craft["type"], "length_m": float(craft["length_m"])}
+    """The particulars the checklists read for an unregistered craft: the officer's description, and the rest as
+    checklists/craft.toml takes such a craft to be (art. 210: under five tons)."""
+    return load_catalog().craft.particulars_of(craft["type"], craft["length_m"])
 
 
 def check_time(checked_at: datetime, now: datetime) -> None:
