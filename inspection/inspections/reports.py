@@ -1,4 +1,5 @@
 """The read model of one inspection: what the API returns and the pages arrange, from one place."""
+from inspection.core.clock import zone_city
 from inspection.core.exceptions import Conflict
 from inspection.core.extensions import db
 from inspection.core.models import Answer, AuditEvent, Certificate, Deficiency, Inspection
@@ -109,7 +110,7 @@ def photo_stamps(inspection: Inspection, photos, lang: str, zone) -> dict[int, l
     the picture by the pages and the PDF while the stored original stays as it arrived."""
     port_known = port_position(inspection.port) is not None
     return {photo.id: stamp_lines({key: getattr(photo, key) for key in STAMPED}, inspection.vessel.registration,
-                                  port_known, zone, lang)
+                                  port_known, zone, zone_city(zone), lang)
             for photo in photos}
 
 

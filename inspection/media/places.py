@@ -118,11 +118,13 @@ FLAG_WORDS = {"far_from_port": Msg("Lejos del puerto de la inspección"),
               "outside_inspection_time": Msg("Tomada fuera del horario de la inspección")}
 
 
-def stamp_lines(photo: dict, registration: str, port_known: bool, zone, lang: str) -> list[tuple[str, str]]:
-    """The stamp drawn beside a photo (never burned into it): (kind, text) lines of vessel and office time,
-    position with accuracy and source (or plainly none), and each flag in words. `photo` has the Photo's fields."""
+def stamp_lines(photo: dict, registration: str, port_known: bool, zone, city: str, lang: str) -> list[tuple[str, str]]:
+    """The stamp drawn beside a photo (never burned into it): (kind, text) lines of vessel and office time (`zone`,
+    whose `city` is named), position with accuracy and source (or plainly none), each flag in words, and a port
+    without coordinates. `photo` has the Photo's fields."""
     moment = photo.get("taken_at")
-    when = format_moment(moment, zone, lang) if moment else Msg("hora de captura desconocida").in_language(lang)
+    when = (f"{format_moment(moment, zone, lang)} ({Msg('hora de {city}', city=city).in_language(lang)})" if moment
+            else Msg("hora de captura desconocida").in_language(lang))
     lines = [("vessel", f"{registration} · {when}")]
     if photo.get("position_source") in SOURCE_WORDS:
         where = f"{photo['latitude']:.5f}, {photo['longitude']:.5f}"
