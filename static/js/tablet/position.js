@@ -11,7 +11,7 @@ export const FRESH_MS = 2 * 60 * 1000;
 export const WAIT_MS = 3000;
 const DENIED = 1;  // GeolocationPositionError.PERMISSION_DENIED
 
-const state = { last: null, refused: false, watching: null };
+const state = { last: null, refused: false, watching: null, geo: null };
 
 function keep(found, now) {
   state.last = { latitude: found.coords.latitude, longitude: found.coords.longitude,
@@ -23,13 +23,14 @@ function keep(found, now) {
 function failed(error) {
   if (error && error.code === DENIED) {
     state.refused = true;
-    if (state.watching !== null && navigator.geolocation) navigator.geolocation.clearWatch(state.watching);
+    if (state.watching !== null) state.geo.clearWatch(state.watching);
   }
 }
 
 /** Ask for the position once (the browser's prompt, the first time) and follow it quietly while the page is open. */
 export function followPosition(geo = globalThis.navigator && navigator.geolocation) {
   if (!geo || state.refused || state.watching !== null) return;
+  state.geo = geo;
   state.watching = geo.watchPosition((found) => keep(found, Date.now()), failed,
                                      { enableHighAccuracy: true, maximumAge: FRESH_MS, timeout: 60000 });
 }
