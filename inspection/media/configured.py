@@ -14,9 +14,14 @@ from inspection.media.storage_s3 import parse_media_url
 
 
 def check_media_config(config) -> None:
-    """Refuse a malformed BALIZA_MEDIA_URL at start (BadMediaUrl says what is wrong), not on the first photo."""
+    """Refuse a malformed BALIZA_MEDIA_URL (BadMediaUrl says what is wrong) or photo flag setting at start, not
+    on the first photo."""
     if config["MEDIA_URL"]:
         parse_media_url(config["MEDIA_URL"])
+    for name in ("PHOTO_FAR_FROM_PORT_KM", "PHOTO_TIME_TOLERANCE_MINUTES"):
+        value = config[name]
+        if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value < 100_000:
+            raise ValueError(f"BALIZA_{name} must be a number of {name.rsplit('_', 1)[-1].lower()} from 0, got {value!r}")
 
 
 def media_storage() -> MediaStorage:

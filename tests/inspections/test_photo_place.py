@@ -5,6 +5,7 @@ import io
 from datetime import timedelta
 
 import pypdfium2 as pdfium
+import pytest
 
 from inspection.core.models import Inspection, Photo, User, utcnow
 from tests.browser_kit import SHOTS
@@ -127,3 +128,13 @@ def test_a_patrol_photo_keeps_the_phones_position_with_no_port_flag(client, patr
     assert (sent.json["position_source"], sent.json["accuracy_m"], sent.json["flags"]) == ("device", 15.0, [])
     shown = client.get(f"/api/v1/patrol-checks/{check['id']}", headers=patrol["headers"]).json["photos"][0]
     assert (shown["latitude"], shown["position_source"]) == (-23.406, "device")
+
+
+def test_the_far_distance_is_a_setting_checked_at_start(client, crew, started, app, monkeypatch):
+    inspection_id, _ = started
+    monkeypatch.setitem(app.config, "PHOTO_FAR_FROM_PORT_KM", 300)  # Concepción is ~210 km from Asunción
+    assert upload(client, crew, inspection_id, ITEM, jpeg(42), **CONCEPCION).json["flags"] == []
+    from app import create_app
+
+    with pytest.raises(ValueError, match="BALIZA_PHOTO_TIME_TOLERANCE_MINUTES"):
+        create_app({"TESTING": True, "DATABASE_URL": "sqlite://", "PHOTO_TIME_TOLERANCE_MINUTES": "half an hour"})
