@@ -15,6 +15,7 @@ from inspection.core.models import Certificate, Notice, PatrolAnswer, PatrolChec
 from inspection.core.unique import add_unique
 from inspection.i18n.messages import Msg
 from inspection.inspections.operations import START_AHEAD, check_answer, store_photo
+from inspection.media.places import PlaceRules
 from inspection.registry.vessel_checklists import bilingual_items, patrol_checklist_for
 from inspection.registry.vessels import particulars_of
 
@@ -148,10 +149,11 @@ def record_patrol_answer(officer: User, check: PatrolCheck, item_id: str, data: 
 
 
 def add_patrol_photo(officer: User, check: PatrolCheck, item_id: str, client_id: str, processed, storage,
-                     taken_at, latitude, longitude, now: datetime):
+                     taken_at, latitude, longitude, now: datetime, accuracy_m=None, rules=PlaceRules()):
     """The officer's photo of an item of an open check, through the inspections' one photo pipeline."""
     check_patrol_photo(officer, check, item_id)
-    return store_photo(officer, check, item_id, client_id, processed, storage, taken_at, latitude, longitude, now)
+    return store_photo(officer, check, item_id, client_id, processed, storage, taken_at, latitude, longitude, now,
+                       accuracy_m, rules)
 
 
 def check_patrol_photo(officer: User, check: PatrolCheck, item_id: str) -> None:

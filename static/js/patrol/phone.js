@@ -9,6 +9,7 @@ import { all, get, newId, put, storableBytes } from '../tablet/store.js';
 import { enqueue, keepAnswer } from '../tablet/outbox.js';
 import { watch } from '../tablet/sync.js';
 import { preparePhoto } from '../tablet/photos.js';
+import { positionForPhoto } from '../tablet/position.js';
 import { gettext } from '../i18n.js';
 import { WORDS } from '../verdicts.js';
 import { readClaims } from '../verifier.js';
@@ -238,11 +239,13 @@ function renderItem(item) {
 
 async function takePhoto(item, file) {
   if (!file) return;
+  const where = positionForPhoto();  // the phone's position with the photo, when it gives one (issue 24)
   try {
     const prepared = await preparePhoto(file, await get('meta', 'limits').catch(() => null));
     const clientId = newId();
     await put('photos', { client_id: clientId, inspection_id: check.key, item_id: item.id, bytes: await storableBytes(prepared.blob),
-                          size: prepared.size, mime: prepared.mime, sha256: prepared.sha256, taken_at: nowIso(), state: 'pending', offset: 0 });
+                          size: prepared.size, mime: prepared.mime, sha256: prepared.sha256, taken_at: nowIso(), state: 'pending', offset: 0,
+                          ...(await where) });
     await enqueue({ type: 'patrol-photo', user_id: user.userId, inspection_id: check.key, client_id: clientId, item_id: item.id });
     check.photos[item.id] = (check.photos[item.id] || 0) + 1;
     renderItem(item);
