@@ -85,7 +85,7 @@ def seed_fleets() -> dict:
     owners = {name: create_owner({"name": f"Armador {name}", "tax_id": f"8000{n}-1", "email": None, "phone": None,
                                   "address": None}) for n, name in enumerate(("own", "other"))}
     users = {role: create_user(role, PASSWORD, role, owner_id=owners["own"].id if role == "owner" else None)
-             for role in ("admin", "inspector", "owner", "police")}
+             for role in ("admin", "inspector", "owner", "police", "reviewer")}
     admin, inspector = users["admin"], users["inspector"]
     fleets = {}
     for n, (name, owner) in enumerate(owners.items()):

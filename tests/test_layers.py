@@ -13,7 +13,7 @@ PACKAGE = ROOT / "inspection"
 
 # Each package may import only those before it (and itself); checklists/ stands below them all.
 ORDER = ("i18n", "law", "core", "media", "documents", "web", "accounts", "registry", "certificates", "cycle",
-         "inspections", "tablet", "patrol", "planning", "fleet", "notices", "dashboard", "ops")
+         "inspections", "review", "tablet", "patrol", "planning", "fleet", "notices", "dashboard", "ops")
 # The faces of a package: HTTP in, HTTP out. Only inspection/blueprints.py gathers them.
 FACES = ("api", "views")
 # Values in, values out: no Flask, no clock, no tables, no configuration, even through another module.

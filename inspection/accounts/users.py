@@ -14,9 +14,10 @@ from inspection.i18n.messages import LANGUAGES, Msg
 
 
 def create_user(username: str, password: str, role: str, owner_id: int | None = None,
-                full_name: str = "", language: str = "es", email: str | None = None, unit: str | None = None) -> User:
+                full_name: str = "", language: str = "es", email: str | None = None, unit: str | None = None,
+                title: str | None = None) -> User:
     """Add a user with a slow-hashed password; owners must be linked to their armador; a police officer may
-    name his unit (who sees his patrol checks)."""
+    name his unit (who sees his patrol checks); a reviewer his capacity (printed under his countersignature)."""
     username = username.strip().lower()
     if role not in ROLES:
         raise Invalid(errors={"role": [Msg("Rol desconocido: {role}.", role=role)]})
@@ -31,6 +32,8 @@ def create_user(username: str, password: str, role: str, owner_id: int | None = 
                 email=(email or "").strip() or None)
     if role == "police":
         user.unit = (unit or "").strip() or None
+    if role == "reviewer":
+        user.title = (title or "").strip() or None
     db.session.add(user)
     db.session.flush()
     return user

@@ -179,6 +179,8 @@ class CertificateRecord:
     kid: str
     token: str
     status: StatusFacts
+    countersigned_on: date | None = None  # art. 221: the day the Prefecto countersigned
+    countersign_due_on: date | None = None  # issued at the closing, pending: the practice's last day for it
 
     def claims(self, issued: CertificateClaims) -> CertificateClaims:
         """The claims on record: these columns, and the registration, name and restrictions from `issued`, the
@@ -203,7 +205,8 @@ def _as_date(value) -> date:
 def _record_by_number_sql(dialect) -> tuple[str, tuple | None, dict]:
     """The record query for one number, compiled once per dialect (building it costs more than running it)."""
     query = status_facts_query().add_columns(Certificate.kind, Certificate.revision, Certificate.issued_on,
-                                             Certificate.office_code, Certificate.kid, Certificate.token)
+                                             Certificate.office_code, Certificate.kid, Certificate.token,
+                                             Certificate.countersigned_on, Certificate.countersign_due_on)
     compiled = query.where(Certificate.number == bindparam("number")).compile(dialect=dialect)
     return str(compiled), compiled.positiontup, compiled.construct_params({"number": ""})
 
@@ -220,9 +223,12 @@ def record_by_number(number: str) -> CertificateRecord | None:
     row = raw_row(sql, args)
     if row is None:
         return None
-    _, _, status_index, valid_until, revoked, superseded, suspended, kind, revision, issued_on, office, kid, token = row
+    (_, _, status_index, valid_until, revoked, superseded, suspended, kind, revision, issued_on, office, kid, token,
+     countersigned_on, due_on) = row
     status = StatusFacts(_as_date(valid_until), bool(revoked), bool(superseded), bool(suspended))
-    return CertificateRecord(number, kind, revision, _as_date(issued_on), office, status_index, kid, token, status)
+    return CertificateRecord(number, kind, revision, _as_date(issued_on), office, status_index, kid, token, status,
+                             _as_date(countersigned_on) if countersigned_on is not None else None,
+                             _as_date(due_on) if due_on is not None else None)
 
 
 def facts_of(row) -> StatusFacts:
@@ -351,6 +357,8 @@ def certificate_json(certificate: Certificate, status: str, public_url: str) -> 
         "verify_url": verify_url(public_url, certificate.token),
         "qr_url": f"{base}/qr.png", "pdf_url": f"{base}/pdf", "qr_version": certificate.qr_version,
         "conditions": certificate.conditions, "inspection_id": certificate.inspection_id,
+        "countersigned_on": certificate.countersigned_on.isoformat() if certificate.countersigned_on else None,
+        "countersign_due_on": certificate.countersign_due_on.isoformat() if certificate.countersign_due_on else None,
     }
 
 
@@ -503,10 +511,18 @@ def verify_certificate_token(token: str, today: date, office_name: str, lang: st
     if not issued and result.outcome == "high_s":
         raise MalformedToken("a high-S signature is accepted only on the token its certificate was issued with")
     recorded = record.claims(result.claims if issued else decode_token(record.token, allow_high_s=True)[1])
-    view = public_view(recorded, today, office_name, lang)
+    view = {**public_view(recorded, today, office_name, lang), **countersign_view(record)}
     mismatched = differing_claims(result.claims, result.kid, recorded, record.kid)
     if mismatched:
         return _answer("mismatch", view, mismatched)
     if not issued:
         raise MalformedToken("the certificate's claims under another signature: not the token issued")
     return _answer(derive_status(record.status, today), view)
+
+
+def countersign_view(record: CertificateRecord) -> dict:
+    """Art. 221 on the police answer: countersigned on a day, pending (valid until a day), or not a reviewed kind."""
+    due = record.countersign_due_on
+    state = "countersigned" if record.countersigned_on else "pending" if due else "not_required"
+    return {"countersign": state, "countersigned_on": record.countersigned_on.isoformat() if record.countersigned_on
+            else None, "countersign_due_on": due.isoformat() if due else None}

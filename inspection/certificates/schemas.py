@@ -45,6 +45,10 @@ class CertificateSchema(BaseSchema):
     qr_version = Integer()
     conditions = fields.List(fields.String())
     inspection_id = Integer()
+    countersigned_on = fields.Date(allow_none=True, metadata={
+        "description": "Día en que el Prefecto (o su delegado) refrendó el certificado (art. 221); null si pendiente"})
+    countersign_due_on = fields.Date(allow_none=True, metadata={
+        "description": "Emitido al cierre y pendiente de refrendo: vale hasta este día sin él, luego queda suspendido"})
 
 
 class JwkSchema(BaseSchema):
@@ -103,6 +107,12 @@ class PublicCertificateSchema(BaseSchema):
     restrictions = fields.List(fields.Nested(RestrictionSchema), metadata={
         "description": "Lo que el buque debe observar en lugar de una detención (p. ej. Ley 928 art. 73: solo "
                        "navegación diurna); vacío si nada"})
+    countersigned_on = fields.Date(allow_none=True, metadata={
+        "description": "Refrendado por el Prefecto (art. 221) ese día; null si pendiente o si su clase no se refrenda"})
+    countersign = fields.String(validate=validate.OneOf(("countersigned", "pending", "not_required")), metadata={
+        "description": "Estado del refrendo del art. 221"})
+    countersign_due_on = fields.Date(allow_none=True, metadata={
+        "description": "Pendiente de refrendo: el último día en que vale sin él"})
 
 
 class VerificationSchema(BaseSchema):

@@ -7,6 +7,7 @@ from pathlib import Path
 from inspection.core.clock import DEFAULT_ZONE, zone_named
 from inspection.law.legal_terms import hull_late_fine, navegabilidad_practice
 
+COUNTERSIGN_VALIDITIES = ("countersignature", "closing")
 DEFAULTS = {
     "DATABASE_URL": None,  # None: SQLite file under the instance folder
     "MEDIA_DIR": None,  # None: instance/media
@@ -23,6 +24,12 @@ DEFAULTS = {
     # Art. 204 fines a late hull application without naming the amount: None (or 0) charges only the double
     # fee the article sets; an amount is the Prefectura's figure, billed as such (legal_terms.toml [practice]).
     "HULL_LATE_FINE": None,
+    # Art. 221 (legal_terms.toml [countersignature]): "closing" issues a reviewed kind's certificate at the
+    # inspector's closing, valid while the Prefecto's (or a delegate's) countersignature follows within the
+    # practice's days (past them the review is overdue, never the certificate): a vessel found fit is not held
+    # in port by the review's desk, and the police see "pendiente de refrendo". "countersignature" issues it only once countersigned, as
+    # the article has it signed by both (and lets the reviewer return a passed inspection before any certificate).
+    "COUNTERSIGN_VALIDITY": "closing",
     # Reminders by email (reminders.py): with no host the notices are only in the app (/avisos).
     "SMTP_HOST": None,
     "SMTP_PORT": 25,
@@ -107,6 +114,8 @@ def load_config(app, test_config=None, served_at=None):
         raise RuntimeError("BALIZA_NAVEGABILIDAD_MAX_MONTHS no longer exists: art. 203 lets the inspector fix a "
                            "shorter hull term, never a longer one; set the term itself with BALIZA_NAVEGABILIDAD_MONTHS")
     hull_late_fine(app.config["HULL_LATE_FINE"])  # likewise
+    if app.config["COUNTERSIGN_VALIDITY"] not in COUNTERSIGN_VALIDITIES:
+        raise RuntimeError(f"BALIZA_COUNTERSIGN_VALIDITY must be one of {', '.join(COUNTERSIGN_VALIDITIES)}")
     if not app.config.get("SECRET_KEY"):
         if server:
             # Several app servers share a server database: a secret made per instance folder would

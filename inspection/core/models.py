@@ -17,7 +17,9 @@ from sqlalchemy.types import TypeDecorator
 from inspection.core import clock
 from inspection.core.extensions import db
 
-ROLES = ("admin", "inspector", "owner", "police")
+# "reviewer": the Prefecto General de Puertos and the delegates he names, who countersign (art. 221).
+ROLES = ("admin", "inspector", "owner", "police", "reviewer")
+REVIEW_STATUSES = ("pending", "returned", "countersigned")
 FLAGS = ("national", "foreign")
 PROPULSIONS = ("steam", "motor", "sail", "rowing", "towed")
 SERVICES = ("passenger", "cargo", "mixed", "tug", "livestock", "tanker", "raft", "work")
@@ -148,6 +150,8 @@ class User(db.Model):
     active: Mapped[bool] = mapped_column(default=True)
     # A police officer's unit (a patrol boat, a station): officers see their unit's patrol checks.
     unit: Mapped[str | None] = mapped_column(sa.String(80))
+    # A reviewer's capacity as printed under the countersignature: "Prefecto General de Puertos", or the delegation.
+    title: Mapped[str | None] = mapped_column(sa.String(200))
     # Where reminders are emailed (an owner's user without one falls back to the armador's); None: in-app only.
     email: Mapped[str | None] = mapped_column(sa.String(200))
     # The private calendar feed's URL carries HMAC(SECRET_KEY, id:nonce) (calendars.py): the database keeps
@@ -293,11 +297,22 @@ class Inspection(db.Model):
     # columns insert through the same model.
     reports: Mapped[int] = mapped_column(server_default="0")  # "informes, peritajes de averías"
     valve_reseals: Mapped[int] = mapped_column(server_default="0")  # valves sealed again
+    # The review of art. 221 (inspections/review.py): None for a kind nobody countersigns; "pending" from the
+    # closing, "returned" to the inspector with a note, "countersigned" with the reviewer's drawn signature.
+    review_status: Mapped[str | None] = mapped_column(_enum("review_status", REVIEW_STATUSES), index=True)
+    review_note: Mapped[str | None] = mapped_column(sa.Text)
+    countersigned_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    countersigned_by_id: Mapped[int | None] = mapped_column(sa.ForeignKey("users.id"))
+    # The closing's term chosen by the inspector (arts. 203, 211), kept for a certificate issued at the countersignature.
+    chosen_valid_until: Mapped[date | None] = mapped_column(sa.Date)
+    reviewer_signature_key: Mapped[str | None] = mapped_column(sa.String(512))
+    reviewer_signature_sha256: Mapped[str | None] = mapped_column(sa.String(64))
     created_by_id: Mapped[int] = mapped_column(sa.ForeignKey("users.id"))
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
 
     vessel: Mapped[Vessel] = relationship()
     inspector: Mapped[User] = relationship(foreign_keys=[inspector_id])
+    countersigned_by: Mapped[User | None] = relationship(foreign_keys=[countersigned_by_id])
 
 
 class Answer(db.Model):
@@ -588,6 +603,10 @@ class Certificate(db.Model):
     revoked_reason: Mapped[str | None] = mapped_column(sa.Text)
     suspended_at: Mapped[datetime | None] = mapped_column(UTCDateTime, index=True)
     suspended_reason: Mapped[str | None] = mapped_column(sa.Text)
+    # Art. 221: the day the Prefecto (or a delegate) countersigned; None while pending or for a kind not reviewed.
+    # `countersign_due_on`: issued at the closing, pending, the last day of the practice's term (then suspended).
+    countersigned_on: Mapped[date | None] = mapped_column(sa.Date)
+    countersign_due_on: Mapped[date | None] = mapped_column(sa.Date)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
 
     vessel: Mapped[Vessel] = relationship()

@@ -17,6 +17,9 @@ class Office:
     auto_signing_key: bool = False  # the demo may make the office's first key on first issue
     # The navegabilidad term the office practises (no legal term, arts. 201, 203).
     navegabilidad: TermPractice = field(default_factory=navegabilidad_practice)
+    # Art. 221: a reviewed kind's certificate is issued at the countersignature ("countersignature") or at the
+    # inspector's closing, the countersignature following ("closing"); config.COUNTERSIGN_VALIDITY.
+    countersign_validity: str = "closing"
 
 
 def current_office() -> Office:
@@ -24,4 +27,5 @@ def current_office() -> Office:
     config = current_app.config
     return Office(code=config["OFFICE_CODE"], name=config["OFFICE_NAME"], public_url=config["PUBLIC_URL"],
                   prefect_name=config.get("PREFECT_NAME", ""), auto_signing_key=bool(config["AUTO_SIGNING_KEY"]),
-                  navegabilidad=navegabilidad_practice(config.get("NAVEGABILIDAD_MONTHS")))
+                  navegabilidad=navegabilidad_practice(config.get("NAVEGABILIDAD_MONTHS")),
+                  countersign_validity=config.get("COUNTERSIGN_VALIDITY", "closing"))

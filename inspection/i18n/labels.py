@@ -84,6 +84,8 @@ TERMS = {
     "audit": {"inspection.scheduled": Msg("Inspección programada"), "inspection.started": Msg("Inspección comenzada"),
               "answer.recorded": Msg("Respuesta registrada"), "photo.added": Msg("Foto recibida"),
               "inspection.submitted": Msg("Inspección cerrada"),
+              "inspection.countersigned": Msg("Inspección refrendada (art. 221)"),
+              "inspection.returned": Msg("Inspección devuelta al inspector para corregir"),
               "inspection.interrupted": Msg("Inspección interrumpida"),
               "inspection.cancelled": Msg("Inspección cancelada"),
               "inspection.reinspection_scheduled": Msg("Reinspección programada (art. 206)"),

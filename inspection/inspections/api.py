@@ -42,6 +42,7 @@ from inspection.inspections.operations import (
 from inspection.inspections.photo_once import item_photo_once, photo_once
 from inspection.inspections.reports import fee_statement_pdf, inspection_detail, pdf_headers, report_pdf
 from inspection.inspections.schemas import (
+    DRAWN_ROLES,
     AgendaQuery,
     AgendaSchema,
     AnswerInSchema,
@@ -68,13 +69,12 @@ from inspection.inspections.schemas import (
 )
 from inspection.inspections.sync import answer_scope, apply_sync_batch
 from inspection.media.configured import media_response, media_storage, photo_limits
-from inspection.media.signatures import ROLES as SIGNATURE_ROLES
 from inspection.web.api_common import PhotoFileSchema, binary, json_response, paginate, read_upload, run_once
 from inspection.web.schemas import NoteSchema, page_schema
 
 blp = Blueprint("api_inspections", __name__, description="Inspecciones, evidencia y deficiencias")
 STAFF = ("admin", "inspector")
-READERS = ("admin", "inspector", "owner")
+READERS = ("admin", "inspector", "owner", "reviewer")  # the reviewer reads what he countersigns (art. 221)
 
 
 # --- list, create, read ----------------------------------------------------------------------------
@@ -275,9 +275,9 @@ def post_submit(data, inspection_id):
 @blp.doc(**binary("La firma dibujada (PNG normalizado por el servidor)", "image/png"))
 @require(*READERS)
 def get_signature(inspection_id, role):
-    """The inspector's or the master's drawn signature, for users who may see the inspection."""
+    """The inspector's, the master's or the reviewer's drawn signature, for users who may see the inspection."""
     inspection = get_inspection_for(api_user(), inspection_id)
-    key = getattr(inspection, f"{role}_signature_key", None) if role in SIGNATURE_ROLES else None
+    key = getattr(inspection, f"{role}_signature_key", None) if role in DRAWN_ROLES else None
     if key is None:
         raise NotFound()
     return media_response(key, "image/png", getattr(inspection, f"{role}_signature_sha256"))

@@ -12,6 +12,8 @@ from inspection.i18n.restrictions import restriction_label
 from inspection.inspections.operations import DEFICIENCY_DUES, DEFICIENCY_SORTS
 from inspection.media.places import FLAGS, SOURCES
 from inspection.media.signatures import ROLES as SIGNATURE_ROLES
+
+DRAWN_ROLES = (*SIGNATURE_ROLES, "reviewer")  # the closing's two signatures, and the countersignature (art. 221)
 from inspection.web.schemas import BaseSchema, Integer, NoteSchema, PageArgs, Text, decimal_between, id_field
 from inspection.web.forms import sort_field
 
@@ -325,12 +327,18 @@ class InspectionSchema(BaseSchema):
     master_name = fields.String(allow_none=True)
     inspector_signature = fields.String(allow_none=True)
     signatures = fields.Method("dump_signatures", metadata={
-        "description": "Por rol (inspector, master): {url, sha256} de la firma dibujada, o null"})
+        "description": "Por rol (inspector, master, reviewer): {url, sha256} de la firma dibujada, o null"})
+    review_status = fields.String(allow_none=True, metadata={
+        "description": "Refrendo del art. 221: pending, returned o countersigned; null si su clase no se refrenda"})
+    review_note = fields.String(allow_none=True, metadata={"description": "Lo que el revisor pidió corregir"})
+    countersigned_at = fields.AwareDateTime(allow_none=True)
+    countersigned_by = fields.Function(lambda i: {"name": i.countersigned_by.full_name or i.countersigned_by.username,
+                                                  "title": i.countersigned_by.title} if i.countersigned_by else None)
 
     def dump_signatures(self, inspection) -> dict:
         base = f"/api/v1/inspections/{inspection.id}/signatures"
         return {role: {"url": f"{base}/{role}", "sha256": getattr(inspection, f"{role}_signature_sha256")}
-                if getattr(inspection, f"{role}_signature_key") else None for role in SIGNATURE_ROLES}
+                if getattr(inspection, f"{role}_signature_key") else None for role in DRAWN_ROLES}
 
 
 class InspectionDetailSchema(InspectionSchema):

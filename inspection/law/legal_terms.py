@@ -19,7 +19,7 @@ class TermPractice:
             raise ValueError(f"navegabilidad months must be a positive whole number, got {self.months!r}")
 
 
-TEXT_KEYS = ("article", "unit", "quote", "provisions")  # the only words among the figures
+TEXT_KEYS = ("article", "unit", "quote", "provisions", "kinds")  # the only words among the figures
 
 
 def figures(table: dict, prefix: str = ""):
@@ -103,3 +103,20 @@ def hull_late_fine(configured: int | None = None) -> Decimal:
 def reinspection_days() -> int:
     """Default days to the re-inspection of repairs (art. 206 sets none)."""
     return legal_terms()["reinspection"]["default_days"]
+
+
+@dataclass(frozen=True)
+class Countersignature:
+    """Art. 221: the kinds whose certificate the Prefecto countersigns, and the Prefectura's term to do it."""
+
+    article: str
+    quote: str
+    kinds: tuple[str, ...]
+    days: int
+
+
+def countersignature() -> Countersignature:
+    """The countersignature rule of art. 221 and the days the practice allows after the closing."""
+    term = legal_terms()["countersignature"]
+    return Countersignature(article=term["article"], quote=term["quote"], kinds=tuple(term["kinds"]),
+                            days=term["days"])

@@ -230,7 +230,7 @@ def verify_restore(url: str, storage: MediaStorage, summary: dict, tables, repor
             photos = connection.execute(sa.text(
                 "SELECT id, sha256, original_key, display_key, thumb_key FROM photos ORDER BY id")).all()
             signatures = connection.execute(sa.text(
-                "SELECT id, inspector_signature_key, master_signature_key FROM inspections")).all()
+                "SELECT id, inspector_signature_key, master_signature_key, reviewer_signature_key FROM inspections")).all()
     finally:
         engine.dispose()
     for photo_id, sha256, *keys in photos:

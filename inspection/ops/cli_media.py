@@ -27,7 +27,8 @@ def sweep(grace_minutes):
     known = set()
     for row in db.session.execute(db.select(Photo.original_key, Photo.display_key, Photo.thumb_key)):
         known.update(row)
-    for row in db.session.execute(db.select(Inspection.inspector_signature_key, Inspection.master_signature_key)):
+    for row in db.session.execute(db.select(Inspection.inspector_signature_key, Inspection.master_signature_key,
+                                             Inspection.reviewer_signature_key)):
         known.update(key for key in row if key)
     storage = media_storage()
     removed = sweep_orphans(storage, known, cutoff)

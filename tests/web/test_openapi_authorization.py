@@ -7,7 +7,7 @@ from inspection.core.extensions import db
 from inspection.core.models import utcnow
 from tests.fleets import PASSWORD
 
-ROLES = ("anonymous", "admin", "inspector", "owner", "police")
+ROLES = ("anonymous", "admin", "inspector", "owner", "police", "reviewer")
 PUBLIC = "public"  # no login needed
 PAGE_SESSION = "page session"  # the page's cookie (and CSRF header), never a bearer token: every bearer caller is 401
 SIGNED_IN = frozenset(ROLES[1:])
@@ -49,6 +49,8 @@ API_PERMISSIONS = {
     "POST /api/v1/applications/{application_id}/assign": {"admin"},
     "POST /api/v1/fines/{fine_id}/waive": {"admin"},
     "POST /api/v1/vessels/{vessel_id}/arqueos": STAFF,
+    "POST /api/v1/inspections/{inspection_id}/countersign": {"reviewer"},
+    "POST /api/v1/inspections/{inspection_id}/return": {"reviewer"},
     "POST /api/v1/patrol-checks": {"police"},
     "PUT /api/v1/patrol-checks/{check_id}/answers/{item_id}": {"police"},
     "POST /api/v1/patrol-checks/{check_id}/photos": {"police"},

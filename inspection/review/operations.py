@@ -1,0 +1,106 @@
+"""Reviewing a closed inspection (art. 221): who may, entering the queue, countersigning, returning. Operations flush;
+the request commits."""
+import hashlib
+from datetime import date, datetime, tzinfo
+
+from inspection.accounts.users import has_conflict
+from inspection.certificates.countersign import PASSED
+from inspection.certificates.operations import issue_certificate
+from inspection.core.audit import record_event
+from inspection.core.clock import local_date_at
+from inspection.core.exceptions import Conflict, Forbidden, Invalid
+from inspection.core.extensions import db
+from inspection.core.models import Certificate, Deficiency, FineAssessment, Inspection, User
+from inspection.core.office import Office
+from inspection.cycle.applications import complete_applications
+from inspection.i18n.messages import Msg
+from inspection.inspections.operations import lock_inspection
+from inspection.law.legal_terms import countersignature
+from inspection.media.signatures import SignatureRejected, normalize_signature
+from inspection.media.storage import media_key
+
+def require_reviewer(actor: User, inspection: Inspection) -> None:
+    """Only a reviewer, never on a vessel whose owner he declared an interest in (art. 214), and only pending work."""
+    if actor.role != "reviewer":
+        raise Forbidden(Msg("Solo el Prefecto o un delegado suyo refrenda o devuelve inspecciones."))
+    if has_conflict(actor, inspection.vessel.owner_id):
+        raise Forbidden(Msg("Tiene un conflicto de interés declarado con el armador de este buque (art. 214): "
+                            "otro revisor debe hacerlo."))
+    if inspection.review_status != "pending":
+        raise Conflict(Msg("Esta inspección no espera refrendo."))
+
+
+def certificate_of(inspection: Inspection) -> Certificate | None:
+    """The certificate this inspection issued, if any."""
+    return db.session.scalar(db.select(Certificate).filter_by(inspection_id=inspection.id))
+
+
+def countersign_inspection(actor: User, inspection: Inspection, signature: bytes, office: Office, signer,
+                           today: date, now: datetime, zone: tzinfo, storage) -> Certificate | None:
+    """Countersign (art. 221): keep the drawn signature and, for a passed inspection, issue its certificate (or
+    confirm the one the closing issued). Returns the certificate, None for a failed inspection."""
+    try:
+        png = normalize_signature(signature)
+    except SignatureRejected as refusal:
+        raise Invalid(errors={"signature": [refusal.message]})
+    lock_inspection(inspection)
+    require_reviewer(actor, inspection)
+    sha256 = hashlib.sha256(png).hexdigest()
+    key = media_key("signatures", sha256, "image/png")
+    storage.put(key, png)  # content-addressed and atomic: a rollback leaves an unrecorded file the sweep removes
+    inspection.reviewer_signature_key, inspection.reviewer_signature_sha256 = key, sha256
+    inspection.review_status, inspection.countersigned_at, inspection.countersigned_by_id = "countersigned", now, actor.id
+    certificate = certificate_of(inspection)
+    if certificate is None and inspection.outcome in PASSED:
+        inspected_on = local_date_at(inspection.submitted_at, zone)
+        certificate = issue_certificate(actor, inspection, office, signer, today, now, inspected_on,
+                                        inspection.chosen_valid_until)
+        complete_applications(inspection)
+    if certificate is not None:
+        certificate.countersigned_on, certificate.countersign_due_on = today, None
+    db.session.flush()
+    record_event(actor, "inspection.countersigned", "inspection", inspection.id, inspection_id=inspection.id, at=now,
+                 details={"article": countersignature().article, "signature_sha256": sha256,
+                          "certificate": certificate.number if certificate else None, "title": actor.title})
+    return certificate
+
+
+def return_inspection(actor: User, inspection: Inspection, note: str, now: datetime) -> Inspection:
+    """Return the inspection to its inspector with a note: it is open again, as it was before the closing.
+
+    What the closing produced is kept in the audit record (outcome, deficiencies, fines, the re-inspection it
+    scheduled) and withdrawn; the answers keep every revision, so the earlier version stays whole. A certificate
+    issued at the closing (the "closing" validity) cannot be withdrawn this way: the Prefectura revokes it.
+    """
+    lock_inspection(inspection)
+    require_reviewer(actor, inspection)
+    if certificate_of(inspection) is not None:
+        raise Conflict(Msg("La inspección ya emitió su certificado al cierre: para corregirla, la Prefectura debe "
+                           "revocar ese certificado."))
+    deficiencies = db.session.scalars(db.select(Deficiency).filter_by(inspection_id=inspection.id)).all()
+    fines = db.session.scalars(db.select(FineAssessment).filter_by(inspection_id=inspection.id)).all()
+    follow_ups = db.session.scalars(db.select(Inspection).filter_by(reinspection_of_id=inspection.id,
+                                                                    status="scheduled")).all()
+    record_event(actor, "inspection.returned", "inspection", inspection.id, inspection_id=inspection.id, at=now,
+                 details={"note": note, "outcome": inspection.outcome,
+                          "submitted_at": inspection.submitted_at.isoformat() if inspection.submitted_at else None,
+                          "deficiencies": [{"item_id": d.item_id, "article": d.article, "action": d.action,
+                                            "description": d.description} for d in deficiencies],
+                          "fines": [{"code": f.code, "article": f.article, "amount": str(f.amount)} for f in fines],
+                          "cancelled_reinspections": [f.id for f in follow_ups]})
+    for follow_up in follow_ups:  # the re-inspection of repairs the closing scheduled (art. 206) goes with it
+        follow_up.status, follow_up.cancelled_at = "cancelled", now
+        follow_up.cancellation_reason = "Inspección devuelta para corrección (art. 221)."
+    for record in (*deficiencies, *fines):
+        db.session.delete(record)
+    db.session.flush()  # the follow-up leaves the open slot before this inspection takes it again
+    inspection.status, inspection.outcome, inspection.submitted_at = "in_progress", None, None
+    inspection.review_status, inspection.review_note = "returned", note
+    db.session.flush()
+    return inspection
+
+
+def review_queue(actor: User):
+    """The query of inspections waiting for the countersignature, oldest closing first."""
+    return (db.select(Inspection).where(Inspection.review_status == "pending")
+            .order_by(Inspection.submitted_at, Inspection.id))

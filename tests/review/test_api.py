@@ -1,0 +1,118 @@
+"""The review of art. 221 over the API: a closed seguridad inspection waits, the reviewer countersigns or returns it,
+the certificate and the police answer say which; a reviewer with an interest in the vessel's owner may not."""
+import uuid
+from datetime import timedelta
+
+from inspection.core.clock import office_today
+from inspection.core.extensions import db
+from inspection.core.models import AuditEvent, Certificate, Deficiency, Inspection
+from tests.fixtures.inspections import answer_all, submit
+from tests.media_samples import SIGNATURES
+
+SIGNED = SIGNATURES["inspector"]
+
+
+def cid() -> str:
+    return str(uuid.uuid4())
+
+
+def countersign(client, headers, inspection_id, client_id=None, signature=SIGNED):
+    return client.post(f"/api/v1/inspections/{inspection_id}/countersign", headers=headers,
+                       json={"client_id": client_id or cid(), "signature": signature})
+
+
+def send_back(client, headers, inspection_id, note="Falta la foto del manómetro de la caldera 2."):
+    return client.post(f"/api/v1/inspections/{inspection_id}/return", headers=headers,
+                       json={"client_id": cid(), "note": note})
+
+
+def test_a_closed_seguridad_inspection_waits_and_its_certificate_says_so(client, crew, issued, as_role):
+    _, reviewer = as_role("reviewer", title="Prefecto General de Puertos")
+    inspection = client.get(f"/api/v1/inspections/{issued['inspection_id']}", headers=reviewer).json
+    assert inspection["review_status"] == "pending" and inspection["countersigned_by"] is None
+    due = (office_today() + timedelta(days=15)).isoformat()  # legal_terms.toml [countersignature] days
+    assert (issued["countersigned_on"], issued["countersign_due_on"]) == (None, due)
+    police = client.get(f"/api/v1/verify/{issued['token']}").json
+    assert police["verdict"] == "valid"
+    assert (police["certificate"]["countersign"], police["certificate"]["countersign_due_on"]) == ("pending", due)
+
+
+def test_the_countersignature_confirms_the_certificate_once(client, crew, issued, as_role):
+    user, reviewer = as_role("reviewer", title="Delegado del Prefecto (Res. PGP 45/2026)")
+    client_id = cid()
+    first = countersign(client, reviewer, issued["inspection_id"], client_id)
+    assert first.status_code == 200, first.json
+    today = office_today().isoformat()
+    assert first.json["review_status"] == "countersigned"
+    assert first.json["certificate"]["countersigned_on"] == today
+    assert first.json["certificate"]["countersign_due_on"] is None
+    again = countersign(client, reviewer, issued["inspection_id"], client_id)
+    assert again.status_code == 200 and again.json == first.json  # a retry is the first answer
+    assert countersign(client, reviewer, issued["inspection_id"]).status_code == 409  # a second act: nothing pends
+    police = client.get(f"/api/v1/verify/{issued['token']}").json["certificate"]
+    assert (police["countersign"], police["countersigned_on"]) == ("countersigned", today)
+    shown = client.get(f"/api/v1/inspections/{issued['inspection_id']}", headers=crew["oh"]).json
+    assert shown["countersigned_by"] == {"name": user.full_name or user.username,
+                                         "title": "Delegado del Prefecto (Res. PGP 45/2026)"}
+    drawn = client.get(shown["signatures"]["reviewer"]["url"], headers=crew["oh"])
+    assert drawn.status_code == 200 and drawn.mimetype == "image/png"
+    events = db.session.scalars(db.select(AuditEvent).filter_by(action="inspection.countersigned")).all()
+    assert len(events) == 1 and events[0].details["certificate"] == issued["number"]
+
+
+def test_past_the_term_the_review_is_overdue_not_the_certificate(client, issued):
+    certificate = db.session.scalar(db.select(Certificate).filter_by(number=issued["number"]))
+    certificate.countersign_due_on = office_today() - timedelta(days=1)
+    db.session.commit()
+    police = client.get(f"/api/v1/verify/{issued['token']}").json
+    assert police["verdict"] == "valid"  # the delay is the office's, not the owner's
+    assert (police["certificate"]["countersign"], police["certificate"]["countersign_due_on"]) == (
+        "pending", certificate.countersign_due_on.isoformat())
+
+
+def test_only_a_reviewer_without_an_interest_countersigns(client, crew, issued, as_role, make_user):
+    for headers in (crew["ih"], crew["admin"], crew["oh"]):
+        assert countersign(client, headers, issued["inspection_id"]).status_code == 403
+    _, police = as_role("police")
+    assert countersign(client, police, issued["inspection_id"]).status_code == 403
+    conflicted, headers = as_role("reviewer")
+    declared = client.post(f"/api/v1/users/{conflicted.id}/conflicts", headers=crew["admin"],
+                           json={"owner_id": crew["vessel"].owner_id, "reason": "Socio del armador"})
+    assert declared.status_code in (200, 201), declared.json
+    refused = countersign(client, headers, issued["inspection_id"])
+    assert refused.status_code == 403 and "art. 214" in refused.json["detail"]
+    _, reviewer = as_role("reviewer")
+    blank = countersign(client, reviewer, issued["inspection_id"], signature="data:image/png;base64,AAAA")
+    assert blank.status_code == 422 and "signature" in str(blank.json["errors"])
+    # the closing issued the certificate ("closing" validity): returning it needs its revocation first
+    assert send_back(client, reviewer, issued["inspection_id"]).status_code == 409
+
+
+def test_issued_at_the_countersignature_a_returned_inspection_comes_back_corrected(app, client, crew, started,
+                                                                                  as_role, monkeypatch):
+    monkeypatch.setitem(app.config, "COUNTERSIGN_VALIDITY", "countersignature")
+    inspection_id, items = started
+    answer_all(client, crew, inspection_id, items, fail=[items[0]["id"]])
+    closed = submit(client, crew, inspection_id).json
+    assert closed["certificate"] is None and closed["deficiencies"], closed
+    _, reviewer = as_role("reviewer", title="Prefecto General de Puertos")
+    returned = send_back(client, reviewer, inspection_id)
+    assert returned.status_code == 200 and returned.json["review_status"] == "returned"
+    shown = client.get(f"/api/v1/inspections/{inspection_id}", headers=crew["ih"]).json
+    assert (shown["status"], shown["outcome"], shown["review_note"]) == (
+        "in_progress", None, "Falta la foto del manómetro de la caldera 2.")
+    assert db.session.scalar(db.select(db.func.count()).select_from(Deficiency)
+                             .filter_by(inspection_id=inspection_id)) == 0
+    [event] = db.session.scalars(db.select(AuditEvent).filter_by(action="inspection.returned")).all()
+    assert event.details["outcome"] == closed["outcome"] and len(event.details["deficiencies"]) == len(
+        closed["deficiencies"])  # the earlier version, kept
+    assert db.session.scalars(db.select(Inspection.status).filter_by(reinspection_of_id=inspection_id)).all() in (
+        [], ["cancelled"])
+    answer_all(client, crew, inspection_id, items)  # corrected: every item now passes
+    again = submit(client, crew, inspection_id).json
+    assert again["outcome"] == "passed" and again["certificate"] is None
+    signed = countersign(client, reviewer, inspection_id)
+    assert signed.status_code == 200, signed.json
+    certificate = signed.json["certificate"]
+    assert certificate["countersigned_on"] == office_today().isoformat() and certificate["countersign_due_on"] is None
+    assert client.get(f"/api/v1/verify/{certificate['token']}").json["certificate"]["countersign"] == "countersigned"
