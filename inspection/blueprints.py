@@ -25,6 +25,7 @@ from inspection.notices import views as notices_views
 from inspection.ops import views as ops_views
 from inspection.patrol import api as patrol_api
 from inspection.review import api as review_api
+from inspection.review import views as review_views
 from inspection.patrol import views as patrol_views
 from inspection.planning import views as planning_views
 from inspection.registry import api as registry_api
@@ -42,7 +43,8 @@ API_BLUEPRINTS = (accounts_api.blp, registry_api.blp, accounts_api.users_blp, re
 
 PAGE_BLUEPRINTS = (accounts_views.bp, registry_views.bp, fleet_views.bp, certificates_views.bp,
                    registry_views.checklists_bp, dashboard_views.bp, ops_views.bp, inspections_views.bp,
-                   notices_views.bp, planning_views.bp, pwa.bp, tablet_views.bp, accounts_views.users_bp, patrol_views.bp)
+                   notices_views.bp, planning_views.bp, pwa.bp, tablet_views.bp, accounts_views.users_bp, patrol_views.bp,
+                   review_views.bp)
 
 
 def register_api(app: Flask) -> Api:

@@ -31,13 +31,15 @@ bp = Blueprint("pages", __name__)
 
 def _landing() -> str:
     """Where a signed-in user starts: police at the verifier, inspectors at their agenda, owners at their fleet
-    at a glance, the office at the registry."""
+    at a glance, reviewers at the countersignatures waiting (art. 221), the office at the registry."""
     if current_user.role == "police":
         return url_for("pwa.verificar")
     if current_user.role == "inspector":
         return url_for("tablet.agenda")
     if current_user.role == "owner":
         return url_for("fleet.fleet_page")
+    if current_user.role == "reviewer":
+        return url_for("review.review_queue_page")
     return url_for("registry.vessel_list")
 
 

@@ -73,7 +73,7 @@ from inspection.web.pwa import tablet_page
 from inspection.web.schemas import NoteSchema
 
 bp = Blueprint("inspections", __name__)
-READERS = ("admin", "inspector", "owner")  # police see no inspections, as in the API
+READERS = ("admin", "inspector", "owner", "reviewer")  # police see no inspections, as in the API
 STAFF = ("admin", "inspector")
 
 CHOICES = {"kind": KINDS, "status": INSPECTION_STATUSES, "result": RESULTS, "action": ACTIONS}

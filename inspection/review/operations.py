@@ -100,7 +100,7 @@ def return_inspection(actor: User, inspection: Inspection, note: str, now: datet
     return inspection
 
 
-def review_queue(actor: User):
+def review_queue():
     """The query of inspections waiting for the countersignature, oldest closing first."""
     return (db.select(Inspection).where(Inspection.review_status == "pending")
             .order_by(Inspection.submitted_at, Inspection.id))

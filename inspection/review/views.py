@@ -11,7 +11,6 @@ from inspection.core.exceptions import DomainError
 from inspection.core.extensions import db
 from inspection.core.models import Certificate, Inspection, Photo
 from inspection.core.office import current_office
-from inspection.i18n.language import localize
 from inspection.i18n.messages import Msg
 from inspection.inspections.operations import get_inspection_for
 from inspection.media.configured import media_storage
@@ -32,9 +31,10 @@ def review_queue_page():
     ids = [i.id for i in waiting]
     certificates = {c.inspection_id: c for c in db.session.scalars(
         db.select(Certificate).where(Certificate.inspection_id.in_(ids)))} if ids else {}
-    flagged = dict(db.session.execute(
-        db.select(Photo.inspection_id, db.func.count()).where(Photo.inspection_id.in_(ids), Photo.flags != [])
-        .group_by(Photo.inspection_id)).all()) if ids and hasattr(Photo, "flags") else {}
+    flagged: dict[int, int] = {}
+    for inspection_id, flags in db.session.execute(
+            db.select(Photo.inspection_id, Photo.flags).where(Photo.inspection_id.in_(ids))).all() if ids else ():
+        flagged[inspection_id] = flagged.get(inspection_id, 0) + bool(flags)
     return render_template("review/queue.html", waiting=waiting, certificates=certificates, flagged=flagged,
                            today=office_today())
 
@@ -55,7 +55,7 @@ def _act(inspection_id: int, schema, ask: tuple, act):
         db.session.commit()
     except DomainError as error:
         db.session.rollback()
-        report_done(localize(error.message), "bad")
+        report_done(error.detail or Msg("No se pudo completar."), "bad")
         return redirect(report)
     report_done(done)
     return redirect(url_for(".review_queue_page"))

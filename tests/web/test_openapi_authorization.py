@@ -81,6 +81,8 @@ PAGE_PERMISSIONS = {
     "/inspecciones": STAFF,
     "/inspecciones/<int:inspection_id>/interrumpir": STAFF,
     "/inspecciones/<int:inspection_id>/cancelar": STAFF,
+    "/inspecciones/<int:inspection_id>/refrendar": {"reviewer"},
+    "/inspecciones/<int:inspection_id>/devolver": {"reviewer"},
     "/inspecciones/<int:inspection_id>/detener": STAFF,
     "/inspecciones/<int:inspection_id>/detenciones/<int:detention_id>/levantar": STAFF,
     "/deficiencias/<int:deficiency_id>/subsanada": {"owner"},
