@@ -10,6 +10,7 @@ from inspection.certificates.operations import (
     all_statuses,
     certificate_document,
     certificates_json,
+    countersign_claims,
     reinstate_certificate,
     revoke_certificate,
     suspend_certificate,
@@ -138,17 +139,19 @@ def get_keys():
 @blp.route("/status-list")
 @blp.response(200, StatusListSchema)
 def get_status_list():
-    """The signed 2-bit status list of every certificate (no login), for offline verification."""
+    """The signed 2-bit status list of every certificate (no login), for offline verification, with the
+    countersignatures of art. 221 (the day, or the day due) of those in force."""
     now, office = office_now(), current_office()
     found = current_signing_key(office.code)
-    statuses = all_statuses(office_date(now))
+    today = office_date(now)
+    statuses = all_statuses(today)
     if found is None:
         raise NotFound(Msg("Todavía no hay claves de firma."))
     kid, private = found
     jws = sign_status_list(statuses, private, kid, issuer=office.code,
                            issued_at=int(now.timestamp()), ttl_seconds=STATUS_LIST_TTL,
                            valid_seconds=STATUS_LIST_VALID,
-                           subject=office.public_url + "/api/v1/status-list")
+                           subject=office.public_url + "/api/v1/status-list", countersign=countersign_claims(today))
     response = json_response({"jws": jws, "issued_at": now.isoformat(), "ttl": STATUS_LIST_TTL,
                               "count": len(statuses)}, 200)
     response.headers["Cache-Control"] = "public, max-age=300"

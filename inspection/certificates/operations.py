@@ -245,6 +245,18 @@ def statuses_of(certificates, today: date) -> dict[int, str]:
     return {row.id: derive_status(facts_of(row), today) for row in rows}
 
 
+def countersign_claims(today: date) -> dict:
+    """Art. 221 for the status list: by status index, the day each certificate in force was countersigned, and the
+    last day each pending one is due (a kind nobody countersigns, or one issued before the review, is in neither)."""
+    rows = db.session.execute(select(Certificate.status_index, Certificate.countersigned_on,
+                                     Certificate.countersign_due_on)
+                              .where(Certificate.valid_until >= today, Certificate.revoked_at.is_(None),
+                                     (Certificate.countersigned_on.is_not(None))
+                                     | (Certificate.countersign_due_on.is_not(None)))).all()
+    return {"signed": {str(i): on.isoformat() for i, on, _ in rows if on},
+            "pending": {str(i): due.isoformat() for i, on, due in rows if not on and due}}
+
+
 def all_statuses(today: date) -> list[int]:
     """Status-list codes indexed by status_index (expired is not stored: verifiers read the date)."""
     rows = db.session.execute(status_facts_query()).all()
@@ -384,7 +396,7 @@ def certificate_document(certificate: Certificate, office: Office, zone: tzinfo,
                        "crew", "max_passengers", "boilers")}},
         "articles": CERTIFICATE_ARTICLES[certificate.kind],
         "conditions": certificate.conditions or [],
-        "signatories": _signatories(certificate, office.prefect_name, drawn.get("inspector")),
+        "signatories": _signatories(certificate, office.prefect_name, drawn.get("inspector"), drawn.get("reviewer")),
         "master": ({"name": certificate.inspection.master_name or "", "image": drawn["master"]}
                    if drawn.get("master") else None),
         "verify_url": verify_url(office.public_url, certificate.token),
@@ -396,17 +408,26 @@ def _drawn_signatures(inspection: Inspection | None, storage) -> dict[str, bytes
     """The inspection's drawn signatures (role -> PNG bytes) that were taken; none before issue 9's tablets."""
     if inspection is None or storage is None:
         return {}
-    keys = {role: getattr(inspection, f"{role}_signature_key") for role in SIGNATURE_ROLES}
+    keys = {role: getattr(inspection, f"{role}_signature_key") for role in (*SIGNATURE_ROLES, "reviewer")}
     return {role: storage.get(key) for role, key in keys.items() if key}
 
 
-def _signatories(certificate: Certificate, prefect_name: str, inspector_image: bytes | None) -> list[dict]:
-    """Art. 221: the Prefecto General de Puertos with the inspector (de Máquinas for seguridad), who signed on the tablet."""
-    inspector = certificate.inspection.inspector if certificate.inspection else None
+def _signatories(certificate: Certificate, prefect_name: str, inspector_image: bytes | None,
+                 reviewer_image: bytes | None = None) -> list[dict]:
+    """Art. 221: the Prefecto General de Puertos with the inspector (de Máquinas for seguridad), who signed on the
+    tablet; the Prefecto (or his delegate, by his title) once countersigned, "pendiente de refrendo" until then."""
+    inspection = certificate.inspection
+    inspector = inspection.inspector if inspection else None
     name = (inspector.full_name or inspector.username) if inspector else ""
     role = "Inspector de Máquinas" if certificate.kind == "seguridad" else "Inspector de Cascos"
-    return [{"role": role, "name": name, "image": inspector_image},
-            {"role": "Prefecto General de Puertos", "name": prefect_name}]
+    prefect = {"role": "Prefecto General de Puertos", "name": prefect_name}
+    reviewer = inspection.countersigned_by if inspection else None
+    if certificate.countersigned_on and reviewer is not None:
+        prefect = {"role": reviewer.title or "Prefecto General de Puertos",
+                   "name": reviewer.full_name or reviewer.username, "image": reviewer_image}
+    elif certificate.countersign_due_on:
+        prefect = {**prefect, "name": "Pendiente de refrendo"}
+    return [{"role": role, "name": name, "image": inspector_image}, prefect]
 
 
 # --- decisions -------------------------------------------------------------------------------------

@@ -145,10 +145,12 @@ def sign_status_list(
     ttl_seconds: int = 86400,
     subject: str | None = None,
     valid_seconds: int | None = None,
+    countersign: dict | None = None,
 ) -> str:
     """Sign the statuses as a compact JWS (ES256, typ statuslist+jwt).
 
-    `ttl` tells a verifier when to refresh; `exp` (iat + valid_seconds, default the ttl) is when an
+    `countersign` (art. 221) carries, for the certificates still in force, the day each was countersigned and the
+    last day each pending one is due, by status index, so an offline verifier says which. `ttl` tells a verifier when to refresh; `exp` (iat + valid_seconds, default the ttl) is when an
     offline copy stops being trusted: Baliza signs lists valid for seven days (certificates.md).
     """
     if kid != key_id(private_key):
@@ -160,6 +162,8 @@ def sign_status_list(
     if subject:
         payload["sub"] = subject  # the draft's "sub": the URI the list is served from
     payload["status_list"] = {"bits": BITS, "lst": encode_status_list(statuses)}
+    if countersign is not None:  # art. 221, beside the draft's claims: {"signed": {index: day}, "pending": {index: day}}
+        payload["countersign"] = countersign
     signing_input = f"{_json_b64(header)}.{_json_b64(payload)}"
     return f"{signing_input}.{b64url_encode(sign_es256(private_key, signing_input.encode()))}"
 

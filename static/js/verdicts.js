@@ -187,10 +187,32 @@ export async function cachedStatus(stored, index, jwks, now) {
 /** The code at `index` of a verified list ({statuses, iat, exp}), and why it cannot be trusted, if so. */
 export function statusFromList(list, index, now) {
   try {
-    return { code: statusAt(list, index), problem: listProblem(list, now) };
+    const countersign = countersignAt(list, index);
+    return { code: statusAt(list, index), problem: listProblem(list, now), ...(countersign ? { countersign } : {}) };
   } catch {
     return { code: null, problem: 'beyond_list' };
   }
+}
+
+/** Art. 221 from a verified list: {state: 'countersigned', on} or {state: 'pending', due}, or null (not reviewed). */
+export function countersignAt(list, index) {
+  const found = list.countersign || {};
+  const signed = (found.signed || {})[String(index)];
+  if (typeof signed === 'string') return { state: 'countersigned', on: signed };
+  const due = (found.pending || {})[String(index)];
+  if (typeof due === 'string') return { state: 'pending', due };
+  return null;
+}
+
+/** "Refrendado el 3 dic. 2026" / "Pendiente de refrendo (plazo hasta el …)" / '' for a kind nobody countersigns. */
+export function countersignText(countersign, today, lang) {
+  if (!countersign) return '';
+  if (countersign.state === 'countersigned') {
+    return gettext('Refrendado el {date} (art. 221)', { date: formatDay(countersign.on, lang) });
+  }
+  const due = formatDay(countersign.due, lang);
+  return countersign.due < today ? gettext('Pendiente de refrendo: plazo vencido el {date}', { date: due })
+    : gettext('Pendiente de refrendo (plazo hasta el {date})', { date: due });
 }
 
 /**
@@ -222,7 +244,7 @@ export function decide({ hasKeys, result, key, status, today, lang }) {
     const notes = [gettext('El certificado dice venir de {iss}, pero la clave que lo firma es de {office}.', params)];
     return { verdict: 'unknown_issuer', notes, claims: null };
   }
-  const found = { claims, kid };
+  const found = { claims: status && status.countersign ? { ...claims, countersign: status.countersign } : claims, kid };
   if (result.outcome === 'high_s') return { ...found, verdict: 'unconfirmed', notes: [gettext(HIGH_S)] };
   const { code, problem } = status;
   const until = formatDay(claims.valid_until, lang);
@@ -270,6 +292,8 @@ export function fromServer(answer, kid, lang) {
     revision: cert.revision, issued_on: cert.issued_on, valid_until: cert.valid_until, issuer: cert.office_code,
     office_name: cert.office_name, restrictions: (cert.restrictions || []).map((r) => r.code),
     restriction_labels: Object.fromEntries((cert.restrictions || []).map((r) => [r.code, restrictionText(r)])),
+    countersign: cert.countersign === 'countersigned' ? { state: 'countersigned', on: cert.countersigned_on }
+      : cert.countersign === 'pending' ? { state: 'pending', due: cert.countersign_due_on } : null,
   } : null;
   const meaning = answer.verdict === 'expired' && claims ? EXPIRED_ON : NOTES[answer.verdict];
   const note = meaning ? gettext(meaning, { date: claims && formatDay(claims.valid_until, lang), kid: kid || '—' }) : '';
@@ -353,6 +377,7 @@ export function factsView(claims, kid, verdict, { today, offices, lang, restrict
     'f-office': officeName ? `${officeName} (${claims.issuer})` : claims.issuer,
     'f-signature': kid ? gettext('Auténtica · clave {kid}', { kid }) : '—',
     'f-restrictions': restrictionsText(claims, restrictions),
+    'f-countersign': countersignText(claims.countersign, today, lang),
   };
 }
 

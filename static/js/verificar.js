@@ -76,6 +76,7 @@ function renderFacts(claims, kid, verdict) {
   el.facts.hidden = !facts;
   if (facts) Object.entries(facts).forEach(([id, text]) => setText(id, text));
   $('f-restrictions').hidden = !facts || !facts['f-restrictions'];
+  $('f-countersign').hidden = !facts || !facts['f-countersign'];
 }
 
 function render(assessment) {

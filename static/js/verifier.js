@@ -541,6 +541,8 @@ export async function verifyStatusList(jws, jwks) {
     ttl: Number.isSafeInteger(payload.ttl) ? payload.ttl : null,
     bits: 2,
     statuses,
+    // Art. 221, beside the draft's claims: by status index, the day countersigned, or the day a pending one is due.
+    countersign: payload.countersign && typeof payload.countersign === 'object' ? payload.countersign : null,
   };
 }
 

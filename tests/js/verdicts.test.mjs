@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  LISTS_OLD_MS, STALE_MS, ago, assess, cachedStatus, confirmation, daysLeftText, decide, factsView, fromServer, inputProblem,
+  LISTS_OLD_MS, STALE_MS, ago, assess, cachedStatus, confirmation, countersignText, daysLeftText, decide, factsView, fromServer, inputProblem,
   listsAge, listsMomentText, listsState, listsView, officeToday, parseInput, statusFromList, tokenFromAddress, verdictView,
 } from '../../static/js/verdicts.js';
 
@@ -173,6 +173,7 @@ test('what the page shows: the verdict box and the facts', () => {
     'f-number': 'SEG-2026-0004567 · revisión 3', 'f-issued': '15 de marzo de 2026',
     'f-valid': '15 de septiembre de 2026 (quedan 106 días)', 'f-office': 'Asunción (PGP-ASU)', 'f-signature': 'Auténtica · clave k1',
     'f-restrictions': '',
+    'f-countersign': '',
   });
   const suspended = factsView(CLAIMS, null, 'suspended', { today: TODAY, offices: {}, lang: 'en' });
   assert.deepEqual([suspended['f-valid'], suspended['f-office'], suspended['f-signature']], ['September 15, 2026', 'PGP-ASU', '—']);
@@ -268,4 +269,25 @@ test('a verdict from the stored lists says how old they are, on the office clock
   const revoked = verdictView({ ...verdict({ status: { code: 1, problem: null } }), lists_at: at }, { now: at + 3 * DAY, zone });
   assert.deepEqual([revoked.tone, revoked.old], ['bad', true]);
   assert.equal(verdictView({ ...valid, lists_at: null }, { now: at + 3 * DAY, zone }).age, '');  // confirmed online: no age
+});
+
+test('the countersignature of art. 221 is read from the list offline and said in the facts', () => {
+  const list = { statuses: new Uint8Array([0b00000000]), bits: 2, iat: IAT, exp: IAT + 86400,
+                 countersign: { signed: { 0: '2026-05-20' }, pending: { 1: '2026-06-10', 2: '2026-05-30' } } };
+  assert.deepEqual(statusFromList(list, 0, NOW).countersign, { state: 'countersigned', on: '2026-05-20' });
+  assert.deepEqual(statusFromList(list, 1, NOW).countersign, { state: 'pending', due: '2026-06-10' });
+  assert.equal(statusFromList(list, 3, NOW).countersign, undefined);  // a kind nobody countersigns
+  assert.equal(countersignText(statusFromList(list, 0, NOW).countersign, TODAY, 'es'), 'Refrendado el 20 de mayo de 2026 (art. 221)');
+  assert.equal(countersignText(statusFromList(list, 1, NOW).countersign, TODAY, 'es'),
+    'Pendiente de refrendo (plazo hasta el 10 de junio de 2026)');
+  assert.equal(countersignText(statusFromList(list, 2, NOW).countersign, TODAY, 'es'),
+    'Pendiente de refrendo: plazo vencido el 30 de mayo de 2026');
+  const found = decide({ hasKeys: true, result: { outcome: 'ok', claims: { ...CLAIMS, status_index: 1 }, kid: 'k1' },
+                         status: statusFromList(list, 1, NOW), today: TODAY, lang: 'es' });
+  assert.equal(found.verdict, 'valid');
+  const facts = factsView(found.claims, 'k1', found.verdict, { today: TODAY, offices: {}, lang: 'es' });
+  assert.equal(facts['f-countersign'], 'Pendiente de refrendo (plazo hasta el 10 de junio de 2026)');
+  const online = fromServer({ verdict: 'valid', certificate: { ...CLAIMS, vessel_name: 'Ñandutí', office_code: 'PGP-ASU', countersign: 'countersigned',
+                                                               countersigned_on: '2026-05-20' } }, 'k1', 'es');
+  assert.deepEqual(online.claims.countersign, { state: 'countersigned', on: '2026-05-20' });
 });

@@ -116,3 +116,33 @@ def test_issued_at_the_countersignature_a_returned_inspection_comes_back_correct
     certificate = signed.json["certificate"]
     assert certificate["countersigned_on"] == office_today().isoformat() and certificate["countersign_due_on"] is None
     assert client.get(f"/api/v1/verify/{certificate['token']}").json["certificate"]["countersign"] == "countersigned"
+
+
+def test_the_status_list_tells_an_offline_phone_which_are_countersigned(client, crew, issued, as_role):
+    import base64
+    import json
+
+    def claims():
+        jws = client.get("/api/v1/status-list").json["jws"]
+        body = jws.split(".")[1]
+        return json.loads(base64.urlsafe_b64decode(body + "=" * (-len(body) % 4)))["countersign"]
+
+    index = str(db.session.scalar(db.select(Certificate.status_index).filter_by(number=issued["number"])))
+    assert claims() == {"signed": {}, "pending": {index: issued["countersign_due_on"]}}
+    _, reviewer = as_role("reviewer")
+    assert countersign(client, reviewer, issued["inspection_id"]).status_code == 200
+    assert claims() == {"signed": {index: office_today().isoformat()}, "pending": {}}
+
+
+def test_the_printed_certificate_carries_both_signatures_once_countersigned(client, crew, issued, make_user, token_for):
+    import pypdfium2
+
+    def printed():
+        pdf = pypdfium2.PdfDocument(client.get(f"/api/v1/certificates/{issued['number']}/pdf", headers=crew["oh"]).data)
+        return " ".join(" ".join(pdf[i].get_textpage().get_text_range().split()) for i in range(len(pdf)))
+
+    assert "Pendiente de refrendo" in printed()
+    reviewer = make_user("reviewer", full_name="Cnel. Aurelio Ramírez", title="Delegado del Prefecto")
+    assert countersign(client, token_for(reviewer), issued["inspection_id"]).status_code == 200
+    text = printed()
+    assert "Cnel. Aurelio Ramírez" in text and "Delegado del Prefecto" in text and "Pendiente de refrendo" not in text
