@@ -37,7 +37,7 @@ from inspection.web.openapi import ProblemApi, schema_name
 
 API_BLUEPRINTS = (accounts_api.blp, registry_api.blp, accounts_api.users_blp, registry_api.checklists_blp,
                   inspections_api.blp, tablet_api.blp, inspections_api.fees_blp, inspections_api.reports_blp,
-                  patrol_api.blp, certificates_api.blp, fleet_api.blp, fleet_api.arqueos_blp, notices_api.blp)
+                  tablet_api.marks_blp, patrol_api.blp, certificates_api.blp, fleet_api.blp, fleet_api.arqueos_blp, notices_api.blp)
 
 PAGE_BLUEPRINTS = (accounts_views.bp, registry_views.bp, fleet_views.bp, certificates_views.bp,
                    registry_views.checklists_bp, dashboard_views.bp, ops_views.bp, inspections_views.bp,

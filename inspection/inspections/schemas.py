@@ -121,6 +121,12 @@ class PhotoSchema(BaseSchema):
     longitude = fields.Float(allow_none=True)
     received_at = fields.AwareDateTime()
     urls = fields.Method("dump_urls")
+    marks = fields.Method("dump_marks", metadata={"description": "Las marcas dibujadas sobre la foto (issue 24), "
+                                                                 "una capa aparte: version, sha256 y la capa; o null"})
+
+    def dump_marks(self, photo) -> dict | None:
+        marks = getattr(photo, "marks", None)
+        return {"version": marks.version, "sha256": marks.sha256, "layer": marks.layer} if marks else None
 
     def dump_urls(self, photo) -> dict:
         base = f"/api/v1/photos/{photo.id}"
