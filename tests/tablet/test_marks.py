@@ -170,3 +170,79 @@ def test_a_photo_of_another_inspection_is_not_found_under_this_one(client, crew,
     other = schedule(client, crew, kind="navegabilidad")
     assert client.post(f"/api/v1/inspections/{other}/start", headers=crew["ih"]).status_code == 200
     assert put(client, crew["ih"], other, photo_json).status_code == 404
+
+
+# --- where the marks are shown --------------------------------------------------------------------------
+
+def grey_photo() -> bytes:
+    """A plain grey picture: any red on it is a mark."""
+    from PIL import Image
+
+    from tests.media_samples import encode
+    return encode(Image.new("RGB", (640, 480), (128, 128, 128)), "JPEG", quality=90)
+
+
+def red_pixels(image, box=None) -> int:
+    """Pixels of the marks' red (and nothing the report prints otherwise is that red)."""
+    rgb = image.convert("RGB").crop(box) if box else image.convert("RGB")
+    red = [r > 180 and g < 90 and b < 90 for r, g, b in zip(*(band.tobytes() for band in rgb.split()))]
+    return sum(red)
+
+
+@pytest.fixture
+def marked_and_closed(client, crew, started, db):
+    """A closed inspection whose grey photo was marked while it was in progress: (id, photo JSON, layer JSON)."""
+    from tests.fixtures.inspections import answer_all, submit
+
+    inspection_id, items = started
+    photo_json = upload(client, crew, inspection_id, ITEM, grey_photo()).json
+    marks = put(client, crew["ih"], inspection_id, photo_json).json
+    answer_all(client, crew, inspection_id, items)
+    assert submit(client, crew, inspection_id).status_code == 200
+    return inspection_id, photo_json, marks
+
+
+def test_the_report_page_shows_the_marks_over_the_display_copy(marked_and_closed, crew, login_as, db):
+    inspection_id, photo_json, marks = marked_and_closed
+    page = login_as(db.session.get(type(crew["owner"]), crew["owner"].id)).get(f"/inspecciones/{inspection_id}/informe")
+    html = page.get_data(as_text=True)
+    assert page.status_code == 200
+    assert html.count(f'data-marks="{marks["sha256"]}"') >= 1
+    assert "<ellipse" in html and "Corrosión</text>" in html and f'viewBox="0 0 {photo_json["width"]} {photo_json["height"]}"' in html
+    assert marks["sha256"][:12] in html  # the layer's own hash, beside the photo's
+
+
+def test_a_label_is_escaped_on_the_page():
+    from inspection.media.marks import marks_svg
+    svg = marks_svg(layer(shapes=[{"kind": "label", "x": 0.1, "y": 0.5, "text": "<script>x</script>"}]), 100, 50)
+    assert "<script>" not in svg and "&lt;script&gt;x&lt;/script&gt;" in svg
+
+
+def test_the_pdf_draws_the_marks_over_the_printed_photo(marked_and_closed, app, db):
+    import io
+    import os
+    from pathlib import Path
+
+    import pypdfium2 as pdfium
+    from PIL import Image
+
+    from inspection.core.clock import office_zone
+    from inspection.core.models import Inspection
+    from inspection.core.office import current_office
+    from inspection.inspections.reports import report_pdf
+    from inspection.media.configured import media_storage
+
+    inspection_id, photo_json, _ = marked_and_closed
+    with app.test_request_context():
+        data = report_pdf(db.session.get(Inspection, inspection_id), "es", media_storage(), current_office().name,
+                          office_zone())
+    doc = pdfium.PdfDocument(data)
+    pages = [doc[n].render(scale=110 / 72).to_pil() for n in range(len(doc))]
+    reds = [red_pixels(page) for page in pages]
+    assert sum(reds) > 500, reds  # the circle, the arrow and the label, in red, over the grey photo
+    if os.environ.get("BALIZA_SCREENSHOTS"):
+        pages[max(range(len(pages)), key=reds.__getitem__)].save(Path(os.environ["BALIZA_SCREENSHOTS"]) / "marks-pdf.png")
+    stored = db.session.get(Photo, photo_json["id"])
+    original = media_storage().get(stored.original_key)
+    assert hashlib.sha256(original).hexdigest() == photo_json["sha256"]  # the evidence's bytes are as they came
+    assert red_pixels(Image.open(io.BytesIO(original))) == 0
