@@ -5,7 +5,6 @@ name, so endpoint names (`api_inspections.post_sync`, `pages.login`) never depen
 """
 from apispec.ext.marshmallow import MarshmallowPlugin
 from flask import Flask
-from markupsafe import Markup
 from flask_smorest import Api
 
 from inspection.accounts import api as accounts_api
@@ -21,7 +20,7 @@ from inspection.i18n.language import current_language, gettext
 from inspection.inspections import api as inspections_api
 from inspection.inspections import views as inspections_views
 from inspection.law.tonnage import format_tonnage
-from inspection.media.marks import marks_svg
+from inspection.media.marks import overlay
 from inspection.notices import api as notices_api
 from inspection.notices import views as notices_views
 from inspection.ops import views as ops_views
@@ -94,7 +93,7 @@ def register_views(app: Flask) -> None:
     app.jinja_env.filters["megabytes"] = lambda size: format_megabytes(size, current_language())
     app.jinja_env.filters["day"] = lambda value, width="long": format_day(value, current_language(), width)
     app.jinja_env.filters["tonnage"] = lambda value: format_tonnage(value, current_language())
-    # A photo's marks (issue 24) as an SVG over its display copy: the photo's JSON (PhotoSchema) in, markup out.
-    app.jinja_env.filters["marks_svg"] = lambda photo: Markup(marks_svg(photo["marks"]["layer"], photo["width"],
-                                                                        photo["height"])) if photo.get("marks") else ""
+    # A photo's marks (issue 24), placed for an SVG over its display copy: the photo's JSON (PhotoSchema) in.
+    app.jinja_env.filters["marks_overlay"] = lambda photo: overlay(photo["marks"]["layer"], photo["width"],
+                                                                   photo["height"])
 

@@ -14,7 +14,6 @@ to PLACES decimals, UTF-8; naming the photo's hash inside the layer links the tw
 import hashlib
 import json
 import math
-from html import escape
 
 VERSION = 1
 MAX_SHAPES = 20
@@ -80,24 +79,9 @@ def stroke_width(width: float, height: float) -> float:
     return STROKE * max(width, height)
 
 
-def marks_svg(layer: dict, width: int, height: int) -> str:
-    """The layer as an SVG overlay for a picture `width` × `height` (any copy: the viewBox is the original's shape,
-    stretched over the copy), text escaped; the pages lay it over the display copy."""
-    colour = "#%02x%02x%02x" % COLOUR
-    line = (f'stroke="{colour}" stroke-width="{stroke_width(width, height):.1f}" fill="none" '
-            'stroke-linecap="round" stroke-linejoin="round"')
-    parts = []
-    for shape in placed(layer, width, height):
-        if shape["kind"] == "circle":
-            parts.append(f'<ellipse cx="{shape["cx"]:.1f}" cy="{shape["cy"]:.1f}" rx="{shape["rx"]:.1f}" '
-                         f'ry="{shape["ry"]:.1f}" {line}/>')
-        elif shape["kind"] == "arrow":
-            (ax, ay), (bx, by) = shape["barbs"]
-            parts.append(f'<path d="M{shape["x1"]:.1f},{shape["y1"]:.1f} L{shape["x2"]:.1f},{shape["y2"]:.1f} '
-                         f'M{ax:.1f},{ay:.1f} L{shape["x2"]:.1f},{shape["y2"]:.1f} L{bx:.1f},{by:.1f}" {line}/>')
-        else:
-            parts.append(f'<text x="{shape["x"]:.1f}" y="{shape["y"]:.1f}" font-size="{shape["size"]:.1f}" '
-                         f'font-family="sans-serif" font-weight="bold" fill="{colour}" stroke="#fff" '
-                         f'stroke-width="{shape["size"] / 8:.1f}" paint-order="stroke">{escape(shape["text"])}</text>')
-    return (f'<svg class="marks-layer" viewBox="0 0 {width} {height}" preserveAspectRatio="none" '
-            f'aria-hidden="true" focusable="false">{"".join(parts)}</svg>')
+def overlay(layer: dict, width: int, height: int) -> dict:
+    """What a page's SVG over a copy of the picture needs (templates/_marked_photo.html): the viewBox is the
+    original's size, stretched over the copy; shapes placed, the line width and the colour."""
+    return {"width": width, "height": height, "shapes": placed(layer, width, height),
+            "stroke": stroke_width(width, height), "colour": "#%02x%02x%02x" % COLOUR}
+

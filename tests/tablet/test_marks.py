@@ -212,10 +212,13 @@ def test_the_report_page_shows_the_marks_over_the_display_copy(marked_and_closed
     assert marks["sha256"][:12] in html  # the layer's own hash, beside the photo's
 
 
-def test_a_label_is_escaped_on_the_page():
-    from inspection.media.marks import marks_svg
-    svg = marks_svg(layer(shapes=[{"kind": "label", "x": 0.1, "y": 0.5, "text": "<script>x</script>"}]), 100, 50)
-    assert "<script>" not in svg and "&lt;script&gt;x&lt;/script&gt;" in svg
+def test_a_label_is_escaped_on_the_page(client, crew, photo, login_as, db):
+    inspection_id, photo_json = photo
+    shapes = [{"kind": "label", "x": 0.1, "y": 0.5, "text": "<script>x</script>"}]
+    assert put(client, crew["ih"], inspection_id, photo_json, shapes=shapes).status_code == 200
+    html = login_as(db.session.get(type(crew["admin_user"]), crew["admin_user"].id)).get(
+        f"/inspecciones/{inspection_id}").get_data(as_text=True)
+    assert "&lt;script&gt;x&lt;/script&gt;</text>" in html and "<script>x" not in html
 
 
 def test_the_pdf_draws_the_marks_over_the_printed_photo(marked_and_closed, app, db):
