@@ -189,17 +189,30 @@ def red_pixels(image, box=None) -> int:
     return sum(red)
 
 
-@pytest.fixture
-def marked_and_closed(client, crew, started, db):
-    """A closed inspection whose grey photo was marked while it was in progress: (id, photo JSON, layer JSON)."""
+def mark_and_close(client, crew, started, fail=()):
+    """Close a started inspection whose grey photo was marked while in progress: (id, photo JSON, layer JSON)."""
     from tests.fixtures.inspections import answer_all, submit
 
     inspection_id, items = started
     photo_json = upload(client, crew, inspection_id, ITEM, grey_photo()).json
     marks = put(client, crew["ih"], inspection_id, photo_json).json
-    answer_all(client, crew, inspection_id, items)
+    answer_all(client, crew, inspection_id, items, fail=fail)
     assert submit(client, crew, inspection_id).status_code == 200
     return inspection_id, photo_json, marks
+
+
+@pytest.fixture
+def marked_and_closed(client, crew, started):
+    return mark_and_close(client, crew, started)
+
+
+def test_the_owners_fleet_shows_the_marks_on_the_open_deficiency(client, crew, started, login_as, db):
+    inspection_id, photo_json, marks = mark_and_close(client, crew, started, fail={ITEM})
+    html = login_as(db.session.get(type(crew["owner"]), crew["owner"].id)).get("/flota").get_data(as_text=True)
+    assert f'data-marks="{marks["sha256"]}"' in html and f'/api/v1/photos/{photo_json["id"]}/display' in html
+    report = login_as(db.session.get(type(crew["owner"]), crew["owner"].id)).get(f"/inspecciones/{inspection_id}/informe")
+    deficiencies = report.get_data(as_text=True).split('id="deficiencias"')[1].split("</section>")[0]
+    assert f'data-marks="{marks["sha256"]}"' in deficiencies  # under the deficiency of the photo's item too
 
 
 def test_the_report_page_shows_the_marks_over_the_display_copy(marked_and_closed, crew, login_as, db):
