@@ -11,7 +11,7 @@ from inspection.core.exceptions import Invalid, NotFound
 from inspection.core.extensions import db
 from inspection.core.models import Inspection, Photo, PhotoMarks, User
 from inspection.i18n.messages import Msg
-from inspection.inspections.operations import require_inspector, require_status
+from inspection.inspections.operations import lock_inspection, require_inspector, require_status
 from inspection.media.marks import layer_sha256, normalised
 
 
@@ -28,6 +28,7 @@ def put_marks(actor: User, inspection: Inspection, photo_id: int, client_id: str
     """File a new version of the photo's layer; the earlier one stays, not current. The layer must name this
     photo's SHA-256: marks drawn over other bytes would point at nothing."""
     require_inspector(actor, inspection)
+    lock_inspection(inspection)  # one writer at a time per inspection: versions in order, never against a closing
     require_status(inspection, "in_progress")
     photo = photo_of(inspection, photo_id)
     if layer["photo_sha256"] != photo.sha256:

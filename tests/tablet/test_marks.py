@@ -262,3 +262,21 @@ def test_the_pdf_draws_the_marks_over_the_printed_photo(marked_and_closed, app, 
     original = media_storage().get(stored.original_key)
     assert hashlib.sha256(original).hexdigest() == photo_json["sha256"]  # the evidence's bytes are as they came
     assert red_pixels(Image.open(io.BytesIO(original))) == 0
+
+
+def test_racing_puts_file_each_layer_once_and_one_current(app, client, crew, photo, db):
+    """Two tablets' retries of one layer, and two different layers, at the same moment (PostgreSQL in CI): the
+    retry is one row, the two layers are versions 1..3 in some order, and exactly one is current."""
+    from tests.fixtures.inspections import in_parallel
+
+    inspection_id, photo_json = photo
+    same = str(uuid.uuid4())
+    body = lambda client_id, shapes=None: {"client_id": client_id, "marks": layer(photo_json["sha256"], shapes)}  # noqa: E731
+    calls = [lambda c: c.put(url(inspection_id, photo_json["id"]), json=body(same), headers=crew["ih"]),
+             lambda c: c.put(url(inspection_id, photo_json["id"]), json=body(same), headers=crew["ih"]),
+             lambda c: c.put(url(inspection_id, photo_json["id"]), json=body(str(uuid.uuid4()), []), headers=crew["ih"])]
+    results = in_parallel(app, db, calls)
+    assert [status for status, _ in results] == [200, 200, 200], results
+    assert results[0][1] == results[1][1]  # the retry got the first answer
+    rows = db.session.scalars(db.select(PhotoMarks).order_by(PhotoMarks.version)).all()
+    assert [r.version for r in rows] == [1, 2] and [r.current for r in rows] == [False, True]
