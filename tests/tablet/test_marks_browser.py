@@ -10,13 +10,14 @@ import uuid
 
 from inspection.core.extensions import db
 from inspection.core.models import Inspection, Photo, PhotoMarks, User, utcnow
-from tests.browser_kit import BROWSER_MARKS, shoot, sign_in, sync_api
+from tests.browser_kit import BROWSER_MARKS, axe_script, axe_violations, shoot, sign_in, sync_api
 from tests.live_site import ARGS, CHROMIUM
 from tests.tablet_journey import camera_files, rig, working_link  # noqa: F401 (fixtures)
 from tests.tablet_rig import wait_until
 from tests.tablet_steps import PASSWORD, go_offline, open_from_agenda, seed, show_item, sign_in_and_take_aboard
 
 pytestmark = BROWSER_MARKS
+axe_script()  # skips the module without axe-playwright-python
 SCREEN = {"width": 820, "height": 1180}
 
 
@@ -100,6 +101,7 @@ def test_marks_drawn_offline_reach_the_report(rig, tmp_path, camera_files):
         for button in editor.locator("button").all():  # touch-friendly: every control at least 44 × 44
             size = button.bounding_box()
             assert size["width"] >= 44 and size["height"] >= 44, button.inner_text()
+        assert axe_violations(page) == []
         shoot(page, "baliza_marks_editor.png")
         editor.locator("button.primary").click()
         article.get_by_text("Marcas (3)").wait_for()
