@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { memoryStore } from './memory-store.mjs';
 import { createEngine } from '../../static/js/tablet/engine.js';
 import { outboxOn } from '../../static/js/tablet/queue.js';
-import { networkError } from '../../static/js/tablet/errors.js';
+import { ApiError, networkError } from '../../static/js/tablet/errors.js';
 
 const USER = 7;
 const ID = 41;
@@ -13,7 +13,7 @@ const LAYER = { version: 1, photo_sha256: 'ab'.repeat(32), shapes: [{ kind: 'cir
 
 /** A server that files photos and layers by client_id, as the real one: a replay answers the first result. */
 function server() {
-  const s = { online: true, loseNext: false, requests: [], photos: new Map(), layers: new Map() };
+  const s = { online: true, loseNext: false, refuse: null, requests: [], photos: new Map(), layers: new Map() };
   const gate = (call) => {
     if (!s.online) throw networkError();
     const answer = call();
@@ -22,6 +22,7 @@ function server() {
   };
   s.api = async (userId, method, path, json) => {
     s.requests.push({ method, path, json: structuredClone(json) });
+    if (s.refuse) throw s.refuse;
     return gate(() => {
       if (!s.layers.has(json.client_id)) s.layers.set(json.client_id, { path, marks: json.marks });
       return { version: s.layers.size, sha256: 'cd'.repeat(32) };
@@ -111,4 +112,20 @@ test('drawing again before sending replaces the queued marks; a discarded photo 
 
   await t.outbox.discardPhoto('p1');
   assert.deepEqual(await t.outbox.entries(), []);
+});
+
+test('refused marks say why on their photo, and a new drawing is tried again', async () => {
+  const t = tablet();
+  await photoTakenOffline(t);
+  await t.engine.run();
+  await t.outbox.keepMarks(USER, 'p1', LAYER, 'm1');
+  t.srv.refuse = new ApiError('refused', 'La inspección está en estado «submitted».', 409, { type: '/problems/conflict' });
+  await t.engine.run();
+  const photo = await t.store.get('photos', 'p1');
+  assert.deepEqual([photo.state, photo.marks_state, photo.marks_reason], ['sent', 'failed', 'La inspección está en estado «submitted».']);
+  t.srv.refuse = null;
+  await t.outbox.keepMarks(USER, 'p1', LAYER, 'm2');
+  await t.engine.run();
+  assert.deepEqual(await t.outbox.entries(), []);
+  assert.deepEqual([...t.srv.layers.keys()], ['m2']);
 });

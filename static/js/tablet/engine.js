@@ -99,6 +99,7 @@ export function createEngine({ store, api, upload, now, random = Math.random, an
         if (next.action === 'refuse') {
           await outbox.markFailed(entry, next.reason, next.code);
           if (next.photo && (entry.type === 'photo' || entry.type === 'patrol-photo')) await markPhotoRefused(entry.client_id, next.reason);
+          if (entry.type === 'marks') await markPhotoRefused(entry.photo_client_id, next.reason, 'marks_');
           continue;
         }
         if (next.action === 'signin') {
@@ -131,9 +132,9 @@ export function createEngine({ store, api, upload, now, random = Math.random, an
   }
 
   /** A photo the server refused shows so on its item, with the reason, until it is taken again or removed. */
-  async function markPhotoRefused(clientId, reason) {
+  async function markPhotoRefused(clientId, reason, prefix = '') {  // prefix 'marks_': its marks were refused
     const photo = await store.get('photos', clientId);
-    if (photo) await store.put('photos', { ...photo, state: 'failed', reason });
+    if (photo) await store.put('photos', { ...photo, [`${prefix}state`]: 'failed', [`${prefix}reason`]: reason });
   }
 
   async function sendStart(entry) {
@@ -201,7 +202,7 @@ export function createEngine({ store, api, upload, now, random = Math.random, an
       const current = await tx.objectStore('photos').get(entry.photo_client_id);
       const queued = await tx.objectStore('outbox').get(entry.seq);
       if (queued && queued.client_id !== entry.client_id) return;  // drawn again meanwhile: send the newer one next
-      if (current) tx.objectStore('photos').put({ ...current, marks_state: 'sent' });
+      if (current) tx.objectStore('photos').put({ ...current, marks_state: 'sent', marks_reason: null });
       tx.objectStore('outbox').delete(entry.seq);
     });
     return 0;

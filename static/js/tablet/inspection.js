@@ -384,6 +384,9 @@ function thumb(item, photo, n) {
                              'aria-label': gettext('Marcar el defecto en la foto {n}', { n: n + 1 }) }));
   }
   if (photo.state === 'failed' && photo.reason) li.append(el('span', { class: 'bad', text: photo.reason }));
+  if (photo.marks_state === 'failed' && photo.marks_reason) {
+    li.append(el('span', { class: 'bad', text: gettext('Marcas rechazadas: {reason}', { reason: photo.marks_reason }) }));
+  }
   return li;
 }
 

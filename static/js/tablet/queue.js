@@ -120,7 +120,7 @@ export function outboxOn(store, { now, wake = async () => {} }) {
       const outbox = tx.objectStore('outbox');
       const queued = (await outbox.index('by_inspection').getAll(photo.inspection_id))
         .find((e) => e.type === 'marks' && e.photo_client_id === photoClientId);
-      tx.objectStore('photos').put({ ...photo, marks: layer, marks_state: 'pending' });
+      tx.objectStore('photos').put({ ...photo, marks: layer, marks_state: 'pending', marks_reason: null });
       const entry = { type: 'marks', user_id: userId, inspection_id: photo.inspection_id, photo_client_id: photoClientId,
                       client_id: clientId, marks: layer };
       outbox.put(queued ? { ...queued, ...entry, state: STATES.pending, reason: null } : fresh(entry));
