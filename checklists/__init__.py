@@ -3,7 +3,7 @@
 Pure Python: no Flask, no database. Nothing is loaded at import time.
 """
 
-from .builder import (CONSEQUENCES, STANDINGS, build_checklist, build_patrol_checklist, patrol_kinds, checklist_versions, clause_coverage, clause_totals,
+from .builder import (CONSEQUENCES, STANDINGS, build_checklist, build_patrol_checklist, patrol_kinds, patrol_particulars, checklist_versions, clause_coverage, clause_totals,
                       coverage_report, exemption_basis, exemption_particulars, exemption_test, format_clause_coverage, format_coverage,
                       uncovered_clauses)
 from .loader import KINDS, Catalog, Checklist, ChecklistError, Item, load_catalog
@@ -11,7 +11,7 @@ from .rules import Rule, RuleError, compile_rule
 
 __all__ = [
     "CONSEQUENCES", "KINDS", "STANDINGS", "Catalog", "Checklist", "ChecklistError", "Item", "Rule", "RuleError",
-    "build_checklist", "build_patrol_checklist", "checklist_versions", "patrol_kinds", "clause_coverage", "clause_totals", "compile_rule", "coverage_report",
+    "build_checklist", "build_patrol_checklist", "checklist_versions", "patrol_kinds", "patrol_particulars", "clause_coverage", "clause_totals", "compile_rule", "coverage_report",
     "exemption_basis", "exemption_particulars", "exemption_test", "format_clause_coverage", "format_coverage",
     "load_catalog", "uncovered_clauses",
 ]

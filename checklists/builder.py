@@ -83,20 +83,38 @@ def _applies(rule, env, kind: str, item_id: str, field: str) -> bool:
     return value
 
 
-def exemption_particulars(checklist: Checklist) -> frozenset[str]:
-    """The particulars the checklist's exemptions read, through defined terms: all that decides "exempt"."""
-    context, seen, names = checklist.context, set(), set()
-    pending = [name for exemption in checklist.exemptions for name in exemption.when.names]
+def _reached_particulars(context: Context, names, literal: bool = False) -> frozenset[str]:
+    """The particulars `names` read, through defined terms (and, with `literal`, through what each term's law
+    covers by itself, as _standing reads it)."""
+    seen, found, pending = set(), set(), list(names)
     while pending:
         name = pending.pop()
         if name in seen:
             continue
         seen.add(name)
-        if name in context.terms:
-            pending.extend(context.terms[name].rule.names)
+        term = context.terms.get(name)
+        if term is not None:
+            pending.extend(term.rule.names)
+            if literal and term.law is not None:
+                pending.extend(term.law.names)
         elif name in context.particulars:
-            names.add(name)
-    return frozenset(names)
+            found.add(name)
+    return frozenset(found)
+
+
+def exemption_particulars(checklist: Checklist) -> frozenset[str]:
+    """The particulars the checklist's exemptions read, through defined terms: all that decides "exempt"."""
+    return _reached_particulars(checklist.context, [name for e in checklist.exemptions for name in e.when.names])
+
+
+def patrol_particulars(checklist: Checklist) -> frozenset[str]:
+    """Every particular build_patrol_checklist reads: its exemptions', and its patrol items' applicability,
+    bounds and standing. Vessels alike in these get the same patrol list (the phone's are built once for them)."""
+    patrol = [item for item in checklist.items if item.id in checklist.patrol]
+    names = [name for e in checklist.exemptions for name in e.when.names]
+    names += [name for item in patrol for rule in (item.applies, item.required, item.maximum) if rule
+              for name in rule.names]
+    return _reached_particulars(checklist.context, names, literal=True)
 
 
 def exemption_basis(checklist: Checklist, settings: Mapping | None = None) -> str:
@@ -138,8 +156,9 @@ def exemption_test(checklist: Checklist, settings: Mapping | None = None):
 
 
 def build_checklist(checklist: Checklist, particulars: Mapping, settings: Mapping | None = None,
-                    lang: str = "es") -> dict:
-    """The applicable items for one vessel, with computed quantities, in the api.md shape."""
+                    lang: str = "es", only: frozenset[str] | None = None) -> dict:
+    """The applicable items for one vessel, with computed quantities, in the api.md shape (of the items `only`
+    names, when given: the others are not evaluated)."""
     if lang not in LANGS:
         raise ChecklistError(f"unknown language {lang!r}; use one of {LANGS}")
     context = checklist.context
@@ -154,6 +173,8 @@ def build_checklist(checklist: Checklist, particulars: Mapping, settings: Mappin
                                    "text": exemption.text, "reason": getattr(exemption, f"reason_{lang}")}
             return result
     for item in checklist.items:
+        if only is not None and item.id not in only:
+            continue
         if not _applies(item.applies, env, checklist.kind, item.id, "applies"):
             continue
         bounds = {field: _quantity(item, field, env, checklist.kind) for field in BOUNDS}
@@ -197,9 +218,7 @@ def build_patrol_checklist(checklist: Checklist, particulars: Mapping, settings:
     """build_checklist() cut to the items the data gives patrols (a checklist without any: ChecklistError)."""
     if not checklist.patrol:
         raise ChecklistError(f"checklist {checklist.kind!r} is not a patrol's")
-    built = build_checklist(checklist, particulars, settings, lang)
-    built["items"] = [item for item in built["items"] if item["id"] in checklist.patrol]
-    return built
+    return build_checklist(checklist, particulars, settings, lang, only=frozenset(checklist.patrol))
 
 
 def _standing(item: Item, context: Context, env: _Env, literal: _Env, kind: str) -> tuple[str, bool]:

@@ -42,6 +42,9 @@ EXCLUSION_LISTS = ("excluded", "pending")
 RESTRICTION_FIELDS = ("code", "label_es", "label_en", "source", "article", "text")
 RESTRICTION_CODE = re.compile(r"^[A-Z]{1,3}$")  # as it rides in the signed token (certificates/signing.py)
 EXTENSION_FIELDS = ("law", "binding_setting", "subject")
+# craft.toml: what a patrol takes an unregistered craft to be; the officer describes DESCRIBED, the file the rest.
+CRAFT_FIELDS = ("types", "length_m", "particulars")
+DESCRIBED = ("propulsion", "length_m")
 
 
 class ChecklistError(Exception):
@@ -202,6 +205,20 @@ class Exclusion:
 
 
 @dataclass(frozen=True)
+class Craft:
+    """An unregistered craft as a patrol takes it (craft.toml): the types offered, the length assumed until the
+    officer gives one, and the particulars no register says."""
+
+    types: tuple[str, ...]
+    length_m: float
+    particulars: Mapping[str, object]
+
+    def particulars_of(self, propulsion: str, length_m: float) -> dict:
+        """The particulars the checklists read for a craft the officer describes by type and length."""
+        return {**self.particulars, "propulsion": propulsion, "length_m": float(length_m)}
+
+
+@dataclass(frozen=True)
 class Catalog:
     """All checklists, loaded and validated, and the articles and clauses left out of them."""
 
@@ -209,6 +226,7 @@ class Catalog:
     context: Context
     exclusions: Mapping[tuple[str, str, str | None], Exclusion]  # (source, article, clause or None)
     history: Mapping[str, Mapping[str, dict]]  # kind -> version -> frozen snapshot (history/)
+    craft: Craft  # what a patrol takes an unregistered craft to be (craft.toml)
 
     @property
     def kinds(self) -> tuple[str, ...]:
@@ -260,7 +278,8 @@ def _load(directory: Path, frozen: bool) -> Catalog:
     if frozen:
         for checklist in checklists.values():
             _check_frozen(checklist, snapshots[checklist.kind])
-    return Catalog(MappingProxyType(checklists), context, MappingProxyType(exclusions), MappingProxyType(snapshots))
+    return Catalog(MappingProxyType(checklists), context, MappingProxyType(exclusions), MappingProxyType(snapshots),
+                   _load_craft(directory, particulars))
 
 
 def _read_history(directory: Path, kind: str) -> dict[str, dict]:
@@ -394,6 +413,41 @@ def _load_particulars(directory: Path) -> dict[str, Particular]:
                 raise ChecklistError(f"default: {exc}", file) from None
         particulars[name] = particular
     return particulars
+
+
+def _load_craft(directory: Path, particulars: Mapping[str, Particular]) -> Craft:
+    """craft.toml: known particulars with fitting values, the described ones left to the officer, and every
+    particular without a default given (so a described craft's lists can always be built)."""
+    file = "craft.toml"
+    data = _read_toml(directory / file)
+    unknown = set(data) - set(CRAFT_FIELDS)
+    if unknown:
+        raise ChecklistError(f"unknown fields {sorted(unknown)}", file)
+    types = data.get("types")
+    if (not isinstance(types, list) or not types or len(set(types)) != len(types)
+            or any(t not in particulars["propulsion"].values for t in types)):
+        raise ChecklistError(f"'types' must be distinct propulsions of {particulars['propulsion'].values}", file)
+    values = data.get("particulars")
+    if not isinstance(values, dict):
+        raise ChecklistError("'particulars' must be a table", file)
+    given = {}
+    for name, value in {**values, "length_m": data.get("length_m")}.items():
+        spec = particulars.get(name)
+        if spec is None:
+            raise ChecklistError(f"unknown particular {name!r}", file)
+        if name in DESCRIBED and name in values:
+            raise ChecklistError(f"the officer describes {name!r}: it is not the file's to set", file)
+        try:
+            given[name] = check_particular(spec, value)
+        except ChecklistError as exc:
+            raise ChecklistError(str(exc), file) from None
+    missing = [n for n, p in particulars.items() if p.default is None and n not in given and n not in DESCRIBED]
+    if missing:
+        raise ChecklistError(f"give the particulars no register says for a craft: {missing}", file)
+    length = given.pop("length_m")
+    if length <= 0:
+        raise ChecklistError("'length_m' must be above 0", file)
+    return Craft(tuple(types), length, MappingProxyType(given))
 
 
 def _load_settings(directory: Path, taken: set[str]) -> dict[str, Setting]:

@@ -68,6 +68,7 @@ const STATIC = [
   '/static/js/tablet/net.js',
   '/static/js/tablet/outbox.js',
   '/static/js/tablet/photos.js',
+  '/static/js/tablet/position.js',
   '/static/js/tablet/queue.js',
   '/static/js/tablet/rules.js',
   '/static/js/tablet/screen.js',

@@ -46,6 +46,11 @@ DEFAULTS = {
     # weak link a cut costs at most this much), and how long an unfinished upload's bytes are kept.
     "PHOTO_UPLOAD_CHUNK_BYTES": 1024 * 1024,
     "PHOTO_UPLOAD_KEEP_DAYS": 7,
+    # A photo's flags for the reviewer (issue 24; places.py), never a refusal: taken farther than this from
+    # the inspection's port (river_ports.toml places a port within ~2 km; a fix aboard is within tens of
+    # metres), or this many minutes before its start or after its closing (a tablet's clock drifts).
+    "PHOTO_FAR_FROM_PORT_KM": 15,
+    "PHOTO_TIME_TOLERANCE_MINUTES": 30,
     "CHECKLIST_SETTINGS": {},
     "MAX_CONTENT_LENGTH": 20 * 1024 * 1024,  # the ceiling; each route has its own limit (body_limits.py)
     "BODY_MAX_BYTES": 1024 * 1024,  # JSON writes and page forms

@@ -345,7 +345,8 @@ class Photo(db.Model):
                       sa.UniqueConstraint("patrol_check_id", "item_id", "sha256",
                                           name="uq_photos_patrol_check_item_sha256"),
                       sa.CheckConstraint("(inspection_id IS NULL) <> (patrol_check_id IS NULL)",
-                                         name="one_record"))
+                                         name="one_record"),
+                      sa.CheckConstraint("position_source IN ('device', 'exif', 'none')", name="position_source"))
     id: Mapped[int] = mapped_column(primary_key=True)
     # The record the photo is evidence of: an inspection's item, or a patrol check's (exactly one).
     inspection_id: Mapped[int | None] = mapped_column(sa.ForeignKey("inspections.id"), index=True)
@@ -361,8 +362,13 @@ class Photo(db.Model):
     display_key: Mapped[str] = mapped_column(sa.String(200))
     thumb_key: Mapped[str] = mapped_column(sa.String(200))
     taken_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    # Where it was taken (issue 24): the device's fix sent with it, else its EXIF position, else none
+    # (media/places.py); the flags point a reviewer at it ("far_from_port", "outside_inspection_time").
     latitude: Mapped[float | None]
     longitude: Mapped[float | None]
+    accuracy_m: Mapped[float | None]  # the device's radius in metres; None from EXIF
+    position_source: Mapped[str] = mapped_column(sa.String(8), default="none", server_default="none")
+    flags: Mapped[list | None] = mapped_column(sa.JSON)
     uploaded_by_id: Mapped[int] = mapped_column(sa.ForeignKey("users.id"))
     received_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
     # The marks drawn over it (issue 24), a separate layer: the current one, loaded with the photos in one query.

@@ -237,17 +237,19 @@ def _deficiencies(pdf: _Document, deficiencies: list[dict], lang: str):
 
 
 def _photos(pdf: _Document, photos: list[dict], doc: dict, lang: str):
-    """The evidence photos two to a row, each with its item and time, read one at a time."""
+    """The evidence photos two to a row, each with its item and its stamp (vessel, office time, position,
+    flags: reports.photo_stamps) printed under the picture, never into it; read one at a time."""
     if not photos:
         return
     tr = _tr(lang)
     pdf.heading(tr(Msg("Fotos de evidencia ({count})", count=len(photos))))
     y = pdf.get_y() + 1
+    below = PHOTO_H + 12 + STAMP_LINE * max((len(photo.get("stamp") or []) for photo in photos), default=0)
     for n, photo in enumerate(photos):
         column = n % 2
         if column == 0 and n:
-            y += PHOTO_H + 14
-        if column == 0 and y + PHOTO_H + 12 > PAGE_H - 18:
+            y += below + 2
+        if column == 0 and y + below > PAGE_H - 18:
             pdf.add_page()
             y = pdf.get_y()
         x = pdf.left + column * (PHOTO_W + PHOTO_GAP)
@@ -261,11 +263,32 @@ def _photos(pdf: _Document, photos: list[dict], doc: dict, lang: str):
         pdf.set_text_color(*INK)
         pdf.multi_cell(PHOTO_W, 3.6, photo["item"], max_line_height=3.6, new_x=XPos.LEFT, new_y=YPos.NEXT,
                        align="L")
-        pdf.set_font("Times", "", 8)
-        pdf.set_text_color(*GREY)
-        pdf.cell(PHOTO_W, 3.6, _moment(photo.get("at"), doc, lang))
+        if photo.get("stamp"):
+            _stamp(pdf, photo["stamp"])
+        else:
+            pdf.set_font("Times", "", 8)
+            pdf.set_text_color(*GREY)
+            pdf.cell(PHOTO_W, 3.6, _moment(photo.get("at"), doc, lang))
     pdf.set_text_color(*INK)
-    pdf.set_xy(pdf.left, y + PHOTO_H + 14)
+    pdf.set_xy(pdf.left, y + below + 2)
+
+
+STAMP_LINE = 3.4
+STAMP_COLORS = {"flag": (179, 38, 30), "none": (179, 38, 30), "note": (154, 90, 0)}
+
+
+def _stamp(pdf: _Document, lines: list[tuple[str, str]]):
+    """A photo's stamp under it, a rule at its left: flags and a missing position in red, an unknown port in amber."""
+    x, top = pdf.get_x(), pdf.get_y() + 0.6
+    pdf.set_xy(x + 1.8, top)
+    for kind, text in lines:
+        pdf.set_font("Times", "B" if kind == "flag" else "", 7.8)
+        pdf.set_text_color(*STAMP_COLORS.get(kind, GREY))
+        pdf.cell(PHOTO_W - 1.8, STAMP_LINE, text, new_x=XPos.LEFT, new_y=YPos.NEXT)
+    pdf.set_draw_color(*GREY)
+    pdf.set_line_width(0.5)
+    pdf.line(x + 0.3, top, x + 0.3, pdf.get_y())
+    pdf.set_line_width(0.2)
 
 
 def _marks(pdf: _Document, photo: dict, x: float, y: float):

@@ -32,6 +32,7 @@ from inspection.inspections.evidence import evidence_status
 from inspection.inspections.outcomes import WHOLE, compute_outcome, item_bound, unanswered_items
 from inspection.inspections.pins import checklist_pin
 from inspection.law.legal_terms import reinspection_days
+from inspection.media.places import PlaceRules, photo_flags, photo_position, port_position
 from inspection.media.signatures import ROLES, SignatureRejected, normalize_signature
 from inspection.media.storage import media_key
 from inspection.registry.vessel_checklists import items_titled, pinned_items
@@ -580,10 +581,12 @@ def lift_detention(actor: User, detention: Detention, reason: str, now: datetime
 # --- photos ----------------------------------------------------------------------------------------
 
 def add_photo(actor: User, inspection: Inspection, item_id: str, client_id: str, processed, storage,
-              taken_at: datetime | None, latitude: float | None, longitude: float | None, now: datetime) -> Photo:
+              taken_at: datetime | None, latitude: float | None, longitude: float | None, now: datetime,
+              accuracy_m: float | None = None, rules: PlaceRules = PlaceRules()) -> Photo:
     """The assigned inspector's photo of an item of an inspection in progress."""
     check_photo(actor, inspection, item_id)
-    return store_photo(actor, inspection, item_id, client_id, processed, storage, taken_at, latitude, longitude, now)
+    return store_photo(actor, inspection, item_id, client_id, processed, storage, taken_at, latitude, longitude, now,
+                       accuracy_m, rules)
 
 
 def check_photo(actor: User, inspection: Inspection, item_id: str) -> None:
@@ -601,7 +604,8 @@ def add_repair_evidence(actor: User, deficiency: Deficiency, client_id: str, pro
     if deficiency.status != "open":
         raise Conflict(Msg("La deficiencia no está abierta."))
     inspection = db.session.get(Inspection, deficiency.inspection_id)
-    return store_photo(actor, inspection, deficiency.item_id, client_id, processed, storage, None, None, None, now)
+    return store_photo(actor, inspection, deficiency.item_id, client_id, processed, storage, None, None, None, now,
+                       rules=None)  # a repair is photographed after the inspection, wherever the yard is
 
 
 def photo_column(record) -> str:
@@ -610,9 +614,10 @@ def photo_column(record) -> str:
 
 
 def store_photo(actor: User, inspection: Inspection | PatrolCheck, item_id: str, client_id: str, processed, storage,
-                taken_at: datetime | None, latitude: float | None, longitude: float | None, now: datetime) -> Photo:
+                taken_at: datetime | None, latitude: float | None, longitude: float | None, now: datetime,
+                accuracy_m: float | None = None, rules: PlaceRules | None = PlaceRules()) -> Photo:
     """Keep a processed photo of an inspection's or a patrol check's item: files first (atomic, durable,
-    content-addressed), then the row.
+    content-addressed), then the row, with its place and flags (`rules` None: no flags).
 
     A crash between the two leaves only unrecorded files (swept later); a recorded photo always has
     its files. The same bytes twice for one item are one photo; the same bytes for another item are
@@ -644,8 +649,8 @@ def store_photo(actor: User, inspection: Inspection | PatrolCheck, item_id: str,
                   mime=processed.mime, size_bytes=len(processed.original), width=processed.width,
                   height=processed.height, original_key=keys["original"], display_key=keys["display"],
                   thumb_key=keys["thumb"], taken_at=processed.taken_at or taken_at,
-                  latitude=processed.latitude if processed.latitude is not None else latitude,
-                  longitude=processed.longitude if processed.longitude is not None else longitude,
+                  **photo_place(inspection, processed, (latitude, longitude, accuracy_m), processed.taken_at or taken_at,
+                                now, rules),
                   uploaded_by_id=actor.id, received_at=now)
     db.session.add(photo)
     db.session.flush()
@@ -653,6 +658,22 @@ def store_photo(actor: User, inspection: Inspection | PatrolCheck, item_id: str,
                  details={"item_id": item_id, "sha256": processed.sha256, "bytes": len(processed.original),
                           **({"patrol_check_id": photo.patrol_check_id} if photo.patrol_check_id else {})})
     return photo
+
+
+def photo_place(record: Inspection | PatrolCheck, processed, device: tuple, taken_at: datetime | None, now: datetime,
+                rules: PlaceRules | None) -> dict:
+    """A new photo's position (the device's, else its EXIF's) and flags against its record: an inspection's port and
+    span, or a patrol check's span (a patrol has no port)."""
+    position = photo_position(device, (processed.latitude, processed.longitude))
+    flags = []
+    if rules is not None:
+        if isinstance(record, PatrolCheck):
+            port, span = None, (record.checked_at, record.closed_at or now)
+        else:
+            port, span = port_position(record.port), (record.started_at, record.submitted_at or now)
+        flags = photo_flags(position, port, taken_at, span, rules)
+    return {"latitude": position.latitude, "longitude": position.longitude, "accuracy_m": position.accuracy_m,
+            "position_source": position.source, "flags": flags}
 
 
 def get_photo_for(user, photo_id: int) -> Photo:

@@ -5,14 +5,14 @@ from inspection.core.client_requests import body_hash, first_result, prior_resul
 from inspection.core.clock import office_now
 from inspection.inspections.operations import add_photo, photo_column
 from inspection.inspections.schemas import PhotoSchema
-from inspection.media.configured import media_storage, photo_limits, process_upload
+from inspection.media.configured import media_storage, photo_limits, place_rules, process_upload
 
 
 def item_photo_request(record, meta: dict, sha256: str) -> tuple[str, str, dict]:
     """An item photo's idempotency scope, client_id and payload, whichever way its bytes came (POST or resumable),
     of an inspection or of a patrol check (its own scope: the two number their records apart)."""
     extra = {"item_id": meta["item_id"], "taken_at": meta.get("taken_at"), "latitude": meta.get("latitude"),
-             "longitude": meta.get("longitude")}
+             "longitude": meta.get("longitude"), "accuracy_m": meta.get("accuracy_m")}
     prefix = "patrol-photo" if photo_column(record) == "patrol_check_id" else "photo"
     return f"{prefix}:{record.id}", str(meta["client_id"]), {**extra, "sha256": sha256}
 
@@ -30,7 +30,8 @@ def item_photo_once(actor, inspection, meta: dict, data: bytes, on_stored=None,
 
     def store(processed):
         photo = add(actor, inspection, meta["item_id"], client_id, processed, media_storage(),
-                    meta.get("taken_at"), meta.get("latitude"), meta.get("longitude"), office_now())
+                    meta.get("taken_at"), meta.get("latitude"), meta.get("longitude"), office_now(),
+                    meta.get("accuracy_m"), place_rules())
         if on_stored is not None:
             on_stored(photo)
         return photo

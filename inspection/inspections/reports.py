@@ -1,4 +1,5 @@
 """The read model of one inspection: what the API returns and the pages arrange, from one place."""
+from inspection.core.clock import zone_city
 from inspection.core.exceptions import Conflict
 from inspection.core.extensions import db
 from inspection.core.models import Answer, AuditEvent, Certificate, Deficiency, Inspection
@@ -7,6 +8,7 @@ from inspection.i18n.messages import Msg
 from inspection.inspections.operations import current_answers, evidence_of, photos_of
 from inspection.inspections.schemas import AnswerSchema, DeficiencySchema, InspectionSchema, PhotoSchema
 from inspection.media.photos import PhotoLimits, print_copy
+from inspection.media.places import port_position, stamp_lines
 from inspection.registry.vessel_checklists import localized_item
 from inspection.registry.vessels import particulars_of
 
@@ -82,6 +84,8 @@ def report_document(inspection: Inspection, lang: str, storage, office_name: str
     deficiencies = db.session.scalars(db.select(Deficiency).filter_by(inspection_id=inspection.id)
                                       .order_by(Deficiency.id)).all()
     drawn = {role: getattr(inspection, f"{role}_signature_key") for role in ("inspector", "master")}
+    photos = photos_of(inspection)
+    stamps = photo_stamps(inspection, photos, lang, zone)
     return {
         **report_header(inspection, office_name, zone),
         "items": items,
@@ -91,12 +95,24 @@ def report_document(inspection: Inspection, lang: str, storage, office_name: str
                           "standing": d.standing, "restriction": d.restriction}
                          for d in deficiencies],
         "photos": [{"item": titles.get(photo.item_id, photo.item_id), "at": photo.taken_at or photo.received_at,
-                    "image": _print_loader(storage, photo.display_key, photo_px),
+                    "stamp": stamps[photo.id], "image": _print_loader(storage, photo.display_key, photo_px),
                     "width": photo.width, "height": photo.height, "marks": photo.marks.layer if photo.marks else None}
-                   for photo in photos_of(inspection)],
+                   for photo in photos],
         "signatures": {role: storage.get(key) for role, key in drawn.items() if key},
         "charges": charges_of(inspection, lang),
     }
+
+
+STAMPED = ("taken_at", "latitude", "longitude", "accuracy_m", "position_source", "flags")
+
+
+def photo_stamps(inspection: Inspection, photos, lang: str, zone) -> dict[int, list[tuple[str, str]]]:
+    """Each photo's stamp by id (vessel, office time, position, flags; media/places.stamp_lines), drawn beside
+    the picture by the pages and the PDF while the stored original stays as it arrived."""
+    port_known = port_position(inspection.port) is not None
+    return {photo.id: stamp_lines({key: getattr(photo, key) for key in STAMPED}, inspection.vessel.registration,
+                                  port_known, zone, zone_city(zone), lang)
+            for photo in photos}
 
 
 def _print_loader(storage, key: str, longest: int):

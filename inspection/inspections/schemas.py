@@ -2,7 +2,7 @@
 import base64
 import binascii
 
-from marshmallow import ValidationError, fields, validate
+from marshmallow import ValidationError, fields, validate, validates_schema
 from marshmallow.utils import get_value
 
 from inspection.core.models import ACTIONS, DEFICIENCY_STATUSES, INSPECTION_STATUSES, KINDS, RESULTS
@@ -10,6 +10,7 @@ from inspection.i18n.language import current_language
 from inspection.i18n.messages import Msg
 from inspection.i18n.restrictions import restriction_label
 from inspection.inspections.operations import DEFICIENCY_DUES, DEFICIENCY_SORTS
+from inspection.media.places import FLAGS, SOURCES
 from inspection.media.signatures import ROLES as SIGNATURE_ROLES
 from inspection.web.schemas import BaseSchema, Integer, NoteSchema, PageArgs, Text, decimal_between, id_field
 from inspection.web.forms import sort_field
@@ -103,6 +104,16 @@ class PhotoFormSchema(BaseSchema):
     taken_at = fields.AwareDateTime(load_default=None)
     latitude = fields.Float(load_default=None, allow_none=True, validate=validate.Range(min=-90, max=90))
     longitude = fields.Float(load_default=None, allow_none=True, validate=validate.Range(min=-180, max=180))
+    accuracy_m = fields.Float(load_default=None, allow_none=True, validate=validate.Range(min=0, max=1_000_000),
+                              metadata={"description": "Radio de precisión de la posición del dispositivo, en metros"})
+
+    @validates_schema
+    def position_whole(self, data, **kwargs):
+        """A position is latitude and longitude together; its accuracy only with them."""
+        if (data.get("latitude") is None) != (data.get("longitude") is None):
+            raise ValidationError(Msg("Envíe latitud y longitud juntas."), "longitude")
+        if data.get("accuracy_m") is not None and data.get("latitude") is None:
+            raise ValidationError(Msg("La precisión acompaña a una posición."), "accuracy_m")
 
 
 class PhotoSchema(BaseSchema):
@@ -119,6 +130,11 @@ class PhotoSchema(BaseSchema):
     taken_at = fields.AwareDateTime(allow_none=True)
     latitude = fields.Float(allow_none=True)
     longitude = fields.Float(allow_none=True)
+    accuracy_m = fields.Float(allow_none=True, metadata={"description": "Precisión del dispositivo en metros"})
+    position_source = fields.String(metadata={"enum": list(SOURCES), "description":
+                                              "De dónde viene la posición: device, exif o none"})
+    flags = fields.Method("dump_flags", metadata={"type": "array", "items": {"type": "string", "enum": list(FLAGS)},
+                                                  "description": "Señales para quien revisa; nunca rechazan la foto"})
     received_at = fields.AwareDateTime()
     urls = fields.Method("dump_urls")
     marks = fields.Method("dump_marks", metadata={"description": "Las marcas dibujadas sobre la foto (issue 24), "
@@ -127,6 +143,9 @@ class PhotoSchema(BaseSchema):
     def dump_marks(self, photo) -> dict | None:
         marks = getattr(photo, "marks", None)
         return {"version": marks.version, "sha256": marks.sha256, "layer": marks.layer} if marks else None
+
+    def dump_flags(self, photo) -> list[str]:
+        return list(photo.flags or [])
 
     def dump_urls(self, photo) -> dict:
         base = f"/api/v1/photos/{photo.id}"

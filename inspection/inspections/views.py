@@ -52,10 +52,11 @@ from inspection.inspections.operations import (
     interrupt_inspection,
     lift_detention,
     open_detention_of,
+    photos_of,
     report_fixed,
     schedule_inspection,
 )
-from inspection.inspections.reports import fee_statement_pdf, inspection_detail, pdf_headers, report_pdf
+from inspection.inspections.reports import fee_statement_pdf, inspection_detail, pdf_headers, photo_stamps, report_pdf
 from inspection.inspections.schemas import (
     DeficiencyQuery,
     DetentionInSchema,
@@ -227,7 +228,9 @@ def _view_model(inspection: Inspection) -> dict:
     for gap in (detail["evidence"] or {}).get("missing", []):
         missing_by_item.setdefault(gap["item_id"], []).append(gap)
     unanswered = [item for item in detail["items"] if not item["answer"]]
+    stamps = photo_stamps(inspection, photos_of(inspection), current_language(), office_zone())
     return {"detail": detail, "groups": group_by_topic(detail["items"]), "photos_by_item": photos_by_item,
+            "stamps": stamps,
             "missing_by_item": missing_by_item, "answered": len(detail["items"]) - len(unanswered),
             "unanswered": unanswered,
             "item_titles": {item["id"]: item["title"] for item in detail["items"]},

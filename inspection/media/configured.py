@@ -1,19 +1,27 @@
 """The installation's media storage and photo limits, from configuration; uploads checked against them."""
+from datetime import timedelta
+
 from flask import Response, current_app, request
 from werkzeug.wsgi import wrap_file
 
 from inspection.core.clock import office_zone
 from inspection.core.exceptions import DomainError, TooLarge
 from inspection.i18n.messages import Localized, Msg
+from inspection.media.places import PlaceRules
 from inspection.media.photos import PhotoLimits, PhotoRejected, process_photo
 from inspection.media.storage import LocalStorage, MediaStorage
 from inspection.media.storage_s3 import parse_media_url
 
 
 def check_media_config(config) -> None:
-    """Refuse a malformed BALIZA_MEDIA_URL at start (BadMediaUrl says what is wrong), not on the first photo."""
+    """Refuse a malformed BALIZA_MEDIA_URL (BadMediaUrl says what is wrong) or photo flag setting at start, not
+    on the first photo."""
     if config["MEDIA_URL"]:
         parse_media_url(config["MEDIA_URL"])
+    for name in ("PHOTO_FAR_FROM_PORT_KM", "PHOTO_TIME_TOLERANCE_MINUTES"):
+        value = config[name]
+        if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value < 100_000:
+            raise ValueError(f"BALIZA_{name} must be a number of {name.rsplit('_', 1)[-1].lower()} from 0, got {value!r}")
 
 
 def media_storage() -> MediaStorage:
@@ -62,6 +70,12 @@ def photo_limits() -> PhotoLimits:
     return PhotoLimits(max_bytes=current_app.config["PHOTO_MAX_BYTES"],
                        max_pixels=current_app.config["PHOTO_MAX_PIXELS"],
                        upload_chunk_bytes=current_app.config["PHOTO_UPLOAD_CHUNK_BYTES"])
+
+
+def place_rules() -> PlaceRules:
+    """The configured flag settings: far from the port (km), and the clock's tolerance (minutes)."""
+    return PlaceRules(far_from_port_m=float(current_app.config["PHOTO_FAR_FROM_PORT_KM"]) * 1000,
+                      time_tolerance=timedelta(minutes=float(current_app.config["PHOTO_TIME_TOLERANCE_MINUTES"])))
 
 
 REJECTION_STATUS = {"too_large": 413, "too_many_pixels": 413, "decompression_bomb": 413,

@@ -6,6 +6,7 @@ check is unique per officer and client_id, and an answer per check and item.
 """
 from datetime import date, datetime, timedelta
 
+from checklists import load_catalog
 from inspection.accounts.access import get_patrol_check_for
 from inspection.core.audit import record_event
 from inspection.core.exceptions import Conflict, Forbidden, Invalid, NotFound
@@ -14,22 +15,20 @@ from inspection.core.models import Certificate, Notice, PatrolAnswer, PatrolChec
 from inspection.core.unique import add_unique
 from inspection.i18n.messages import Msg
 from inspection.inspections.operations import START_AHEAD, check_answer, store_photo
+from inspection.media.places import PlaceRules
 from inspection.registry.vessel_checklists import bilingual_items, patrol_checklist_for
 from inspection.registry.vessels import particulars_of
 
 # A phone's clock may run START_AHEAD ahead of the server's (as the tablet's), and a check may reach the server
 # as late as a device session lasts offline (DEVICE_TOKEN_DAYS).
 CHECKED_BEHIND = timedelta(days=30)
-# What an unregistered craft is taken to be beyond what the officer describes (marks, type, length): a national
-# craft at work with one aboard, of wood, under five tons (it is not on the register that would say otherwise).
-CRAFT_PARTICULARS = {"flag": "national", "service": "work", "hull_material": "wood", "crew": 1,
-                     "gross_tonnage": 0.0, "beam_m": 0.0, "girth_m": 0.0, "cooking": "none"}
 _REUSED = Msg("Este client_id ya se usó con otro contenido; genere uno nuevo.")
 
 
 def craft_particulars(craft: dict) -> dict:
-    """The particulars the checklists read for an unregistered craft, from the officer's description."""
-    return {**CRAFT_PARTICULARS, "propulsion": craft["type"], "length_m": float(craft["length_m"])}
+    """The particulars the checklists read for an unregistered craft: the officer's description, and the rest as
+    checklists/craft.toml takes such a craft to be (art. 210: under five tons)."""
+    return load_catalog().craft.particulars_of(craft["type"], craft["length_m"])
 
 
 def check_time(checked_at: datetime, now: datetime) -> None:
@@ -150,10 +149,11 @@ def record_patrol_answer(officer: User, check: PatrolCheck, item_id: str, data: 
 
 
 def add_patrol_photo(officer: User, check: PatrolCheck, item_id: str, client_id: str, processed, storage,
-                     taken_at, latitude, longitude, now: datetime):
+                     taken_at, latitude, longitude, now: datetime, accuracy_m=None, rules=PlaceRules()):
     """The officer's photo of an item of an open check, through the inspections' one photo pipeline."""
     check_patrol_photo(officer, check, item_id)
-    return store_photo(officer, check, item_id, client_id, processed, storage, taken_at, latitude, longitude, now)
+    return store_photo(officer, check, item_id, client_id, processed, storage, taken_at, latitude, longitude, now,
+                       accuracy_m, rules)
 
 
 def check_patrol_photo(officer: User, check: PatrolCheck, item_id: str) -> None:

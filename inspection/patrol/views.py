@@ -12,7 +12,7 @@ from inspection.core.models import PATROL_OUTCOMES, PatrolCheck, Vessel
 from inspection.i18n.language import current_language
 from inspection.i18n.messages import Msg
 from inspection.patrol.checks import check_view, get_check_for, photos_of, vessel_of_token
-from inspection.patrol.kit import CRAFT_TYPES, lists_for, patrol_kit
+from inspection.patrol.kit import craft_types, lists_for, patrol_kit
 from inspection.registry.vessels import filter_vessels, particulars_of, vessel_label
 from inspection.web.pwa import SCRIPTS, tablet_page
 
@@ -51,9 +51,10 @@ PHONE_SCRIPTS = SCRIPTS + ("js/patrol/phone.js", "js/patrol/flow.js", "js/verdic
 @bp.route("/patrulla")
 @require_page("police")
 def phone():
-    """The officer's patrol check on the phone: works offline (static/sw.js keeps it); a verifier's verdict opens
-    it with the scanned token (?t=, &verdict=, &age=), which the script reads."""
-    return tablet_page("patrol/phone.html", scripts=PHONE_SCRIPTS, kit=patrol_kit(), craft_types=CRAFT_TYPES,
+    """The officer's patrol check on the phone: works offline (static/sw.js keeps it), with the lists of every
+    vessel the officer may see; a verifier's verdict opens it with the scanned token (?t=, &verdict=, &age=)."""
+    vessels = db.session.scalars(vessel_scope(db.select(Vessel), current_user).order_by(Vessel.registration_key)).all()
+    return tablet_page("patrol/phone.html", scripts=PHONE_SCRIPTS, kit=patrol_kit(vessels), craft_types=craft_types(),
                        outcomes=PATROL_OUTCOMES)
 
 

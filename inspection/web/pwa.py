@@ -267,8 +267,8 @@ def manifest():
 
 
 SCRIPTS = tuple(f"js/tablet/{name}.js" for name in (
-    "agenda", "app", "aboard", "backoff", "engine", "errors", "inspection", "net", "outbox", "photos", "queue", "rules",
-    "screen", "signature", "store", "sync", "uploads")) + ("js/i18n.js",)
+    "agenda", "app", "aboard", "backoff", "engine", "errors", "inspection", "net", "outbox", "photos", "position", "queue",
+    "rules", "screen", "signature", "store", "sync", "uploads")) + ("js/i18n.js",)
 
 
 SHOWN_TERMS = ("kind", "status", "outcome", "result", "action", "standing")

@@ -1,7 +1,7 @@
 """marks on the defect (issue 24): a layer of circles, arrows and labels over a photo, every version kept
 
 Revision ID: marks24
-Revises: upload23
+Revises: place24
 Create Date: 2026-12-03 18:30:00
 
 """
@@ -11,7 +11,7 @@ import sqlalchemy as sa
 
 # revision identifiers, used by Alembic.
 revision = 'marks24'
-down_revision = 'upload23'
+down_revision = 'place24'
 branch_labels = None
 depends_on = None
 

@@ -427,6 +427,11 @@ export function parseVerifyUrl(text) {
   return { base: url.origin + match[1], token: pathSegment(match[2]).toUpperCase() };
 }
 
+/** The claims a token carries, read without its signature; null when unreadable. What names the vessel, never a verdict. */
+export function readClaims(token) {
+  try { return claimsFromCwt(decodeCose(token).payload); } catch { return null; }
+}
+
 /**
  * Verify a token against cached JWKs: {outcome, claims, kid}; never throws. The outcomes and their order are
  * signing.py's verify_token's: malformed, unknown_issuer, invalid_signature, malformed claims, high_s, ok.

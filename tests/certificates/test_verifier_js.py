@@ -24,11 +24,10 @@ from inspection.certificates.signing import (
 )
 from inspection.certificates.status_list import sign_status_list
 from inspection.i18n.formats import format_day
+from tests.fixtures.node import NODE, run_cli
 from tests.fixtures.pages import DAY_CASES
 
 ROOT = Path(__file__).resolve().parents[2]
-CLI = ROOT / "tests" / "js" / "verify_cli.mjs"
-NODE = shutil.which("node")
 B32 = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"
 IAT = 1_773_532_800
 
@@ -36,12 +35,8 @@ pytestmark = pytest.mark.skipif(NODE is None, reason="node is not installed")
 
 
 def run_node(cases: dict, tmp_path) -> dict:
-    """Write the cases to JSON, run the node CLI over them, return its report."""
-    path = tmp_path / "cases.json"
-    path.write_text(json.dumps(cases))
-    done = subprocess.run([NODE, str(CLI), str(path)], capture_output=True, text=True, timeout=120)
-    assert done.returncode == 0, done.stderr
-    return json.loads(done.stdout)
+    """Run verify_cli.mjs over the cases, return its report."""
+    return run_cli("verify_cli.mjs", cases, tmp_path)
 
 
 @pytest.fixture(scope="module")

@@ -1,7 +1,7 @@
 """Patrol checks (issue 23): which items a patrol applies, and the fines the law sets, both as validated data."""
 import pytest
 
-from checklists import ChecklistError, build_patrol_checklist, load_catalog, patrol_kinds
+from checklists import ChecklistError, build_patrol_checklist, load_catalog, patrol_kinds, patrol_particulars
 from tests.fixtures.checklists import edit, vessel_particulars
 
 FERRY = vessel_particulars(service="passenger", max_passengers=30, cabins=2, flammable_cargo_kg=100)
@@ -51,6 +51,16 @@ def test_small_craft_list_is_a_patrols_whole_and_exempts_a_motor_vessel():
     assert build_patrol_checklist(catalog.get("menores"), vessel_particulars())["exempt"] is True
 
 
+def test_an_unregistered_craft_is_taken_as_craft_toml_says_and_its_length_decides_no_patrol_item():
+    craft = load_catalog().craft
+    canoe = craft.particulars_of("rowing", 3.5)
+    assert (canoe["gross_tonnage"], canoe["propulsion"], canoe["length_m"]) == (0.0, "rowing", 3.5)  # art. 210: < 5 t
+    assert craft.types == ("rowing", "sail", "motor") and craft.length_m == 5
+    # The phone's lists for a described craft are built at craft.length_m: exact only while no patrol rule reads it.
+    assert not any("length_m" in patrol_particulars(load_catalog().get(kind)) for kind in patrol_kinds(load_catalog()))
+    assert {"propulsion", "gross_tonnage", "max_passengers"} <= patrol_particulars(load_catalog().get("menores"))
+
+
 def test_a_list_without_patrol_items_is_refused():
     with pytest.raises(ChecklistError, match="not a patrol's"):
         build_patrol_checklist(load_catalog().get("seguridad"), FERRY)
@@ -64,6 +74,14 @@ def test_a_list_without_patrol_items_is_refused():
     ("conducta.toml", "con.passengers.all_listed", "min = 300", "minimum = 300", "fine must be a table"),
     ("conducta.toml", None, 'patrol = "all"\n\n', 'patrol = ["con.lights.nite"]\n\n', "distinct ids of this file's items"),
     ("conducta.toml", None, 'patrol = "all"\n\n', "patrol = 3\n\n", "'patrol' must be"),
+    ("craft.toml", None, 'flag = "national"', 'flag = "martian"', "craft.toml: particular 'flag' must be one of"),
+    ("craft.toml", None, 'cooking = "none"\n', "", "give the particulars no register says for a craft: ['cooking']"),
+    ("craft.toml", None, "crew = 1\n", 'crew = 1\npropulsion = "rowing"\n', "the officer describes 'propulsion'"),
+    ("craft.toml", None, "crew = 1\n", "crew = 1\nwingspan = 3\n", "unknown particular 'wingspan'"),
+    ("craft.toml", None, "crew = 1\n", "crew = 1.5\n", "'crew' must be a whole number"),
+    ("craft.toml", None, 'types = ["rowing", "sail", "motor"]', 'types = ["rowing", "canoe"]', "'types' must be"),
+    ("craft.toml", None, "length_m = 5", "length_m = 0", "'length_m' must be above 0"),
+    ("craft.toml", None, "length_m = 5", "length = 5", "unknown fields ['length']"),
 ])
 def test_bad_patrol_data_fails_the_load(data_dir, file, item_id, old, new, message):
     edit(data_dir, file, old, new, item_id)

@@ -6,14 +6,50 @@ import { memoryStore } from './memory-store.mjs';
 import { createEngine } from '../../static/js/tablet/engine.js';
 import { outboxOn, readyEntries } from '../../static/js/tablet/queue.js';
 import { ApiError } from '../../static/js/tablet/errors.js';
-import { allowedOutcomes, checkKey, fineWords, firstList, passAll, scannedFrom, startBody, stepCount,
-  suggestedOutcome, unsendable } from '../../static/js/patrol/flow.js';
+import { allowedOutcomes, checkKey, findVessels, fineWords, firstList, listsOf, passAll, scannedFrom, startBody, stepCount,
+  suggestedOutcome, unsendable, vesselByRegistration } from '../../static/js/patrol/flow.js';
 
 const AT = '2026-12-03T14:00:00Z';
 const LIGHTS = { id: 'con.lights.night', required: null, maximum: null, detainable: false, fine: { min: 300, max: 1000 } };
 const SMOKING = { id: 'con.fire.no_smoking', required: null, maximum: null, detainable: true, fine: null };
 const PASSENGERS = { id: 'con.passengers.within_maximum', required: null, maximum: 20, whole: true, detainable: false };
 const BUCKETS = { id: 'men.buckets.total', required: 1, maximum: null, whole: true, detainable: false };
+
+// A kit as inspection/patrol/kit.py patrol_kit serves it: the server decided each profile's items and bounds.
+const EXEMPT = { source: 'Ley 928/1927', article: '210', reason: 'Solo botes y canoas', reason_en: 'Only boats' };
+const KIT = {
+  items: [LIGHTS, SMOKING, PASSENGERS, BUCKETS], exemptions: [EXEMPT],
+  lists: [{ items: [3] }, { items: [0, 1] }, { exemption: 0 }, { items: [0, 1, 2] }],
+  profiles: [{ menores: 0, conducta: 1 }, { menores: 2, conducta: 3 }],
+  crafts: { rowing: 0, motor: 1 },
+  vessels: [{ id: 7, label: 'PY-1234 · Doña Ñandutí', registration: 'PY-1234', lists: 1 },
+            { id: 9, label: 'AR 77 · Canoa', registration: 'AR 77', lists: 0 }],
+};
+
+test('offline, a craft or vessel gets the lists the server decided for its profile, not every item', () => {
+  assert.deepEqual(listsOf(KIT, KIT.crafts.rowing), { menores: { items: [BUCKETS] }, conducta: { items: [LIGHTS, SMOKING] } });
+  const launch = listsOf(KIT, KIT.vessels[0].lists);
+  assert.deepEqual(launch.menores, { exemption: EXEMPT });  // art. 210: no small-craft list for a motor launch
+  assert.equal(launch.conducta.items[2].maximum, 20);  // its passengers' bound, as the server pins it
+  assert.equal(firstList(launch), 'conducta');
+  assert.equal(listsOf(KIT, 5), null);
+});
+
+test('a scanned certificate names its vessel by registration, spaces and case aside', () => {
+  assert.equal(vesselByRegistration(KIT, 'py-1234').id, 7);
+  assert.equal(vesselByRegistration(KIT, 'AR77').id, 9);
+  assert.equal(vesselByRegistration(KIT, 'PY-9999'), null);
+  assert.equal(vesselByRegistration(KIT, undefined), null);  // an unreadable token names none
+  assert.equal(vesselByRegistration({}, 'PY-1234'), null);  // a kit without vessels
+});
+
+test('without signal the search looks in the kit: registration or name, accents and case aside', () => {
+  assert.deepEqual(findVessels(KIT, 'py-12').map((v) => v.id), [7]);
+  assert.deepEqual(findVessels(KIT, 'nandu').map((v) => v.id), [7]);
+  assert.deepEqual(findVessels(KIT, 'canoa').map((v) => v.id), [9]);
+  assert.deepEqual(findVessels(KIT, 'p'), []);  // too short to search
+  assert.equal(findVessels(KIT, 'PY', 1).length, 1);
+});
 
 test('"todo cumple" passes the yes/no items and leaves the counts to the officer', () => {
   const answers = passAll([LIGHTS, BUCKETS, SMOKING], { [SMOKING.id]: { result: 'fail' } }, AT);

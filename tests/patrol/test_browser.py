@@ -128,8 +128,11 @@ def test_two_checks_offline_reach_the_server_once_and_their_consequences(rig, tm
         page.fill("#place", PLACE)
         assert not small_targets(page, "#tablet"), "one hand, outdoors: every target at least 44 px"
         page.click("#use-scanned")
+        assert "PY-PATRU" in page.inner_text("#craft-label")  # the QR's registration found among the kit's vessels
         page.click("[data-list='conducta']")
         lights = "#items [data-item='con.lights.night']"
+        page.wait_for_selector(f"{lights} button.no")
+        shown = {"scanned": page.locator("#items [data-item]").evaluate_all("els => els.map((el) => el.dataset.item)")}
         assert not small_targets(page, "#tablet"), "one hand, outdoors: every target at least 44 px"
         page.click(f"{lights} button.no")
         page.set_input_files(f"{lights} input[type=file]", str(photo))
@@ -149,6 +152,8 @@ def test_two_checks_offline_reach_the_server_once_and_their_consequences(rig, tm
         taps("#new-check")
         taps("#craft-types [data-craft='rowing']")
         taps("[data-list='menores']")
+        page.wait_for_selector("#items [data-item='men.buckets.total'] button[aria-label='Uno más']")
+        shown["canoe"] = page.locator("#items [data-item]").evaluate_all("els => els.map((el) => el.dataset.item)")
         taps("#pass-all")
         taps("#items [data-item='men.buckets.total'] button[aria-label='Uno más']")
         taps("#to-outcome")
@@ -166,6 +171,12 @@ def test_two_checks_offline_reach_the_server_once_and_their_consequences(rig, tm
         ready(page)
         page.wait_for_function("() => document.querySelectorAll(\"#recent [data-state='pending']\").length === 2")
         page.wait_for_selector("#sync-badge[data-state='offline']", timeout=20_000)  # the badge says work waits
+        page.fill("#place", PLACE)
+        page.fill("#vessel-query", "río patru")  # no signal: the search looks among the vessels the page brought
+        page.click("#vessel-results button:has-text('PY-PATRU')")
+        page.wait_for_selector("#step-list:not([hidden])")
+        assert page.is_disabled("[data-list='menores']")  # a motor vessel: no small-craft list (art. 210)
+        assert page.is_enabled("[data-list='conducta']") and "PY-PATRU" in page.inner_text("#craft-label")
         with rig.app.app_context():
             assert db.session.scalar(db.select(db.func.count()).select_from(PatrolCheck)) == 0
 
@@ -188,6 +199,8 @@ def test_two_checks_offline_reach_the_server_once_and_their_consequences(rig, tm
         assert scanned.list_age_s is not None and scanned.place == PLACE
         assert [f["article"] for f in scanned.infringements] == ["68"]
         assert scanned.note == "Navegaba de noche sin luces"
+        # offline, the phone showed what the server pinned: the items that apply to each craft, in the list's order
+        assert shown == {"scanned": [i["id"] for i in scanned.items], "canoe": [i["id"] for i in canoe.items]}
         pinned = {item["id"] for item in scanned.items}
         answers = db.session.scalars(db.select(PatrolAnswer).filter_by(check_id=scanned.id)).all()
         assert {a.item_id for a in answers} <= pinned and len(answers) == len({a.item_id for a in answers})

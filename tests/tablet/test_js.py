@@ -3,20 +3,14 @@
 The answer checks must agree with the server's (inspection.inspections.operations.check_answer): the tablet
 refuses at once what the server would refuse at sync, and never holds back what it would accept.
 """
-import json
-import shutil
-import subprocess
 from decimal import Decimal
-from pathlib import Path
 
 import pytest
 
 from inspection.core.exceptions import Invalid
 from inspection.inspections.operations import check_answer
+from tests.fixtures.node import NODE, run_cli
 
-ROOT = Path(__file__).resolve().parents[2]
-CLI = ROOT / "tests" / "js" / "tablet_cli.mjs"
-NODE = shutil.which("node")
 
 pytestmark = pytest.mark.skipif(NODE is None, reason="node is not installed")
 
@@ -44,11 +38,8 @@ ANSWERS = [
 
 
 def run_node(cases: dict, tmp_path) -> dict:
-    path = tmp_path / "cases.json"
-    path.write_text(json.dumps(cases))
-    done = subprocess.run([NODE, str(CLI), str(path)], capture_output=True, text=True, timeout=60)
-    assert done.returncode == 0, done.stderr
-    return json.loads(done.stdout)
+    """Run tablet_cli.mjs over the cases, return its report."""
+    return run_cli("tablet_cli.mjs", cases, tmp_path)
 
 
 def server_problems(item, answer) -> list[str]:

@@ -20,6 +20,40 @@ export function listChoices(lists) {
   return LISTS.filter((kind) => lists && lists[kind]).map((kind) => ({ kind, ...lists[kind] }));
 }
 
+/**
+ * A profile of the kit (inspection/patrol/kit.py patrol_kit) as lists: {kind: {items} | {exemption}}. The server
+ * decided which items apply and their bounds for the vessels of that profile; the phone only looks them up.
+ */
+export function listsOf(kit, profile) {
+  const found = kit.profiles[profile];
+  if (!found) return null;
+  return Object.fromEntries(Object.entries(found).map(([kind, index]) => {
+    const list = kit.lists[index];
+    return [kind, list.exemption !== undefined ? { exemption: kit.exemptions[list.exemption] }
+      : { items: list.items.map((item) => kit.items[item]) }];
+  }));
+}
+
+/** A registration as the registry compares it (registry/vessels.py registration_key): spaces and case aside. */
+export const registrationKey = (text) => String(text || '').replace(/\s+/g, '').toUpperCase();
+
+/** The kit's vessel of a registration (a scanned certificate's claim), or null. */
+export function vesselByRegistration(kit, registration) {
+  const key = registrationKey(registration);
+  return (key && (kit.vessels || []).find((vessel) => registrationKey(vessel.registration) === key)) || null;
+}
+
+const folded = (text) => String(text || '').normalize('NFD').replace(/[\u0300-\u036f]/g, '').toLowerCase();
+
+/** The kit's vessels whose registration (spaces and case aside) or name contains `text`: the search without signal. */
+export function findVessels(kit, text, limit = 8) {
+  const wanted = folded(text.trim());
+  const key = registrationKey(text);
+  if (wanted.length < 2) return [];
+  return (kit.vessels || []).filter((vessel) => registrationKey(vessel.registration).includes(key)
+    || folded(vessel.label).includes(wanted)).slice(0, limit);
+}
+
 /** The list to offer first: a small craft's own (menores) when it applies, else conduct under way. */
 export function firstList(lists) {
   const open = listChoices(lists).filter((choice) => choice.items);

@@ -9,10 +9,12 @@ import { all, get, newId, put, storableBytes } from '../tablet/store.js';
 import { enqueue, keepAnswer } from '../tablet/outbox.js';
 import { watch } from '../tablet/sync.js';
 import { preparePhoto } from '../tablet/photos.js';
+import { positionForPhoto } from '../tablet/position.js';
 import { gettext } from '../i18n.js';
 import { WORDS } from '../verdicts.js';
-import { allowedOutcomes, checkKey, failedItems, fineWords, firstList, isCounted, listChoices, passAll, scannedFrom, startBody,
-  stepCount, suggestedOutcome, unsendable } from './flow.js';
+import { readClaims } from '../verifier.js';
+import { allowedOutcomes, checkKey, failedItems, findVessels, fineWords, firstList, isCounted, listChoices, listsOf, passAll,
+  scannedFrom, startBody, stepCount, suggestedOutcome, unsendable, vesselByRegistration } from './flow.js';
 
 const $ = (id) => document.getElementById(id);
 const root = $('tablet');
@@ -98,11 +100,11 @@ function choose(chosen) {
 function chooseCraft(type) {
   const marks = $('craft-marks').value.trim();
   const length = Number($('craft-length').value) || 5;
-  choose({ label: `${CRAFT_WORDS[type]}${marks ? ` «${marks}»` : ''} · ${length} m · ${gettext('sin matrícula')}`,
-           lists: kit.crafts[type], craft: { type, marks, length_m: length } });
+  choose({ label: `${CRAFT_WORDS[type] || type}${marks ? ` «${marks}»` : ''} · ${length} m · ${gettext('sin matrícula')}`,
+           lists: listsOf(kit, kit.crafts[type]), craft: { type, marks, length_m: length } });
 }
 
-/** The vessel's own lists with signal; without, every patrol item of each list (the server pins the real ones). */
+/** The vessel's lists from the server with signal; null without (the kit's then serve). */
 async function vesselLists(query) {
   try {
     const response = await fetch(`${root.dataset.listsUrl}?${query}`, { credentials: 'same-origin', headers: { Accept: 'application/json' } });
@@ -111,10 +113,20 @@ async function vesselLists(query) {
   return null;
 }
 
+/**
+ * The scanned certificate's vessel: the server's with signal; without, the kit's vessel of the registration the token
+ * names (its lists as the server pins them; the server still finds the vessel by the token), else every patrol item.
+ */
 async function chooseScanned(scanned) {
   const found = await vesselLists(`t=${encodeURIComponent(scanned.token)}`);
+  if (found) {
+    choose({ label: found.vessel.label, lists: found.lists, vessel_id: found.vessel.id, verification: scanned });
+    return;
+  }
+  const claims = readClaims(scanned.token);
+  const known = claims && vesselByRegistration(kit, claims.registration);
   const verdict = scanned.verdict ? gettext(WORDS[scanned.verdict] || scanned.verdict) : '';
-  choose(found ? { label: found.vessel.label, lists: found.lists, vessel_id: found.vessel.id, verification: scanned }
+  choose(known ? { label: known.label, lists: listsOf(kit, known.lists), verification: scanned }
     : { label: `${gettext('Buque del QR escaneado')} · ${verdict}`, lists: kit.unknown, verification: scanned });
 }
 
@@ -130,15 +142,19 @@ async function search() {
       const response = await fetch(`${root.dataset.searchUrl}?q=${encodeURIComponent(text)}`, { credentials: 'same-origin', headers: { Accept: 'application/json' } });
       if (response.ok) ({ items } = await response.json());
     } catch (error) {
-      results.replaceChildren(Object.assign(document.createElement('li'), { textContent: gettext('Sin señal: escanee el QR del certificado o registre la embarcación sin matrícula.') }));
-      return;
+      items = findVessels(kit, text);  // offline: the vessels the page brought
+      if (!items.length) {
+        results.replaceChildren(Object.assign(document.createElement('li'), { textContent: gettext('Sin señal: escanee el QR del certificado o registre la embarcación sin matrícula.') }));
+        return;
+      }
     }
     results.replaceChildren(...items.map((vessel) => {
       const li = document.createElement('li');
       const button = Object.assign(document.createElement('button'), { type: 'button', className: 'big secondary', textContent: vessel.label });
       button.addEventListener('click', async () => {
         const found = await vesselLists(`vessel_id=${vessel.id}`);
-        choose({ label: vessel.label, lists: found ? found.lists : kit.unknown, vessel_id: vessel.id });
+        const kept = (kit.vessels || []).find((known) => known.id === vessel.id);
+        choose({ label: vessel.label, lists: found ? found.lists : kept ? listsOf(kit, kept.lists) : kit.unknown, vessel_id: vessel.id });
       });
       li.append(button);
       return li;
@@ -223,11 +239,13 @@ function renderItem(item) {
 
 async function takePhoto(item, file) {
   if (!file) return;
+  const where = positionForPhoto();  // the phone's position with the photo, when it gives one (issue 24)
   try {
     const prepared = await preparePhoto(file, await get('meta', 'limits').catch(() => null));
     const clientId = newId();
     await put('photos', { client_id: clientId, inspection_id: check.key, item_id: item.id, bytes: await storableBytes(prepared.blob),
-                          size: prepared.size, mime: prepared.mime, sha256: prepared.sha256, taken_at: nowIso(), state: 'pending', offset: 0 });
+                          size: prepared.size, mime: prepared.mime, sha256: prepared.sha256, taken_at: nowIso(), state: 'pending', offset: 0,
+                          ...(await where) });
     await enqueue({ type: 'patrol-photo', user_id: user.userId, inspection_id: check.key, client_id: clientId, item_id: item.id });
     check.photos[item.id] = (check.photos[item.id] || 0) + 1;
     renderItem(item);

@@ -108,7 +108,9 @@ function badge(user) {
     counted = step;
     const work = await unsentWork();
     const size = document.getElementById('unsent-size');
-    if (size) size.textContent = work.entries ? gettext('Sin enviar en esta tableta: {n} cambios, {size} de fotos', { n: work.entries, size: human(work.bytes) }) : '';
+    const unsent = el.dataset.device === 'phone' ? gettext('Sin enviar en este teléfono: {n} cambios, {size} de fotos', { n: work.entries, size: human(work.bytes) })
+      : gettext('Sin enviar en esta tableta: {n} cambios, {size} de fotos', { n: work.entries, size: human(work.bytes) });
+    if (size) size.textContent = work.entries ? unsent : '';
     if (problems) showProblems(problems, work.failed);
   });
 }

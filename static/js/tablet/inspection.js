@@ -8,6 +8,7 @@ import { takeAboard } from './aboard.js';
 import { discardPhoto, enqueue, keepAnswer, keepMarks, pendingFor, remove } from './outbox.js';
 import { editMarks } from './marks.js';
 import { preparePhoto } from './photos.js';
+import { followPosition, positionForPhoto, positionNote } from './position.js';
 import { signaturePad } from './signature.js';
 import { closingProblems, closingSummary, itemBound } from './rules.js';
 import { answerChanged, closingMissing, inLanguage, isClosed, isStarted, itemStatus, newAnswer, openItems, photoLabel, progress, topicGroups,
@@ -384,6 +385,7 @@ function thumb(item, photo, n) {
                              'aria-label': gettext('Marcar el defecto en la foto {n}', { n: n + 1 }) }));
   }
   if (photo.state === 'failed' && photo.reason) li.append(el('span', { class: 'bad', text: photo.reason }));
+  if (positionNote(photo)) li.append(el('span', { class: 'muted no-position', text: positionNote(photo) }));
   if (photo.marks_state === 'failed' && photo.marks_reason) {
     li.append(el('span', { class: 'bad', text: gettext('Marcas rechazadas: {reason}', { reason: photo.marks_reason }) }));
   }
@@ -459,6 +461,7 @@ async function start(event) {
   }
   await enqueue({ type: 'start', user_id: state.user.userId, inspection_id: id, client_id: newId(),
                   started_at: startedAt, pin: state.pkg.package.pin });
+  followPosition();  // aboard: the one moment the position is asked for (issue 24)
   enableWork();
   const first = document.querySelector('#items input[type=radio]');
   if (first) first.focus();
@@ -512,6 +515,7 @@ async function addPhotos(item, input) {
     const refused = fileProblem(file, limits);
     if (refused) { say(refused); continue; }
     let prepared;
+    const where = positionForPhoto();  // found while the photo is prepared
     try {
       prepared = await preparePhoto(file, limits);
     } catch (error) {  // the decoder's own words are English: say it in the inspector's language
@@ -523,11 +527,12 @@ async function addPhotos(item, input) {
       const record = { client_id: newId(), inspection_id: id, item_id: item.id, sha256: prepared.sha256,
                        size: prepared.size, mime: prepared.mime, width: prepared.width, height: prepared.height,
                        taken_at: new Date(file.lastModified || Date.now()).toISOString(), offset: 0, state: 'pending',
-                       bytes: await storableBytes(prepared.blob), thumb: await storableBytes(prepared.thumb) };
+                       bytes: await storableBytes(prepared.blob), thumb: await storableBytes(prepared.thumb),
+                       ...(await where) };
       await saving(() => put('photos', record));
       state.photos.set(item.id, [...photosOf(item.id), record]);
       await enqueue({ type: 'photo', user_id: state.user.userId, inspection_id: id, client_id: record.client_id, item_id: item.id });
-      say('');
+      say(positionNote(record), 'warn');
     } catch (error) {
       if (!(error instanceof StorageFull)) say(gettext('No se pudo guardar en la tableta: {error}', { error: error.message }));
     }

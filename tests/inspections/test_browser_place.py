@@ -1,0 +1,109 @@
+"""Place and time on a photo taken aboard (issue 24), in Debian's Chromium at 820 × 1180 with the network cut: the
+tablet has a (fake) position, the inspector starts and takes one photo offline, the link comes back and it syncs;
+the inspection is finished by operations (the screen's closing has tests of its own) and the report page shows the
+photo's stamp with the tablet's position, while the original's SHA-256 is the one the tablet computed."""
+import hashlib
+import uuid
+
+import pytest
+from playwright import sync_api
+
+from inspection.certificates.keys import signer
+from inspection.core.clock import office_today, office_zone, system_now
+from inspection.core.extensions import db
+from inspection.core.models import Inspection, Photo, User
+from inspection.core.office import current_office
+from inspection.inspections.closing import close_inspection
+from inspection.media.configured import media_storage
+from tests.browser_kit import BROWSER_MARKS, shoot
+from tests.conftest import pass_every_item
+from tests.live_site import ARGS, CHROMIUM
+from tests.media_samples import signature_images
+from tests.tablet_rig import tablet_rig, wait_until
+from tests.tablet_steps import camera_jpegs, go_offline, open_from_agenda, seed, show_item, sign_in_and_take_aboard
+
+pytestmark = BROWSER_MARKS
+TABLET = {"width": 820, "height": 1180}
+ABOARD = {"latitude": -25.2807, "longitude": -57.6349, "accuracy": 9}  # the bahía de Asunción, by the port
+
+
+@pytest.fixture(scope="module")
+def rig(tmp_path_factory):
+    with tablet_rig(tmp_path_factory.mktemp("place")) as started:
+        yield started
+
+
+def local_photos(page) -> list[dict]:
+    """The tablet's photo records (IndexedDB), without their bytes."""
+    return page.evaluate("""async () => {
+        const db = await new Promise((ok, fail) => { const r = indexedDB.open('baliza-tablet'); r.onsuccess = () => ok(r.result); r.onerror = fail; });
+        const all = await new Promise((ok) => { const r = db.transaction('photos').objectStore('photos').getAll(); r.onsuccess = () => ok(r.result); });
+        db.close();
+        return all.map(({ bytes, thumb, ...rest }) => rest);
+    }""")
+
+
+def finish_by_operations(rig, inspection_id: int) -> None:
+    """Answer every item and close, as the tablet would have (the screen's closing is not what is tested here)."""
+    with rig.app.test_request_context():
+        inspection = db.session.get(Inspection, inspection_id)
+        inspector, now = db.session.get(User, inspection.inspector_id), system_now()
+        pass_every_item(inspection, inspector, now, started=True)
+        close_inspection(inspector, inspection, {"client_id": str(uuid.uuid4()), "signature": "Insp.",
+                                                 "master_name": "Cap.", "signatures": signature_images()},
+                         current_office(), signer(current_office(), now), office_today(), now, media_storage(),
+                         office_zone())
+        db.session.commit()
+        db.session.remove()
+
+
+def test_a_photo_taken_offline_carries_the_tablets_position_to_the_report_stamp(rig, tmp_path):
+    seeded = seed(rig, "lugar")
+    inspection_id = seeded["inspection_id"]
+    item = next(i for i in seeded["items"] if i["evidence_required"])
+    (tmp_path / "camera").mkdir()
+    [camera] = camera_jpegs(tmp_path / "camera", count=1, size=(1600, 1200))
+    with sync_api.sync_playwright() as pw:
+        context = pw.chromium.launch_persistent_context(
+            str(tmp_path / "profile"), executable_path=str(CHROMIUM), args=ARGS, viewport=TABLET, locale="es-PY",
+            service_workers="allow", geolocation=ABOARD, permissions=["geolocation"])
+        page = context.pages[0] if context.pages else context.new_page()
+        card = sign_in_and_take_aboard(rig, page, seeded)
+        go_offline(rig, context)
+        open_from_agenda(page, card)
+        page.click("#start-button")  # the moment the tablet asks for its position
+        show_item(page, item["id"]).locator("input[type=file]").set_input_files(str(camera))
+        page.locator(f"article[data-item='{item['id']}'] li.thumb img").wait_for(timeout=60_000)
+        [local] = local_photos(page)
+        assert (local["latitude"], local["longitude"], local["accuracy_m"]) == (ABOARD["latitude"], ABOARD["longitude"], 9)
+        assert not page.locator(".no-position").count()  # it has a position: nothing to warn about
+
+        rig.faults.down = False
+        context.set_offline(False)
+        wait_until(lambda: _stored(rig, inspection_id), 90, what="the photo on the server")
+        finish_by_operations(rig, inspection_id)
+        page.goto(f"{rig.origin}/inspecciones/{inspection_id}/informe")
+        stamp = page.locator("ul.stamp[data-position-source='device']")
+        assert stamp.count() == 1
+        text = stamp.inner_text()
+        assert "-25.28070, -57.63490 ± 9 m (dispositivo)" in text
+        assert f"PY-{'lugar'.upper()}" in text and "(hora de Asunción)" in text
+        assert "Lejos" not in text and "fuera del horario" not in text
+        # the others, filed by operations without a position, say so plainly
+        assert "Sin posición: ni el dispositivo ni la foto la registraron" in page.inner_text(".gallery")
+        shoot(page.locator("section.card:has(.gallery)"), "baliza_place_report.png")  # the stamps, for a person
+        context.close()
+
+    with rig.app.app_context():
+        photo = db.session.scalar(db.select(Photo).filter_by(inspection_id=inspection_id, position_source="device"))
+        kept = media_storage().get(photo.original_key)
+        assert photo.sha256 == local["sha256"] == hashlib.sha256(kept).hexdigest()  # the tablet's bytes, untouched
+        assert (photo.latitude, photo.longitude, photo.accuracy_m, photo.flags) == (-25.2807, -57.6349, 9.0, [])
+        db.session.remove()
+
+
+def _stored(rig, inspection_id: int) -> bool:
+    with rig.app.app_context():
+        found = db.session.scalar(db.select(Photo).filter_by(inspection_id=inspection_id)) is not None
+        db.session.remove()
+        return found
