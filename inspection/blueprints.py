@@ -20,6 +20,7 @@ from inspection.i18n.language import current_language, gettext
 from inspection.inspections import api as inspections_api
 from inspection.inspections import views as inspections_views
 from inspection.law.tonnage import format_tonnage
+from inspection.media.marks import overlay
 from inspection.notices import api as notices_api
 from inspection.notices import views as notices_views
 from inspection.ops import views as ops_views
@@ -39,7 +40,8 @@ from inspection.web.openapi import ProblemApi, schema_name
 
 API_BLUEPRINTS = (accounts_api.blp, registry_api.blp, accounts_api.users_blp, registry_api.checklists_blp,
                   inspections_api.blp, tablet_api.blp, inspections_api.fees_blp, inspections_api.reports_blp,
-                  patrol_api.blp, review_api.blp, certificates_api.blp, fleet_api.blp, fleet_api.arqueos_blp, notices_api.blp)
+                  tablet_api.marks_blp, patrol_api.blp, review_api.blp, certificates_api.blp, fleet_api.blp,
+                  fleet_api.arqueos_blp, notices_api.blp)
 
 PAGE_BLUEPRINTS = (accounts_views.bp, registry_views.bp, fleet_views.bp, certificates_views.bp,
                    registry_views.checklists_bp, dashboard_views.bp, ops_views.bp, inspections_views.bp,
@@ -95,3 +97,7 @@ def register_views(app: Flask) -> None:
     app.jinja_env.filters["megabytes"] = lambda size: format_megabytes(size, current_language())
     app.jinja_env.filters["day"] = lambda value, width="long": format_day(value, current_language(), width)
     app.jinja_env.filters["tonnage"] = lambda value: format_tonnage(value, current_language())
+    # A photo's marks (issue 24), placed for an SVG over its display copy: the photo's JSON (PhotoSchema) in.
+    app.jinja_env.filters["marks_overlay"] = lambda photo: overlay(photo["marks"]["layer"], photo["width"],
+                                                                   photo["height"])
+

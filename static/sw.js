@@ -64,6 +64,7 @@ const STATIC = [
   '/static/js/tablet/engine.js',
   '/static/js/tablet/errors.js',
   '/static/js/tablet/inspection.js',
+  '/static/js/tablet/marks.js',
   '/static/js/tablet/net.js',
   '/static/js/tablet/outbox.js',
   '/static/js/tablet/photos.js',

@@ -19,8 +19,8 @@ FACES = ("api", "views")
 # Values in, values out: no Flask, no clock, no tables, no configuration, even through another module.
 PURE_PACKAGES = ("law",)
 PURE_MODULES = ("i18n.formats", "i18n.messages", "i18n.labels", "core.exceptions", "media.photos", "media.places",
-                "media.signatures",
-                "media.storage", "media.storage_s3", "documents.certificate_pdf", "documents.pdf",
+                "media.signatures", "media.storage", "media.storage_s3", "media.marks", "documents.certificate_pdf",
+                "documents.pdf",
                 "certificates.signing", "certificates.numbering", "certificates.status_list", "certificates.qrcodes",
                 "inspections.outcomes", "inspections.evidence", "inspections.pins", "dashboard.charts")
 NOT_IN_PURE = ("flask", "flask_", "inspection.core.clock", "inspection.core.models", "inspection.core.extensions",

@@ -386,6 +386,33 @@ class Photo(db.Model):
     flags: Mapped[list | None] = mapped_column(sa.JSON)
     uploaded_by_id: Mapped[int] = mapped_column(sa.ForeignKey("users.id"))
     received_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    # The marks drawn over it (issue 24), a separate layer: the current one, loaded with the photos in one query.
+    marks: Mapped[PhotoMarks | None] = relationship(
+        primaryjoin="and_(PhotoMarks.photo_id == Photo.id, PhotoMarks.current)", viewonly=True, lazy="selectin",
+        uselist=False)
+
+
+class PhotoMarks(db.Model):
+    """A layer of marks (circles, arrows, labels) drawn over a photo, kept apart so the evidence is never altered.
+
+    The layer (media/marks.py's format) names the photo's SHA-256 and has its own; every version is kept:
+    a new one makes the earlier not current, and the partial unique index allows one current layer per photo.
+    """
+
+    __tablename__ = "photo_marks"
+    __table_args__ = (sa.UniqueConstraint("photo_id", "version", name="uq_photo_marks_photo_version"),
+                      sa.Index("uq_photo_marks_current", "photo_id", unique=True,
+                               sqlite_where=sa.text("current"), postgresql_where=sa.text("current")))
+    id: Mapped[int] = mapped_column(primary_key=True)
+    photo_id: Mapped[int] = mapped_column(sa.ForeignKey("photos.id"))
+    version: Mapped[int]
+    client_id: Mapped[str] = mapped_column(sa.String(36), unique=True)
+    sha256: Mapped[str] = mapped_column(sa.String(64))  # of the layer's canonical bytes
+    photo_sha256: Mapped[str] = mapped_column(sa.String(64))  # the photo it is drawn over
+    layer: Mapped[dict] = mapped_column(sa.JSON)
+    current: Mapped[bool] = mapped_column(default=True)
+    drawn_by_id: Mapped[int] = mapped_column(sa.ForeignKey("users.id"))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
 
 
 class PatrolCheck(db.Model):

@@ -24,6 +24,8 @@ from inspection.i18n.formats import format_moment, format_money, format_number
 from inspection.i18n.labels import field_label, label, standing_key, term_label
 from inspection.i18n.messages import Msg
 from inspection.i18n.restrictions import restriction_label
+from inspection.media.marks import COLOUR as MARK_COLOUR
+from inspection.media.marks import placed, stroke_width
 
 PARTICULARS = ("registration", "name", "flag", "home_port", "propulsion", "service", "hull_material", "length_m",
                "beam_m", "girth_m", "gross_tonnage", "crew", "max_passengers", "cabins", "fire_hydrants", "holds",
@@ -254,6 +256,8 @@ def _photos(pdf: _Document, photos: list[dict], doc: dict, lang: str):
         image = photo["image"]() if callable(photo["image"]) else photo["image"]
         pdf.image(io.BytesIO(image), x=x, y=y, w=PHOTO_W, h=PHOTO_H, keep_aspect_ratio=True)
         del image
+        if photo.get("marks"):
+            _marks(pdf, photo, x, y)
         pdf.set_xy(x, y + PHOTO_H + 1)
         pdf.set_font("Times", "B", 8.5)
         pdf.set_text_color(*INK)
@@ -285,6 +289,28 @@ def _stamp(pdf: _Document, lines: list[tuple[str, str]]):
     pdf.set_line_width(0.5)
     pdf.line(x + 0.3, top, x + 0.3, pdf.get_y())
     pdf.set_line_width(0.2)
+
+
+def _marks(pdf: _Document, photo: dict, x: float, y: float):
+    """The inspector's marks (issue 24) drawn over the printed photo, placed as the image was fitted (centred in its
+    box, its aspect kept): the photo's bytes stay as they were, the layer is drawn on top."""
+    scale = min(PHOTO_W / photo["width"], PHOTO_H / photo["height"])
+    width, height = photo["width"] * scale, photo["height"] * scale
+    left, top = x + (PHOTO_W - width) / 2, y + (PHOTO_H - height) / 2
+    with pdf.local_context(draw_color=MARK_COLOUR, text_color=MARK_COLOUR,
+                           line_width=max(0.35, stroke_width(width, height))):  # the page's pen is back afterwards
+        for shape in placed(photo["marks"], width, height):
+            if shape["kind"] == "circle":
+                pdf.ellipse(left + shape["cx"] - shape["rx"], top + shape["cy"] - shape["ry"], 2 * shape["rx"],
+                            2 * shape["ry"], style="D")
+            elif shape["kind"] == "arrow":
+                tip = (left + shape["x2"], top + shape["y2"])
+                pdf.line(left + shape["x1"], top + shape["y1"], *tip)
+                for bx, by in shape["barbs"]:
+                    pdf.line(left + bx, top + by, *tip)
+            else:
+                pdf.set_font("Helvetica", "B", max(5.0, shape["size"] / 0.3528 * 1.3))  # letter height (mm) in points
+                pdf.text(left + shape["x"], top + shape["y"], shape["text"])
 
 
 def _signatures(pdf: _Document, doc: dict, lang: str):

@@ -25,6 +25,7 @@ from inspection.registry.vessel_checklists import deficiency_items, localized_de
 from inspection.patrol.checks import localized_infringements
 from inspection.patrol.figures import vessel_infractions
 from inspection.registry.vessels import needs_cached, particulars_of
+from inspection.tablet.marks import marked_photos
 
 PATROL_MONTHS = 12  # how far back the fleet shows what patrols found
 
@@ -78,11 +79,12 @@ def fleet_of(user: User, today: date, owner_id: int | None = None, limit: int | 
     reports = db.session.execute(_latest_reports(ids)).all()
     patrols = vessel_infractions(ids, datetime.combine(add_months(today, -PATROL_MONTHS), time(0), timezone.utc))
     titled = deficiency_items(deficiencies) if lang != "es" else {}
+    marked = marked_photos(deficiencies)  # the inspector's marks on each defect (issue 24)
     grouped = {name: _by_vessel(rows) for name, rows in (
         ("certificates", certificates), ("deficiencies", deficiencies), ("pending", pending),
         ("inspections", inspections), ("fines", fines), ("reports", reports))}
     needs_cache: dict[tuple, tuple[str, ...]] = {}
-    return [{**_fleet_entry(vessel, today, needs_cache, lang, titled, **{name: rows.get(vessel.id, [])
+    return [{**_fleet_entry(vessel, today, needs_cache, lang, titled, marked, **{name: rows.get(vessel.id, [])
                                                                  for name, rows in grouped.items()}),
              "patrol_infractions": [{**f, "checked_on": office_date(f["checked_at"]),
                                      "infringements": localized_infringements(f["infringements"], lang)}
@@ -101,7 +103,7 @@ def _latest_reports(ids: list[int]):
             .where(ranked.c.rank == 1).order_by(ranked.c.kind))
 
 
-def _fleet_entry(vessel, today, needs_cache, lang, titled, *, certificates, deficiencies, pending, inspections, fines,
+def _fleet_entry(vessel, today, needs_cache, lang, titled, marked, *, certificates, deficiencies, pending, inspections, fines,
                  reports) -> dict:
     """One vessel of fleet_of, from its already loaded rows."""
     needs = needs_cached(vessel, needs_cache)
@@ -131,7 +133,8 @@ def _fleet_entry(vessel, today, needs_cache, lang, titled, *, certificates, defi
                                "description": localized_description(d.description,
                                                                     titled.get((d.inspection_id, d.item_id)), lang),
                                "detainable": d.detainable, "due_on": d.due_on, "status": d.status,
-                               "days_left": (d.due_on - today).days if d.due_on else None} for d in deficiencies],
+                               "days_left": (d.due_on - today).days if d.due_on else None,
+                               "marked_photos": marked.get((d.inspection_id, d.item_id), [])} for d in deficiencies],
         "pending_applications": [{"id": row.id, "kind": row.kind} for row in pending],
         "planned_inspections": [{"id": row.id, "kind": kind, "scheduled_on": row.scheduled_on}
                                 for kind, row in open_inspections.items()],

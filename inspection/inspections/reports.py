@@ -95,7 +95,8 @@ def report_document(inspection: Inspection, lang: str, storage, office_name: str
                           "standing": d.standing, "restriction": d.restriction}
                          for d in deficiencies],
         "photos": [{"item": titles.get(photo.item_id, photo.item_id), "at": photo.taken_at or photo.received_at,
-                    "stamp": stamps[photo.id], "image": _print_loader(storage, photo.display_key, photo_px)}
+                    "stamp": stamps[photo.id], "image": _print_loader(storage, photo.display_key, photo_px),
+                    "width": photo.width, "height": photo.height, "marks": photo.marks.layer if photo.marks else None}
                    for photo in photos],
         "signatures": {role: storage.get(key) for role, key in drawn.items() if key},
         "charges": charges_of(inspection, lang),

@@ -139,6 +139,12 @@ class PhotoSchema(BaseSchema):
                                                   "description": "Señales para quien revisa; nunca rechazan la foto"})
     received_at = fields.AwareDateTime()
     urls = fields.Method("dump_urls")
+    marks = fields.Method("dump_marks", metadata={"description": "Las marcas dibujadas sobre la foto (issue 24), "
+                                                                 "una capa aparte: version, sha256 y la capa; o null"})
+
+    def dump_marks(self, photo) -> dict | None:
+        marks = getattr(photo, "marks", None)
+        return {"version": marks.version, "sha256": marks.sha256, "layer": marks.layer} if marks else None
 
     def dump_flags(self, photo) -> list[str]:
         return list(photo.flags or [])

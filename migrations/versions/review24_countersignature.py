@@ -2,7 +2,7 @@
 state and countersignature, a certificate's countersignature date and term
 
 Revision ID: review24
-Revises: place24
+Revises: marks24
 Create Date: 2026-12-03 18:40:00
 
 Inspections submitted and certificates issued before this revision were never reviewed: their review state and
@@ -14,7 +14,7 @@ import sqlalchemy as sa
 
 # revision identifiers, used by Alembic.
 revision = 'review24'
-down_revision = 'place24'
+down_revision = 'marks24'
 branch_labels = None
 depends_on = None
 

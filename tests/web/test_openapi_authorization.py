@@ -33,6 +33,7 @@ API_PERMISSIONS = {
     "POST /api/v1/inspections/{inspection_id}/photos": {"inspector"},
     "POST /api/v1/inspections/{inspection_id}/uploads": {"inspector"},
     "PATCH /api/v1/inspections/{inspection_id}/uploads/{client_id}": {"inspector"},
+    "PUT /api/v1/inspections/{inspection_id}/photos/{photo_id}/marks": {"inspector"},
     "POST /api/v1/inspections/{inspection_id}/submit": {"inspector"},
     "POST /api/v1/inspections/{inspection_id}/interrupt": STAFF,
     "POST /api/v1/inspections/{inspection_id}/cancel": STAFF,

@@ -99,6 +99,7 @@ export function createEngine({ store, api, upload, now, random = Math.random, an
         if (next.action === 'refuse') {
           await outbox.markFailed(entry, next.reason, next.code);
           if (next.photo && (entry.type === 'photo' || entry.type === 'patrol-photo')) await markPhotoRefused(entry.client_id, next.reason);
+          if (entry.type === 'marks') await markPhotoRefused(entry.photo_client_id, next.reason, 'marks_');
           continue;
         }
         if (next.action === 'signin') {
@@ -117,6 +118,7 @@ export function createEngine({ store, api, upload, now, random = Math.random, an
   async function send(entry, progress) {
     if (entry.type === 'start') return sendStart(entry);
     if (entry.type === 'photo') return sendPhoto(entry, progress);
+    if (entry.type === 'marks') return sendMarks(entry);
     if (entry.type === 'submit') return sendSubmit(entry);
     if (entry.type === 'interrupt') return sendInterrupt(entry);
     if (entry.type in PATROL) return PATROL[entry.type](entry, progress);
@@ -130,9 +132,9 @@ export function createEngine({ store, api, upload, now, random = Math.random, an
   }
 
   /** A photo the server refused shows so on its item, with the reason, until it is taken again or removed. */
-  async function markPhotoRefused(clientId, reason) {
+  async function markPhotoRefused(clientId, reason, prefix = '') {  // prefix 'marks_': its marks were refused
     const photo = await store.get('photos', clientId);
-    if (photo) await store.put('photos', { ...photo, state: 'failed', reason });
+    if (photo) await store.put('photos', { ...photo, [`${prefix}state`]: 'failed', [`${prefix}reason`]: reason });
   }
 
   async function sendStart(entry) {
@@ -187,6 +189,23 @@ export function createEngine({ store, api, upload, now, random = Math.random, an
       tx.objectStore('outbox').delete(entry.seq);
     });
     return photo.size - (photo.offset || 0);
+  }
+
+  /** The marks over a confirmed photo, under the server's photo id; a retry is the same client_id, never a copy. */
+  async function sendMarks(entry) {
+    const photo = await store.get('photos', entry.photo_client_id);
+    if (photo && photo.photo_id) {
+      await api(entry.user_id, 'PUT', `/api/v1/inspections/${entry.inspection_id}/photos/${photo.photo_id}/marks`,
+                { client_id: entry.client_id, marks: entry.marks });
+    }
+    await store.transact(['photos', 'outbox'], async (tx) => {
+      const current = await tx.objectStore('photos').get(entry.photo_client_id);
+      const queued = await tx.objectStore('outbox').get(entry.seq);
+      if (queued && queued.client_id !== entry.client_id) return;  // drawn again meanwhile: send the newer one next
+      if (current) tx.objectStore('photos').put({ ...current, marks_state: 'sent', marks_reason: null });
+      tx.objectStore('outbox').delete(entry.seq);
+    });
+    return 0;
   }
 
   async function sendSubmit(entry) {

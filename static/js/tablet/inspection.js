@@ -5,7 +5,8 @@
 import { boot, enable, pageUser } from './app.js';
 import { asBlob, byInspection, get, inspectionRecords, newId, put, storableBytes, StorageFull } from './store.js';
 import { takeAboard } from './aboard.js';
-import { discardPhoto, enqueue, keepAnswer, pendingFor, remove } from './outbox.js';
+import { discardPhoto, enqueue, keepAnswer, keepMarks, pendingFor, remove } from './outbox.js';
+import { editMarks } from './marks.js';
 import { preparePhoto } from './photos.js';
 import { followPosition, positionForPhoto, positionNote } from './position.js';
 import { signaturePad } from './signature.js';
@@ -377,9 +378,32 @@ function thumb(item, photo, n) {
     li.append(el('button', { type: 'button', class: 'link', onclick: () => removePhoto(item, photo),
                              text: gettext('Quitar'), 'aria-label': gettext('Quitar foto {n}', { n: n + 1 }) }));
   }
+  if (photo.bytes && !closed()) {  // marks over a photo of this tablet (issue 24); the photo stays as it was
+    const marked = photo.marks && photo.marks.shapes.length;
+    li.append(el('button', { type: 'button', class: 'link mark-button', onclick: () => markPhoto(item, photo),
+                             text: marked ? gettext('Marcas ({n})', { n: marked }) : gettext('Marcar'),
+                             'aria-label': gettext('Marcar el defecto en la foto {n}', { n: n + 1 }) }));
+  }
   if (photo.state === 'failed' && photo.reason) li.append(el('span', { class: 'bad', text: photo.reason }));
   if (positionNote(photo)) li.append(el('span', { class: 'muted no-position', text: positionNote(photo) }));
+  if (photo.marks_state === 'failed' && photo.marks_reason) {
+    li.append(el('span', { class: 'bad', text: gettext('Marcas rechazadas: {reason}', { reason: photo.marks_reason }) }));
+  }
   return li;
+}
+
+/** Draw marks over a photo; saved on the tablet and queued (sent once the photo is confirmed). */
+async function markPhoto(item, photo) {
+  const src = URL.createObjectURL(asBlob(photo.bytes));
+  try {
+    const layer = await editMarks({ src, width: photo.width, height: photo.height, sha256: photo.sha256, layer: photo.marks });
+    if (!layer) return;
+    await saving(() => keepMarks(state.user.userId, photo.client_id, layer, newId()));
+    state.photos.set(item.id, photosOf(item.id).map((p) => (p.client_id === photo.client_id ? { ...p, marks: layer } : p)));
+    refresh([item]);
+  } finally {
+    URL.revokeObjectURL(src);
+  }
 }
 
 function refreshClosing() {

@@ -3,7 +3,8 @@
 // No DOM and no clock of its own: the store and `now()` are passed in, so node runs it on a store in memory.
 // Entry types (all carry user_id and inspection_id): `start`, `answer` (one per item: the current
 // local answer is read when it is sent, so editing an item never queues two), `photo` (its bytes
-// live in the photos store), `submit` and `interrupt`. A police phone's patrol check queues the same
+// live in the photos store), `marks` (the layer drawn over a photo, issue 24: sent once its photo is
+// confirmed, one entry per photo, replaced while unsent), `submit` and `interrupt`. A police phone's patrol check queues the same
 // way under its local key (`patrol:<client id>` as inspection_id): `patrol-start`, `patrol-answer`,
 // `patrol-photo`, `patrol-close`. An entry leaves the outbox only when the server has confirmed it; a
 // refusal keeps it, with the server's reason, until the inspector or officer acts.
@@ -21,6 +22,8 @@ export function isHeld(entry, inspectionEntries) {
   const failed = inspectionEntries.filter((e) => e.state === STATES.failed && e.seq !== entry.seq);
   if (failed.some((e) => STARTS.has(e.type)) && !STARTS.has(entry.type)) return true;
   if (CLOSINGS.has(entry.type)) return inspectionEntries.some((e) => e.seq !== entry.seq && !CLOSINGS.has(e.type));
+  // Marks name the photo by the server's id, known once the photo's upload is confirmed.
+  if (entry.type === 'marks') return inspectionEntries.some((e) => e.type === 'photo' && e.client_id === entry.photo_client_id);
   return false;
 }
 
@@ -98,12 +101,32 @@ export function outboxOn(store, { now, wake = async () => {} }) {
 
   /** Remove a photo that has not reached the server yet, with its entry (one transaction). */
   async function discardPhoto(clientId) {
-    const queued = (await store.all('outbox')).find((e) => e.type === 'photo' && e.client_id === clientId);
+    const queued = (await store.all('outbox')).filter((e) => (e.type === 'photo' && e.client_id === clientId)
+                                                      || (e.type === 'marks' && e.photo_client_id === clientId));
     await store.transact(['outbox', 'photos'], (tx) => {
-      if (queued) tx.objectStore('outbox').delete(queued.seq);
+      queued.forEach((e) => tx.objectStore('outbox').delete(e.seq));
       tx.objectStore('photos').delete(clientId);
     });
   }
 
-  return { enqueue, keepAnswer, entries, pendingFor, markFailed, retry, remove, discardPhoto };
+  /**
+   * Keep the marks drawn over a photo (on its record, for the screen) and queue them under a fresh client_id; an
+   * entry not yet sent is replaced (one transaction), so only the last drawing of an offline session travels.
+   */
+  async function keepMarks(userId, photoClientId, layer, clientId) {
+    await store.transact(['photos', 'outbox'], async (tx) => {
+      const photo = await tx.objectStore('photos').get(photoClientId);
+      if (!photo) return;
+      const outbox = tx.objectStore('outbox');
+      const queued = (await outbox.index('by_inspection').getAll(photo.inspection_id))
+        .find((e) => e.type === 'marks' && e.photo_client_id === photoClientId);
+      tx.objectStore('photos').put({ ...photo, marks: layer, marks_state: 'pending', marks_reason: null });
+      const entry = { type: 'marks', user_id: userId, inspection_id: photo.inspection_id, photo_client_id: photoClientId,
+                      client_id: clientId, marks: layer };
+      outbox.put(queued ? { ...queued, ...entry, state: STATES.pending, reason: null } : fresh(entry));
+    });
+    await wake();
+  }
+
+  return { enqueue, keepAnswer, keepMarks, entries, pendingFor, markFailed, retry, remove, discardPhoto };
 }
