@@ -159,8 +159,10 @@ ROUTES = [
     Route("patrol.vessel_lists", 403, OK, LOGIN, args=lambda o: {"vessel_id": o["vessel_id"]}),
 ]
 PUBLIC_BODIES = {"certificates.verify_page"}  # shows the certificate's own vessel by design
+# the police's own checks, and every registered vessel's registration and name (what a patrol compares with the hull,
+# art. 66): the phone's page carries them for use without signal, its search and lists answer with signal
 POLICE_BODIES = {"api_patrol.list_checks", "api_patrol.get_check", "api_patrol.post_check", "patrol.check_list",
-                 "patrol.check_page", "patrol.vessel_matches", "patrol.vessel_lists"}  # the police's own checks
+                 "patrol.check_page", "patrol.phone", "patrol.vessel_matches", "patrol.vessel_lists"}
 
 
 @pytest.fixture
