@@ -415,7 +415,7 @@ def _drawn_signatures(inspection: Inspection | None, storage) -> dict[str, bytes
 def _signatories(certificate: Certificate, prefect_name: str, inspector_image: bytes | None,
                  reviewer_image: bytes | None = None) -> list[dict]:
     """Art. 221: the Prefecto General de Puertos with the inspector (de Máquinas for seguridad), who signed on the
-    tablet; the Prefecto (or his delegate, by his title) once countersigned, "pendiente de refrendo" until then."""
+    tablet; the Prefecto (or his delegate, by his title) once countersigned, its words for a pending one until then."""
     inspection = certificate.inspection
     inspector = inspection.inspector if inspection else None
     name = (inspector.full_name or inspector.username) if inspector else ""

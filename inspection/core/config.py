@@ -27,8 +27,8 @@ DEFAULTS = {
     # Art. 221 (legal_terms.toml [countersignature]): "closing" issues a reviewed kind's certificate at the
     # inspector's closing, valid while the Prefecto's (or a delegate's) countersignature follows within the
     # practice's days (past them the review is overdue, never the certificate): a vessel found fit is not held
-    # in port by the review's desk, and the police see "pendiente de refrendo". "countersignature" issues it only once countersigned, as
-    # the article has it signed by both (and lets the reviewer return a passed inspection before any certificate).
+    # in port by the review's desk, and the police see it pending. "countersignature" issues it only once
+    # countersigned, as the article has it signed by both (and lets the reviewer return a passed inspection first).
     "COUNTERSIGN_VALIDITY": "closing",
     # Reminders by email (reminders.py): with no host the notices are only in the app (/avisos).
     "SMTP_HOST": None,
