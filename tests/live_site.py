@@ -116,8 +116,9 @@ def seed_office(app, *vessels: tuple[str, str]) -> tuple[int, list[int]]:
         return inspector.id, [vessel.id for vessel in made]
 
 
-def issue_certificate(client, admin, inspector, inspector_id: int, vessel_id: int) -> dict:
-    """A passed seguridad inspection through the tablet API; returns the issued certificate."""
+def issue_certificate(client, admin, inspector, inspector_id: int, vessel_id: int, issued: bool = True) -> dict:
+    """A passed seguridad inspection through the tablet API; returns the issued certificate (or, `issued` False, the
+    closing's answer with its inspection's id: one whose certificate waits for the countersignature)."""
     with client.application.app_context():
         today = office_today()  # the server's "today", whatever the machine's zone
     body = {"vessel_id": vessel_id, "kind": "seguridad", "inspector_id": inspector_id,
@@ -143,6 +144,8 @@ def issue_certificate(client, admin, inspector, inspector_id: int, vessel_id: in
         "client_id": str(uuid.uuid4()), "signature": "Insp. Prueba", "master_name": "Cap. Benítez",
         "signatures": SIGNATURES})
     assert submitted.status_code == 200, submitted.json
+    if not issued:
+        return {**submitted.json, "inspection_id": inspection_id}
     certificate = submitted.json["certificate"]
     assert certificate and certificate["token"], submitted.json
     return certificate
