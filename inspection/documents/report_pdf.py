@@ -314,7 +314,8 @@ def _marks(pdf: _Document, photo: dict, x: float, y: float):
 
 
 def _signatures(pdf: _Document, doc: dict, lang: str):
-    """Both drawn signatures above their lines: the inspector's and the master's."""
+    """The drawn signatures above their lines: the inspector's and the master's, and the reviewer's countersignature
+    (art. 221) once given, or the words saying it is pending."""
     tr = _tr(lang)
     if pdf.get_y() + 45 > PAGE_H - 18:
         pdf.add_page()
@@ -325,8 +326,20 @@ def _signatures(pdf: _Document, doc: dict, lang: str):
          "image": drawn.get("inspector")},
         {"role": tr(Msg("Capitán o patrón (tomó conocimiento)")), "name": doc.get("master_name"),
          "image": drawn.get("master")},
+        *_countersignature(doc, tr),
     ], pdf.get_y())
     pdf.set_y(pdf.get_y() + 3)
+
+
+def _countersignature(doc: dict, tr) -> list[dict]:
+    """The reviewer's slot (art. 221): his drawn signature, name and title; "pendiente" while it waits; none else."""
+    reviewer = doc.get("countersigned_by")
+    if reviewer:
+        return [{"role": reviewer.get("title") or tr(Msg("Refrendo (art. 221)")), "name": reviewer["name"],
+                 "image": (doc.get("signatures") or {}).get("reviewer")}]
+    if doc.get("review_status") == "pending":
+        return [{"role": tr(Msg("Refrendo (art. 221)")), "name": tr(Msg("Pendiente de refrendo"))}]
+    return []
 
 
 def _fee_lines(pdf: _Document, charges: dict, lang: str):

@@ -83,7 +83,8 @@ def report_document(inspection: Inspection, lang: str, storage, office_name: str
     titles = {item["id"]: item["title"] for item in items}
     deficiencies = db.session.scalars(db.select(Deficiency).filter_by(inspection_id=inspection.id)
                                       .order_by(Deficiency.id)).all()
-    drawn = {role: getattr(inspection, f"{role}_signature_key") for role in ("inspector", "master")}
+    drawn = {role: getattr(inspection, f"{role}_signature_key") for role in ("inspector", "master", "reviewer")}
+    reviewer = inspection.countersigned_by
     photos = photos_of(inspection)
     stamps = photo_stamps(inspection, photos, lang, zone)
     return {
@@ -99,6 +100,10 @@ def report_document(inspection: Inspection, lang: str, storage, office_name: str
                     "width": photo.width, "height": photo.height, "marks": photo.marks.layer if photo.marks else None}
                    for photo in photos],
         "signatures": {role: storage.get(key) for role, key in drawn.items() if key},
+        # art. 221: who countersigned (name and title), or None; the review's state for a pending one
+        "countersigned_by": {"name": reviewer.full_name or reviewer.username, "title": reviewer.title}
+        if reviewer else None,
+        "review_status": inspection.review_status,
         "charges": charges_of(inspection, lang),
     }
 

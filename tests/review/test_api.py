@@ -7,6 +7,7 @@ from inspection.core.clock import office_today
 from inspection.core.extensions import db
 from inspection.core.models import AuditEvent, Certificate, Deficiency, Inspection
 from tests.fixtures.inspections import answer_all, submit
+from tests.conftest import PASSWORD
 from tests.media_samples import SIGNATURES
 
 SIGNED = SIGNATURES["inspector"]
@@ -146,3 +147,21 @@ def test_the_printed_certificate_carries_both_signatures_once_countersigned(clie
     assert countersign(client, token_for(reviewer), issued["inspection_id"]).status_code == 200
     text = printed()
     assert "Cnel. Aurelio Ramírez" in text and "Delegado del Prefecto" in text and "Pendiente de refrendo" not in text
+
+
+def test_the_report_pdf_carries_the_countersignature_or_says_it_waits(client, crew, issued, make_user, token_for):
+    import pypdfium2
+
+    def printed():
+        data = client.get(f"/inspecciones/{issued['inspection_id']}/informe.pdf")
+        pdf = pypdfium2.PdfDocument(data.data)
+        return " ".join(" ".join(pdf[i].get_textpage().get_text_range().split()) for i in range(len(pdf)))
+
+    # the report PDF is a page: the owner's own session
+    assert client.post("/login", data={"username": crew["owner"].username, "password": PASSWORD}).status_code == 302
+    assert "Pendiente de refrendo" in printed()
+    reviewer = make_user("reviewer", full_name="Cnel. Aurelio Ramírez", title="Prefecto General de Puertos")
+    assert countersign(client, token_for(reviewer), issued["inspection_id"]).status_code == 200
+    text = printed()
+    assert "Cnel. Aurelio Ramírez" in text and "Prefecto General de Puertos" in text
+    assert "Pendiente de refrendo" not in text
