@@ -1,6 +1,9 @@
 """When a certificate is issued and countersigned (art. 221): the kinds the Prefecto countersigns, whether the closing
 issues their certificate or the countersignature does, and the term a certificate issued at the closing waits."""
+import json
 from datetime import date
+
+from inspection.certificates.signing import b64url_encode, sign_es256
 
 from inspection.core.models import Certificate, Inspection
 from inspection.core.office import Office
@@ -27,3 +30,18 @@ def enter_review(inspection: Inspection, certificate: Certificate | None, today:
     inspection.review_status = "pending"
     if certificate is not None:
         certificate.countersign_due_on = date.fromordinal(today.toordinal() + countersignature().days)
+
+
+SEAL_TYP = "countersign+jwt"
+
+
+def seal_countersignature(claims: dict, kid: str, private_key) -> str:
+    """The office's digital signature over a countersignature's facts (art. 221): a compact JWS (ES256) with the
+    office's certificate key, so the act can be checked with the public keys the verifier already keeps."""
+    header = {"alg": "ES256", "kid": kid, "typ": SEAL_TYP}
+
+    def segment(obj) -> str:
+        return b64url_encode(json.dumps(obj, separators=(",", ":"), ensure_ascii=False, sort_keys=True).encode())
+
+    signing_input = f"{segment(header)}.{segment(claims)}"
+    return f"{signing_input}.{b64url_encode(sign_es256(private_key, signing_input.encode()))}"

@@ -4,7 +4,7 @@ import hashlib
 from datetime import date, datetime, tzinfo
 
 from inspection.accounts.users import has_conflict
-from inspection.certificates.countersign import PASSED
+from inspection.certificates.countersign import PASSED, seal_countersignature
 from inspection.certificates.operations import issue_certificate
 from inspection.core.audit import record_event
 from inspection.core.clock import local_date_at
@@ -38,7 +38,8 @@ def certificate_of(inspection: Inspection) -> Certificate | None:
 def countersign_inspection(actor: User, inspection: Inspection, signature: bytes, office: Office, signer,
                            today: date, now: datetime, zone: tzinfo, storage) -> Certificate | None:
     """Countersign (art. 221): keep the drawn signature and, for a passed inspection, issue its certificate (or
-    confirm the one the closing issued). Returns the certificate, None for a failed inspection."""
+    confirm the one the closing issued); the audit keeps the act's facts sealed with the office's key (`signer()`).
+    Returns the certificate, None for a failed inspection."""
     try:
         png = normalize_signature(signature)
     except SignatureRejected as refusal:
@@ -59,9 +60,13 @@ def countersign_inspection(actor: User, inspection: Inspection, signature: bytes
     if certificate is not None:
         certificate.countersigned_on, certificate.countersign_due_on = today, None
     db.session.flush()
+    facts = {"iss": office.code, "inspection": inspection.id, "vessel": inspection.vessel.registration,
+             "certificate": certificate.number if certificate else None, "countersigned_on": today.isoformat(),
+             "reviewer": actor.full_name or actor.username, "title": actor.title, "signature_sha256": sha256,
+             "article": countersignature().article}
+    kid, private = signer()
     record_event(actor, "inspection.countersigned", "inspection", inspection.id, inspection_id=inspection.id, at=now,
-                 details={"article": countersignature().article, "signature_sha256": sha256,
-                          "certificate": certificate.number if certificate else None, "title": actor.title})
+                 details={**facts, "seal": seal_countersignature(facts, kid, private)})
     return certificate
 
 

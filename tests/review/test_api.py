@@ -59,6 +59,26 @@ def test_the_countersignature_confirms_the_certificate_once(client, crew, issued
     assert drawn.status_code == 200 and drawn.mimetype == "image/png"
     events = db.session.scalars(db.select(AuditEvent).filter_by(action="inspection.countersigned")).all()
     assert len(events) == 1 and events[0].details["certificate"] == issued["number"]
+    # the act sealed with the office's key: the public keys the verifier keeps check it
+    import base64
+    import json
+
+    from inspection.certificates.signing import b64url_decode, verify_es256
+    seal = events[0].details["seal"]
+    head, body, signature = seal.split(".")
+    header = json.loads(base64.urlsafe_b64decode(head + "=" * (-len(head) % 4)))
+    keys = {k["kid"]: k for k in client.get("/api/v1/keys").json["keys"]}
+    from cryptography.hazmat.primitives.asymmetric import ec
+    jwk = keys[header["kid"]]
+    public = ec.EllipticCurvePublicNumbers(int.from_bytes(b64url_decode(jwk["x"]), "big"),
+                                           int.from_bytes(b64url_decode(jwk["y"]), "big"), ec.SECP256R1()).public_key()
+    assert header["typ"] == "countersign+jwt"
+    assert verify_es256(public, b64url_decode(signature), f"{head}.{body}".encode())
+    sealed = json.loads(base64.urlsafe_b64decode(body + "=" * (-len(body) % 4)))
+    assert (sealed["certificate"], sealed["countersigned_on"], sealed["title"]) == (
+        issued["number"], today, "Delegado del Prefecto (Res. PGP 45/2026)")
+    tampered = f"{head}.{base64.urlsafe_b64encode(body.encode()).decode().rstrip('=')}.{signature}"
+    assert not verify_es256(public, b64url_decode(signature), tampered.rsplit(".", 1)[0].encode())
 
 
 def test_past_the_term_the_review_is_overdue_not_the_certificate(client, issued):
