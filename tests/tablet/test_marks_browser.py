@@ -61,6 +61,9 @@ def stored_marks(rig, inspection_id):
         return found
 
 
+ABOARD = {"latitude": -25.2807, "longitude": -57.6349, "accuracy": 9}  # at the port of Asunción
+
+
 def test_marks_drawn_offline_reach_the_report(rig, tmp_path, camera_files):
     from inspection.media.configured import media_storage
 
@@ -70,7 +73,8 @@ def test_marks_drawn_offline_reach_the_report(rig, tmp_path, camera_files):
     with sync_api.sync_playwright() as pw:
         context = pw.chromium.launch_persistent_context(str(tmp_path / "profile"), executable_path=str(CHROMIUM),
                                                         args=ARGS, viewport=SCREEN, locale="es-PY",
-                                                        service_workers="allow")
+                                                        service_workers="allow", geolocation=ABOARD,
+                                                        permissions=["geolocation"])
         page = context.pages[0] if context.pages else context.new_page()
         card = sign_in_and_take_aboard(rig, page, seeded)
         go_offline(rig, context)
@@ -135,5 +139,10 @@ def test_marks_drawn_offline_reach_the_report(rig, tmp_path, camera_files):
         overlay, picture = marked.locator("svg").bounding_box(), marked.locator("img").bounding_box()
         assert abs(overlay["width"] - picture["width"]) < 2 and abs(overlay["height"] - picture["height"]) < 2
         assert page.locator("#deficiencias a.marked").count() == 0  # the item passed: no deficiency to show it on
+        # the same photo, taken offline with the tablet's position: its stamp beside the marks (issue 24 whole)
+        figure = page.locator(".gallery figure", has=page.locator(f"a.marked[data-marks='{marks_sha}']"))
+        stamp = figure.locator("ul.stamp")
+        assert stamp.get_attribute("data-position-source") == "device"
+        assert "-25.28070, -57.63490 ± 9 m (dispositivo)" in stamp.inner_text()
         shoot(page, "baliza_marks_report.png")
         browser.close()
