@@ -81,6 +81,15 @@ def test_the_reviewer_returns_one_countersigns_another_and_the_police_read_it_of
         assert "refrendada: el certificado" in said and "lleva las dos firmas" in said
         context.close()
 
+        tablet = browser.new_context(viewport={"width": 820, "height": 1180}, locale="es-PY")
+        page = tablet.new_page()
+        sign_in(page, site.origin, "inspector", PASSWORD)  # the returned inspection is back on his agenda
+        page.goto(f"{site.origin}/agenda")
+        note = page.locator(f".agenda-card[data-inspection='{site.made['to_return']['inspection_id']}'] .returned-note")
+        note.wait_for(timeout=15_000)
+        assert note.inner_text() == "Devuelta por el revisor: Falta la foto del manómetro de la caldera 2."
+        tablet.close()
+
     with site.app.app_context():
         from inspection.core.extensions import db
         from inspection.core.models import Certificate

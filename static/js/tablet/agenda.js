@@ -61,6 +61,12 @@ function card(user, entry, isReady, work) {
   aboard.className = isReady ? 'ok aboard' : 'warn aboard';
   aboard.textContent = isReady ? gettext('✓ Lista para trabajar sin conexión') : gettext('Aún no está en la tableta');
   li.append(title, meta, status, aboard);
+  if (entry.review_status === 'returned' && entry.review_note) {  // art. 221: what the reviewer asked to correct
+    const returned = document.createElement('p');
+    returned.className = 'bad returned-note';
+    returned.textContent = gettext('Devuelta por el revisor: {note}', { note: entry.review_note });
+    li.append(returned);
+  }
   if (!isReady) {
     const button = document.createElement('button');
     button.type = 'button';
