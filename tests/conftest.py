@@ -174,10 +174,19 @@ def app(_app):
 
 
 def empty_tables(app) -> None:
-    """Delete every row (children first) and forget the read caches, whose stamps went with the rows."""
+    """Delete every row (children first) and forget the read caches, whose stamps went with the rows.
+
+    On PostgreSQL the deletes go as one query, one round trip instead of one a table (after every test, the PostgreSQL
+    pass's largest cost); SQLite runs one statement at a time, in process.
+    """
+    tables = list(reversed(_db.metadata.sorted_tables))
     with _db.engine.begin() as conn:
-        for table in reversed(_db.metadata.sorted_tables):
-            conn.execute(table.delete())
+        if conn.dialect.name == "postgresql":
+            conn.exec_driver_sql("; ".join(f"DELETE FROM {conn.dialect.identifier_preparer.format_table(table)}"
+                                           for table in tables))
+        else:
+            for table in tables:
+                conn.execute(table.delete())
     app.extensions.pop("baliza_readcache", None)
 
 
