@@ -79,7 +79,8 @@ LONG_MODULES = (
     "web/test_browser_pages.py", "web/test_openapi_schemathesis.py", "tablet/test_views.py",
     "tablet/test_journey.py", "certificates/test_browser_verify.py", "web/test_browser_overflow.py",
     "tablet/test_journey_lossy_link.py", "ops/test_instances.py", "test_app.py", "certificates/test_browser_qr_photos.py",
-    "tablet/test_journey_broken_sync.py", "web/test_fuzz_hostile.py",
+    "tablet/test_journey_broken_sync.py", "web/test_fuzz_hostile.py", "ops/test_backup.py", "ops/test_bench_faults.py",
+    "cycle/test_cycle_journey.py",  # the last three: few tests, long on PostgreSQL (scratch databases, servers)
 )
 
 
