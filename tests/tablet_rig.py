@@ -9,8 +9,10 @@ closes), and count the bytes of every request body by path, so a test can tell w
 import asyncio
 import os
 import re
+import shutil
 import signal
 import socket
+import sqlite3
 import subprocess
 import sys
 import threading
@@ -20,6 +22,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+KEPT_FOLDERS = ("media", "keys")  # beside the database, what the app writes under the rig's folder
 
 
 def app_config(base: Path) -> dict:
@@ -75,6 +78,40 @@ class Rig:
         line = self.process.stdout.readline().decode()
         assert line.strip() == "ready", (self.base / "server.log").read_text()[-3000:]
 
+    def stop_app(self) -> None:
+        """Stop the app process (SIGTERM, then SIGKILL if it lingers)."""
+        if self.process and self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+
+    def save_files(self, folder: Path) -> None:
+        """Keep the server's state (the database, photos and keys) in `folder`, for restore_files."""
+        with sqlite3.connect(self.base / "baliza.sqlite") as live, sqlite3.connect(folder / "baliza.sqlite") as kept:
+            live.backup(kept)
+        for name in KEPT_FOLDERS:
+            if (self.base / name).exists():
+                shutil.copytree(self.base / name, folder / name)
+
+    def restore_files(self, folder: Path) -> None:
+        """Put back the state save_files kept and start the app on it afresh (its connections and caches went with
+        the old process)."""
+        from inspection.core.extensions import db
+
+        self.stop_app()
+        with self.app.app_context():
+            db.session.remove()
+            db.engine.dispose()
+        with sqlite3.connect(folder / "baliza.sqlite") as kept, sqlite3.connect(self.base / "baliza.sqlite") as live:
+            kept.backup(live)
+        for name in KEPT_FOLDERS:
+            shutil.rmtree(self.base / name, ignore_errors=True)
+            if (folder / name).exists():
+                shutil.copytree(folder / name, self.base / name)
+        self.start_app()
+
     def kill_app(self) -> None:
         """kill -9: no cleanup, no goodbye, as a crash or a pulled plug."""
         self.process.send_signal(signal.SIGKILL)
@@ -90,12 +127,7 @@ class Rig:
         self.start_app()
 
     def stop(self) -> None:
-        if self.process and self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
+        self.stop_app()
         self._loop.call_soon_threadsafe(self._server.close)
         self._loop.call_soon_threadsafe(self._loop.stop)
         self._thread.join(timeout=10)
