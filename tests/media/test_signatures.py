@@ -163,7 +163,8 @@ def test_submit_stores_the_normalized_pngs_and_serves_them(client, crew, started
     detail = client.get(f"/api/v1/inspections/{inspection_id}", headers=crew["ih"]).json
     assert detail["signatures"] == {
         role: {"url": f"/api/v1/inspections/{inspection_id}/signatures/{role}",
-               "sha256": getattr(inspection, f"{role}_signature_sha256")} for role in ("inspector", "master")}
+               "sha256": getattr(inspection, f"{role}_signature_sha256")} for role in ("inspector", "master")} | {
+        "reviewer": None}  # art. 221: the countersignature comes later, from the reviewer
 
 
 def test_signatures_are_served_only_to_readers_of_the_inspection(client, crew, started, as_role, make_user,

@@ -271,7 +271,7 @@ def test_the_admin_header_and_tabs_fit_a_390_px_phone(site, browser, lang):
     assert tabs.count() >= 3 and all(tabs.nth(n).bounding_box()["height"] >= 44 for n in range(tabs.count()))
     menu.locator("summary").click()
     links = menu.locator("nav a")
-    assert links.count() == 11 and all(links.nth(n).is_visible() for n in range(11))  # Deficiencias joined (issue 21)
+    assert links.count() == 12 and all(links.nth(n).is_visible() for n in range(12))  # Refrendos joined (issue 24)
     assert small_targets(page) == [] and page.evaluate(SCROLLS_SIDEWAYS) == []
     shoot(page, f"baliza_phone390_menu_{lang}.png")
     links.nth(1).click()  # Solicitudes
