@@ -65,6 +65,7 @@ const STATIC = [
   '/static/js/tablet/errors.js',
   '/static/js/tablet/inspection.js',
   '/static/js/tablet/marks.js',
+  '/static/js/tablet/dom.js',
   '/static/js/tablet/net.js',
   '/static/js/tablet/outbox.js',
   '/static/js/tablet/photos.js',

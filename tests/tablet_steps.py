@@ -225,3 +225,29 @@ def camera_jpegs(folder: Path, count: int = 3, size=(4000, 3000)) -> list[Path]:
         image.save(path, "JPEG", quality=88)
         paths.append(path)
     return paths
+
+
+def close_by_operations(rig, inspection_id: int) -> None:
+    """Answer every item and close the inspection through the operations, as the inspector would (the journeys test
+    the closing screen; here it is not what is tested)."""
+    import uuid
+
+    from inspection.certificates.keys import signer
+    from inspection.core.clock import office_zone, system_now
+    from inspection.core.models import User
+    from inspection.core.office import current_office
+    from inspection.inspections.closing import close_inspection
+    from inspection.media.configured import media_storage
+    from tests.conftest import pass_every_item
+    from tests.media_samples import signature_images
+
+    with rig.app.test_request_context():
+        inspection = db.session.get(Inspection, inspection_id)
+        inspector, now = db.session.get(User, inspection.inspector_id), system_now()
+        pass_every_item(inspection, inspector, now, started=True)
+        close_inspection(inspector, inspection, {"client_id": str(uuid.uuid4()), "signature": "Insp.",
+                                                 "master_name": "Cap.", "signatures": signature_images()},
+                         current_office(), signer(current_office(), now), office_today(), now, media_storage(),
+                         office_zone())
+        db.session.commit()
+        db.session.remove()

@@ -31,7 +31,8 @@ def agenda(inspector: User, today: date, days: int) -> dict:
     """The inspector's scheduled and in-progress inspections up to `days` after `today`, overdue ones
     included, by date, JSON-ready; vessel and inspector come in the same query (no query per row)."""
     rows = db.session.scalars(
-        db.select(Inspection).options(joinedload(Inspection.vessel), joinedload(Inspection.inspector))
+        db.select(Inspection).options(joinedload(Inspection.vessel), joinedload(Inspection.inspector),
+                 joinedload(Inspection.countersigned_by))
         .where(Inspection.inspector_id == inspector.id, Inspection.status.in_(OPEN_INSPECTIONS),
                Inspection.scheduled_on <= today + timedelta(days=days))
         .order_by(Inspection.scheduled_on, Inspection.id)

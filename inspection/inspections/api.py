@@ -86,7 +86,8 @@ READERS = ("admin", "inspector", "owner", "reviewer")  # the reviewer reads what
 def list_inspections(args):
     """Inspections by date, filtered by vessel, inspector, status, kind and date range; vessel and inspector
     joined in the same query (no query per row)."""
-    query = db.select(Inspection).options(joinedload(Inspection.vessel), joinedload(Inspection.inspector))
+    query = db.select(Inspection).options(joinedload(Inspection.vessel), joinedload(Inspection.inspector),
+                                          joinedload(Inspection.countersigned_by))  # art. 221, on the same row
     return paginate(filter_inspections(inspection_scope(query, api_user()), args), args)
 
 

@@ -3,24 +3,17 @@ tablet has a (fake) position, the inspector starts and takes one photo offline, 
 the inspection is finished by operations (the screen's closing has tests of its own) and the report page shows the
 photo's stamp with the tablet's position, while the original's SHA-256 is the one the tablet computed."""
 import hashlib
-import uuid
 
 import pytest
 from playwright import sync_api
 
-from inspection.certificates.keys import signer
-from inspection.core.clock import office_today, office_zone, system_now
 from inspection.core.extensions import db
-from inspection.core.models import Inspection, Photo, User
-from inspection.core.office import current_office
-from inspection.inspections.closing import close_inspection
+from inspection.core.models import Photo
 from inspection.media.configured import media_storage
 from tests.browser_kit import BROWSER_MARKS, shoot
-from tests.conftest import pass_every_item
 from tests.live_site import ARGS, CHROMIUM
-from tests.media_samples import signature_images
 from tests.tablet_rig import tablet_rig, wait_until
-from tests.tablet_steps import camera_jpegs, go_offline, open_from_agenda, seed, show_item, sign_in_and_take_aboard
+from tests.tablet_steps import camera_jpegs, close_by_operations, go_offline, open_from_agenda, seed, show_item, sign_in_and_take_aboard
 
 pytestmark = BROWSER_MARKS
 TABLET = {"width": 820, "height": 1180}
@@ -41,20 +34,6 @@ def local_photos(page) -> list[dict]:
         db.close();
         return all.map(({ bytes, thumb, ...rest }) => rest);
     }""")
-
-
-def finish_by_operations(rig, inspection_id: int) -> None:
-    """Answer every item and close, as the tablet would have (the screen's closing is not what is tested here)."""
-    with rig.app.test_request_context():
-        inspection = db.session.get(Inspection, inspection_id)
-        inspector, now = db.session.get(User, inspection.inspector_id), system_now()
-        pass_every_item(inspection, inspector, now, started=True)
-        close_inspection(inspector, inspection, {"client_id": str(uuid.uuid4()), "signature": "Insp.",
-                                                 "master_name": "Cap.", "signatures": signature_images()},
-                         current_office(), signer(current_office(), now), office_today(), now, media_storage(),
-                         office_zone())
-        db.session.commit()
-        db.session.remove()
 
 
 def test_a_photo_taken_offline_carries_the_tablets_position_to_the_report_stamp(rig, tmp_path):
@@ -81,7 +60,7 @@ def test_a_photo_taken_offline_carries_the_tablets_position_to_the_report_stamp(
         rig.faults.down = False
         context.set_offline(False)
         wait_until(lambda: _stored(rig, inspection_id), 90, what="the photo on the server")
-        finish_by_operations(rig, inspection_id)
+        close_by_operations(rig, inspection_id)
         page.goto(f"{rig.origin}/inspecciones/{inspection_id}/informe")
         stamp = page.locator("ul.stamp[data-position-source='device']")
         assert stamp.count() == 1

@@ -129,7 +129,7 @@ def test_a_replaced_layer_keeps_the_earlier_version_and_audits_both(client, crew
     assert second["earlier"] == [{"version": 1, "sha256": first["sha256"], "created_at": first["created_at"]}]
     rows = db.session.scalars(db.select(PhotoMarks).order_by(PhotoMarks.version)).all()
     assert [(r.version, r.current, r.sha256) for r in rows] == [(1, False, first["sha256"]), (2, True, second["sha256"])]
-    events = db.session.scalars(db.select(AuditEvent).where(AuditEvent.action == "marks")).all()
+    events = db.session.scalars(db.select(AuditEvent).where(AuditEvent.action == "marks").order_by(AuditEvent.id)).all()
     assert [e.details["sha256"] for e in events] == [first["sha256"], second["sha256"]]
     assert events[1].details["replaced"] == first["sha256"]
 

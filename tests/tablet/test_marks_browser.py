@@ -6,15 +6,14 @@ Only the marking is done through the screen; the rest of the inspection is answe
 """
 import hashlib
 import time
-import uuid
 
 from inspection.core.extensions import db
-from inspection.core.models import Inspection, Photo, PhotoMarks, User, utcnow
+from inspection.core.models import Photo, PhotoMarks
 from tests.browser_kit import BROWSER_MARKS, axe_script, axe_violations, shoot, sign_in, sync_api
 from tests.live_site import ARGS, CHROMIUM
 from tests.tablet_journey import camera_files, rig, working_link  # noqa: F401 (fixtures)
 from tests.tablet_rig import wait_until
-from tests.tablet_steps import PASSWORD, go_offline, open_from_agenda, seed, show_item, sign_in_and_take_aboard
+from tests.tablet_steps import PASSWORD, close_by_operations, go_offline, open_from_agenda, seed, show_item, sign_in_and_take_aboard
 
 pytestmark = BROWSER_MARKS
 axe_script()  # skips the module without axe-playwright-python
@@ -27,29 +26,6 @@ def drag(page, box, start, end):
     page.mouse.down()
     page.mouse.move(box["x"] + end[0] * box["width"], box["y"] + end[1] * box["height"], steps=8)
     page.mouse.up()
-
-
-def close_by_operations(rig, inspection_id):
-    """Answer every item and close the inspection, as the inspector would (the journeys test that screen)."""
-    from inspection.certificates.keys import signer
-    from inspection.core.clock import office_today, office_zone
-    from inspection.core.office import current_office
-    from inspection.inspections.closing import close_inspection
-    from inspection.media.configured import media_storage
-    from tests.conftest import pass_every_item
-    from tests.media_samples import signature_images
-
-    with rig.app.app_context():
-        inspection = db.session.get(Inspection, inspection_id)
-        inspector = db.session.get(User, inspection.inspector_id)
-        now = utcnow()
-        pass_every_item(inspection, inspector, now, started=True)
-        close_inspection(inspector, inspection, {"client_id": str(uuid.uuid4()), "signature": "Insp.",
-                                                 "master_name": "Cap.", "signatures": signature_images()},
-                         current_office(), signer(current_office(), now), office_today(), now, media_storage(),
-                         office_zone())
-        db.session.commit()
-        db.session.remove()
 
 
 def stored_marks(rig, inspection_id):

@@ -5,6 +5,7 @@
 import { boot, enable, pageUser } from './app.js';
 import { asBlob, byInspection, get, inspectionRecords, newId, put, storableBytes, StorageFull } from './store.js';
 import { takeAboard } from './aboard.js';
+import { el } from './dom.js';
 import { discardPhoto, enqueue, keepAnswer, keepMarks, pendingFor, remove } from './outbox.js';
 import { editMarks } from './marks.js';
 import { preparePhoto } from './photos.js';
@@ -24,18 +25,6 @@ const id = Number((/\/inspecciones\/(\d+)/.exec(location.pathname) || [])[1]);
 const root = document.getElementById('inspection');
 const state = { user: pageUser(), pkg: null, work: null, answers: new Map(), photos: new Map(), urls: new Map() };
 
-function el(tag, attrs = {}, ...children) {
-  const node = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) {
-    if (v === null || v === undefined || v === false) continue;
-    if (k === 'class') node.className = v;
-    else if (k === 'text') node.textContent = v;
-    else if (k.startsWith('on')) node.addEventListener(k.slice(2), v);
-    else node.setAttribute(k, v === true ? '' : v);
-  }
-  children.flat().forEach((c) => c !== null && c !== undefined && node.append(c));
-  return node;
-}
 
 function say(message, kind = 'alert') {
   const box = document.getElementById('screen-message');

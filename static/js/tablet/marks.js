@@ -3,6 +3,7 @@
 // The marks are a layer apart (inspection/media/marks.py has the format, version 1): coordinates are fractions
 // 0..1 of the picture, so every copy size shows them in place, and the photo's bytes are never touched. The
 // editor is a full-screen dialog sized for the 820 × 1180 tablet: tools, undo, clear, cancel and save.
+import { el } from './dom.js';
 import { gettext } from '../i18n.js';
 
 export const VERSION = 1;
@@ -68,18 +69,6 @@ export function drawShapes(svg, shapes, width, height) {
   svg.replaceChildren(defs, ...nodes);
 }
 
-function el(tag, attrs = {}, ...children) {
-  const node = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) {
-    if (v === null || v === undefined || v === false) continue;
-    if (k === 'class') node.className = v;
-    else if (k === 'text') node.textContent = v;
-    else if (k.startsWith('on')) node.addEventListener(k.slice(2), v);
-    else node.setAttribute(k, v === true ? '' : v);
-  }
-  children.flat().forEach((c) => c !== null && c !== undefined && node.append(c));
-  return node;
-}
 
 /**
  * Open the editor over `src` (the photo's local bytes as a URL; `width` × `height` its pixels) with the shapes of
