@@ -112,7 +112,8 @@ def test_verdicts_offline_after_one_online_visit(site, browser):
     heard = len(site.hits)
     page.reload()  # the page itself now comes from the service worker
     page.wait_for_selector("#offline", state="visible", timeout=10_000)
-    assert "Listas actualizadas" in page.inner_text("#lists-age")
+    # the page tries to refresh the lists first ("Actualizando las listas…"); offline, it says the stored ones' age
+    page.wait_for_selector("#lists-age:has-text('Listas actualizadas')", timeout=15_000)
 
     assert verify(page, valid["verify_url"]) == "valid"
     assert "VÁLIDO" in page.inner_text("#verdict-word")
