@@ -10,7 +10,6 @@ from datetime import date, datetime, timezone
 from decimal import Decimal
 from email import message_from_bytes, policy
 from itertools import count
-from pathlib import Path
 
 import pytest
 from flask import g
@@ -65,39 +64,10 @@ def pytest_configure(config):
 
 
 def pytest_collection_modifyitems(config, items):
-    """Mark every test that touches the database, so CI can run exactly those on PostgreSQL; longest modules first."""
+    """Mark every test that touches the database, so CI can run exactly those on PostgreSQL."""
     for item in items:
         if "app" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.db)
-    items[:] = longest_first(items)
-
-
-# The modules that take longest (measured, about half a minute of a worker or more), longest first. With
-# `--dist loadfile` a free worker takes the next module in collection order (pytest.ini turns xdist's own reorder,
-# by test count, off): long modules at the start and short ones at the end let both workers finish together.
-LONG_MODULES = (
-    "web/test_browser_pages.py", "web/test_openapi_schemathesis.py", "tablet/test_views.py",
-    "tablet/test_journey.py", "certificates/test_browser_verify.py", "web/test_browser_overflow.py",
-    "tablet/test_journey_lossy_link.py", "ops/test_instances.py", "test_app.py", "certificates/test_browser_qr_photos.py",
-    "tablet/test_journey_broken_sync.py", "web/test_fuzz_hostile.py", "ops/test_backup.py", "ops/test_bench_faults.py",
-    "cycle/test_cycle_journey.py",  # the last three: few tests, long on PostgreSQL (scratch databases, servers)
-)
-
-
-def longest_first(items: list) -> list:
-    """The items, whole modules kept together and in their order: LONG_MODULES first, then the other browser modules,
-    then the rest by number of tests (xdist's own guess), otherwise as collected."""
-    modules: dict = {}
-    for item in items:
-        modules.setdefault(item.path, []).append(item)
-    root = Path(__file__).parent
-
-    def weight(tests: list) -> tuple:
-        name = tests[0].path.relative_to(root).as_posix() if tests[0].path.is_relative_to(root) else ""
-        long = LONG_MODULES.index(name) if name in LONG_MODULES else len(LONG_MODULES)
-        return long, tests[0].get_closest_marker("browser") is None, -len(tests)
-
-    return [item for tests in sorted(modules.values(), key=weight) for item in tests]
 
 
 def pytest_report_header(config):
