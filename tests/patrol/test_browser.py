@@ -128,6 +128,7 @@ def test_two_checks_offline_reach_the_server_once_and_their_consequences(rig, tm
         page.fill("#place", PLACE)
         assert not small_targets(page, "#tablet"), "one hand, outdoors: every target at least 44 px"
         page.click("#use-scanned")
+        page.wait_for_selector("#step-list:not([hidden])")  # offline, the server's lists are asked for first and fail
         assert "PY-PATRU" in page.inner_text("#craft-label")  # the QR's registration found among the kit's vessels
         page.click("[data-list='conducta']")
         lights = "#items [data-item='con.lights.night']"
