@@ -42,7 +42,7 @@ def bench_config(tmp: str) -> dict:
     """The app config for a benchmark on a temp dir: SQLite file, media and keys under `tmp`."""
     return {"DATABASE_URL": f"sqlite:///{tmp}/bench.sqlite", "SECRET_KEY": "bench",
             "PASSWORD_METHOD": "pbkdf2:sha256:1000", "MEDIA_DIR": f"{tmp}/media", "KEYS_DIR": f"{tmp}/keys",
-            "PUBLIC_URL": "http://127.0.0.1",
+            "PUBLIC_URL": "http://127.0.0.1", "RATE_COUNTS_FILE": f"{tmp}/rate-counts",
             "RATE_LIMIT_LOGIN": 0, "RATE_LIMIT_VERIFY": 0}  # one address sends everything: no per-client limits
 
 

@@ -117,6 +117,7 @@ def _app(tmp_path_factory):
         "DATABASE_URL": url,
         "MEDIA_DIR": str(base / "media"),
         "KEYS_DIR": str(base / "keys"),
+        "RATE_COUNTS_FILE": str(base / "rate-counts"),  # the limits' shared memory, this session's own
         "PUBLIC_URL": "https://baliza.test",
         "PASSWORD_METHOD": "pbkdf2:sha256:1000",  # fast in tests; production uses scrypt
         "WTF_CSRF_ENABLED": False,
@@ -159,6 +160,7 @@ def empty_tables(app) -> None:
             for table in tables:
                 conn.execute(table.delete())
     app.extensions.pop("baliza_readcache", None)
+    app.extensions["baliza.host_counts"].clear()  # the rate limits' counts in shared memory
 
 
 def saved_rows() -> dict:

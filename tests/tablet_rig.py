@@ -29,7 +29,7 @@ def app_config(base: Path) -> dict:
     """The settings both the server process and the test's own app use (one database, one photo folder)."""
     return {"TESTING": True, "SECRET_KEY": "tablet-journey-secret", "DATABASE_URL": f"sqlite:///{base / 'baliza.sqlite'}",
             "MEDIA_DIR": str(base / "media"), "KEYS_DIR": str(base / "keys"), "PASSWORD_METHOD": "pbkdf2:sha256:1000",
-            "AUTO_SIGNING_KEY": True}
+            "RATE_COUNTS_FILE": str(base / "rate-counts"), "AUTO_SIGNING_KEY": True}
 
 
 def free_port() -> int:

@@ -37,6 +37,7 @@ DEFAULTS = {
     "SMTP_TIMEOUT": 10,  # seconds per connection and command: a dead server fails the send, not the run
     "AUTO_SIGNING_KEY": False,  # make the office's first key on first issue: the demo only (`python app.py`)
     "VERIFY_CACHE_SIZE": 10_000,  # recent verdicts and signature checks kept per process; 0 checks every scan
+    "STAMP_FEED": True,  # PostgreSQL: hear the data stamps from the writers' notices, not read them a request
     # bandit B105 reads this name and the two marked below as passwords: two lifetimes and a hash's name.
     "TOKEN_TTL_HOURS": 12,  # nosec B105
     # A tablet's device token outlives a trip up the river offline; its user or an admin revokes it.
@@ -66,6 +67,7 @@ DEFAULTS = {
     # of the per-account lockout; verification generous, the police scan a lot.
     "RATE_LIMIT_LOGIN": "30/minute",
     "RATE_LIMIT_VERIFY": "120/minute",
+    "RATE_COUNTS_FILE": None,  # None: a file in /dev/shm named after the database (rate_limits.host_counts_path)
     # Proxies in front of the app whose X-Forwarded-For/-Proto are believed (security.py); 0 trusts none.
     "TRUSTED_PROXIES": 0,
     "CONTENT_SECURITY_POLICY": None,  # None: security.content_security_policy()

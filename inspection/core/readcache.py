@@ -5,8 +5,11 @@ request and reuses a result only under the same fingerprint, so a cached answer 
 write that could change it changes the key. The cache lives on the Flask app (one per process and app),
 so several app servers each keep their own and agree through the fingerprint; a few entries per name,
 the oldest dropped first. The cheapest fingerprint is a stamp (data_stamp): a random number per kind of
-data, redrawn by every write of that kind in the writing transaction, all read in one statement a request.
+data, redrawn by every write of that kind in the writing transaction, all read in one statement a request,
+or on PostgreSQL heard from the writers (stamp_feed.py) so that a request need not read them at all.
 """
+import functools
+import os
 import secrets
 from collections import OrderedDict
 from threading import Lock
@@ -20,6 +23,7 @@ from sqlalchemy.orm import Session
 
 from inspection.core.extensions import db
 from inspection.core.models import DataStamp
+from inspection.core.stamp_feed import CHANNEL, EXACT, feed_for
 
 SIZE = 16  # entries kept per name: a few fingerprints (languages, feeds, office days) at a time
 _lock = Lock()
@@ -103,6 +107,8 @@ UNSTAMPED_INSERTS = {"ApiToken"}
 _MEMO = "baliza.stamps"
 STAMPS_TABLE = DataStamp.__tablename__
 _WROTE = "baliza.stamps_written"
+_DRAWN = "baliza.stamps_drawn"
+_HEARD, _FEED = "baliza.stamps_heard", "baliza.stamp_feed"
 
 
 def data_stamp(name: str) -> int | None:
@@ -112,12 +118,36 @@ def data_stamp(name: str) -> int | None:
     bearer token's check and the vessel list's cache cost one query between them.
     """
     memo = request.environ if has_request_context() else {}
+    if name not in EXACT and _MEMO not in memo and not memo.get(_WROTE) and (heard := _heard()) is not None:
+        return heard.get(name)  # pushed by the writers' notices: no read (stamp_feed.py)
     if _MEMO not in memo and memo.get(_WROTE):  # the request's own writes: only its transaction sees their stamps
         table = DataStamp.__table__
         memo[_MEMO] = dict(db.session.connection().execute(sa.select(table.c.name, table.c.stamp)).all())
     elif _MEMO not in memo:  # below the ORM: no transaction is begun for a read that needs none
         memo[_MEMO] = dict(raw_rows(f"SELECT name, stamp FROM {STAMPS_TABLE}"))  # nosec B608 (the model's table name)
     return memo[_MEMO].get(name)
+
+
+def _heard() -> dict[str, int] | None:
+    """The stamps this process has heard from PostgreSQL's notices, taken once a request; None outside a request,
+    on SQLite, with the feed off (STAMP_FEED) or while its connection is down."""
+    if not has_request_context():
+        return None
+    if _HEARD not in request.environ:
+        state = current_app.extensions.get(_FEED)
+        if state is None or state[0] != os.getpid():
+            engine, wanted = db.engine, current_app.config.get("STAMP_FEED", True)
+            feed = feed_for(_listen_url(engine.url), STAMPS_TABLE) if wanted and engine.dialect.name == "postgresql" \
+                else None
+            state = current_app.extensions[_FEED] = (os.getpid(), feed)
+        request.environ[_HEARD] = state[1].current() if state[1] is not None else None
+    return request.environ[_HEARD]
+
+
+@functools.cache
+def _listen_url(url) -> str:
+    """The engine's URL as libpq takes it, for the feed's own connection."""
+    return url.set(drivername="postgresql").render_as_string(hide_password=False)
 
 
 def transaction_memo(name: str) -> dict:
@@ -147,10 +177,14 @@ def _redraw(session, names: set[str]) -> None:
     """Give each kind in `names` a new random stamp inside the writing transaction (an upsert: a row per kind)."""
     connection = session.connection()
     insert = postgresql.insert if connection.dialect.name == "postgresql" else sqlite.insert
+    drawn = session.info.setdefault(_DRAWN, {})
     for name in sorted(names):  # one order for every writer, so two never wait on each other's rows
-        statement = insert(DataStamp.__table__).values(name=name, stamp=secrets.randbits(62))
+        drawn[name] = secrets.randbits(62)
+        statement = insert(DataStamp.__table__).values(name=name, stamp=drawn[name])
         connection.execute(statement.on_conflict_do_update(index_elements=["name"],
                                                            set_={"stamp": statement.excluded.stamp}))
+        if connection.dialect.name == "postgresql":  # heard by every process once this transaction commits
+            connection.execute(sa.select(sa.func.pg_notify(CHANNEL, f"{name}:{drawn[name]}")))
     if has_request_context():
         request.environ.pop(_MEMO, None)
         request.environ[_WROTE] = True
@@ -176,8 +210,22 @@ def _stamp_statement(state) -> None:
         _redraw(state.session, {STAMPED[model]})
 
 
+def _committed(session) -> None:
+    """This process takes the stamps its own commit drew at once (the notices arrive a moment later)."""
+    drawn = session.info.pop(_DRAWN, None)
+    if drawn and (engine := session.get_bind()).dialect.name == "postgresql":
+        feed_for(_listen_url(engine.url), STAMPS_TABLE).apply(drawn)
+
+
+def _rolled_back(session, previous_transaction=None) -> None:
+    """Stamps drawn in a transaction that did not commit were never written."""
+    if previous_transaction is None or previous_transaction.parent is None:
+        session.info.pop(_DRAWN, None)
+
+
 def watch_writes() -> None:
     """Redraw stamps on every session's writes (once per process, whatever the number of apps)."""
-    for name, listener in (("before_flush", _stamp_flush), ("do_orm_execute", _stamp_statement)):
+    for name, listener in (("before_flush", _stamp_flush), ("do_orm_execute", _stamp_statement),
+                           ("after_commit", _committed), ("after_soft_rollback", _rolled_back)):
         if not event.contains(Session, name, listener):
             event.listen(Session, name, listener)

@@ -1,4 +1,4 @@
-"""Per-client rate limits on sign-in and public verification, counted in the database every app server shares.
+"""Per-client rate limits on sign-in and public verification, shared by every app server through the database.
 
 Why a counter table of our own and not Flask-Limiter: the limits must hold across app servers, and
 the one store they all share is the database (no Redis in this deployment; a new service to run,
@@ -11,13 +11,16 @@ RETURNING), before any other hook of the request (so a refused or read-only requ
 The per-username sign-in lockout (auth.py) is counted the same way, in the same table.
 
 What a count costs (issue 22: a durable commit per police scan held verification to 0.07 of a bare
-app). On PostgreSQL the table is UNLOGGED and each count is its own autocommitted statement on a
-connection of its own with `synchronous_commit=off`: exact across workers and servers (the row lock
-serialises concurrent hits), one round trip, no WAL flush; the same round trip reads the request's data
-stamps (readcache), so a police scan answered from the kept verdicts makes no other. A crash of the
-database server empties the counters, which only restarts every window: nothing else lives in that table.
-On SQLite (the embedded, single-machine default) the count runs in the request's own session and commits
-at once, since a second connection would wait on the request's write lock.
+app). Sign-in attempts are few, so each is counted in the database, exact across servers: on PostgreSQL
+the table is UNLOGGED and each count is its own autocommitted statement on a connection of its own with
+`synchronous_commit=off` (the row lock serialises concurrent hits; one round trip, no WAL flush); on
+SQLite (the embedded, single-machine default) the count runs in the request's own session and commits at
+once, since a second connection would wait on the request's write lock. Police scans are many, so they are
+counted in the server's shared memory (core/shared_counts.py: exact across its workers, a few
+microseconds), and on PostgreSQL, once a second, one statement adds the server's new hits to the same
+table and brings back every server's totals: exact on one server, within a second's hits across several.
+A police scan answered from the kept verdicts then makes no statement at all (its stamps are heard,
+core/stamp_feed.py). A crash of the database server empties the counters, which only restarts every window.
 
 The per-client limit sits in front of the per-account lockout (auth.py): the lockout stops many
 guesses at one username, this stops one address trying many usernames. Verification is generous:
@@ -27,14 +30,16 @@ the declared proxies (security.py). The table stays bounded: at most once a minu
 every window that ended before the longest limit's window.
 """
 import functools
+import hashlib
 import math
 import os
 import re
+import tempfile
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from flask import current_app, request
 import sqlalchemy as sa
+from flask import current_app, request
 from sqlalchemy import create_engine, update
 from sqlalchemy.dialects import postgresql
 
@@ -43,6 +48,7 @@ from inspection.core.exceptions import DomainError
 from inspection.core.extensions import db, ping_when_idle
 from inspection.core.models import RateCounter, UTCDateTime
 from inspection.core.readcache import STAMPS_TABLE, note_stamps, raw_rows
+from inspection.core.shared_counts import SharedCounts
 from inspection.i18n.messages import Msg
 
 UNITS = {"second": 1, "minute": 60, "hour": 3600, "day": 86400}
@@ -181,6 +187,57 @@ def _counting_engine():
     return state["engine"]
 
 
+# The police scan's limit is counted per server in shared memory (core/shared_counts.py), the database told once
+# a second; sign-in stays counted in the database on every attempt, exact across servers for the lockout.
+HOST_COUNTED = {"verify"}
+SHARE_EVERY = timedelta(seconds=1)
+_ADD = ("INSERT INTO rate_counters (bucket, window_started_at, hits) "
+        "SELECT * FROM unnest(%(buckets)s::text[], %(starts)s::timestamptz[], %(hits)s::integer[]) "
+        "ON CONFLICT (bucket) DO UPDATE SET "
+        "hits = CASE WHEN rate_counters.window_started_at <= %(ended)s THEN excluded.hits "
+        "ELSE rate_counters.hits + excluded.hits END, "
+        "window_started_at = CASE WHEN rate_counters.window_started_at <= %(ended)s "
+        "THEN excluded.window_started_at ELSE rate_counters.window_started_at END "
+        "RETURNING bucket, hits")
+
+
+def host_counts_path(config) -> str:
+    """Where this server's workers share their counts: the setting, else a file in memory (/dev/shm) named after
+    the database and the instance folder, so the workers of one server share it and two servers on one host too."""
+    if config.get("RATE_COUNTS_FILE"):
+        return config["RATE_COUNTS_FILE"]
+    seed = f"{config.get('SQLALCHEMY_DATABASE_URI')}|{config.get('INSTANCE_PATH', '')}"
+    folder = "/dev/shm" if os.path.isdir("/dev/shm") else tempfile.gettempdir()  # nosec B108 (memory, mode 0600)
+    return os.path.join(folder, f"baliza-counts-{hashlib.sha256(seed.encode()).hexdigest()[:16]}")
+
+
+def count_on_host(bucket: str, now: datetime, window: timedelta) -> tuple[int, datetime]:
+    """Count one hit in this server's shared memory (hits on every server as last heard, window start); on
+    PostgreSQL, once a second, tell the database this server's new hits and hear every server's totals."""
+    counts = current_app.extensions["baliza.host_counts"]
+    found = counts.hit(bucket, now, window)
+    if counts.shared and (unsent := counts.take_unsent(now, SHARE_EVERY)):
+        try:
+            counts.hear(_share(unsent, now, window))
+        except sa.exc.DBAPIError:  # the scan does not wait on the others' counts; the next share tells them
+            current_app.logger.warning("rate limits: this server's counts could not be shared", exc_info=True)
+    return found
+
+
+def _share(unsent: list[tuple[str, datetime, int]], now: datetime, window: timedelta) -> dict[str, int]:
+    """Add this server's new hits to the database's windows (one statement): each bucket's total on every server."""
+    added: dict[str, list] = {}
+    for bucket, started, hits in unsent:  # one row per bucket: an upsert may not touch a row twice
+        kept = added.setdefault(bucket, [started, 0])
+        kept[0], kept[1] = min(kept[0], started), kept[1] + hits
+    engine = _counting_engine()
+    rows = raw_rows(_ADD, {"buckets": list(added), "starts": [v[0] for v in added.values()],
+                           "hits": [v[1] for v in added.values()], "ended": now - window}, engine)
+    if (purge := _purge_due(now)) is not None:
+        raw_rows(_compiled(_PURGE), {"before": purge}, engine)
+    return dict(rows)
+
+
 def limits_in(config) -> dict[str, Limit]:
     """Each scope's limit from the settings (a scope whose setting is off is absent)."""
     found = {scope: parse_limit(config.get(key)) for scope, key in SETTINGS.items()}
@@ -197,7 +254,11 @@ def check_rate_limit():
     if limit is None:
         return None
     now = office_now()
-    hits, started = count_hit(f"{scoped[0]}:{request.remote_addr or '-'}"[:120], now, limit.window, stamps=True)
+    bucket = f"{scoped[0]}:{request.remote_addr or '-'}"[:120]
+    if scoped[0] in HOST_COUNTED:
+        hits, started = count_on_host(bucket, now, limit.window)
+    else:
+        hits, started = count_hit(bucket, now, limit.window, stamps=True)
     if hits <= limit.count:
         return None
     wait = max(1, math.ceil((started + limit.window - now).total_seconds()))
@@ -208,4 +269,8 @@ def check_rate_limit():
 def init_rate_limits(app) -> None:
     """Read the limits once (a malformed setting stops the app here) and count before any other hook."""
     app.extensions["baliza.rate_limits"] = limits_in(app.config)
+    # Several servers share a server database (PostgreSQL); SQLite is one machine's, its servers share the file.
+    app.extensions["baliza.host_counts"] = SharedCounts(
+        host_counts_path({**app.config, "INSTANCE_PATH": app.instance_path}),
+        shared=str(app.config.get("SQLALCHEMY_DATABASE_URI", "")).startswith("postgresql"))
     app.before_request_funcs.setdefault(None, []).insert(0, check_rate_limit)

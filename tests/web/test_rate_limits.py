@@ -1,4 +1,5 @@
-"""Per-client rate limits on sign-in and public verification, counted in the database (inspection/web/rate_limits.py)."""
+"""Per-client rate limits: sign-in counted in the database, police scans in each server's shared memory and shared
+through the database once a second (inspection/web/rate_limits.py, inspection/core/shared_counts.py)."""
 import os
 from datetime import datetime, timedelta, timezone
 
@@ -6,7 +7,7 @@ import pytest
 from sqlalchemy import text
 
 from inspection.core.models import RateCounter
-from inspection.web.rate_limits import Limit, limits_in, parse_limit
+from inspection.web.rate_limits import Limit, host_counts_path, limits_in, parse_limit
 from tests.conftest import PASSWORD, all_at_once
 
 POSTGRES = (os.environ.get("BALIZA_TEST_DATABASE_URL") or "").startswith("postgresql")
@@ -89,25 +90,30 @@ def test_sign_in_is_limited_per_client_across_usernames(app, client, limited, ma
     assert good.status_code == 302
 
 
+def sign_in(client, address: str, username: str = "nadie"):
+    return client.post("/api/v1/auth/token", json={"username": username, "password": "x"}, environ_base=from_ip(address))
+
+
 def test_old_windows_are_purged(app, client, limited, set_clock, db):
     for n in range(4):
-        client.get("/api/v1/verify/AAAA", environ_base=from_ip(f"10.0.2.{n}"))
-    assert db.session.query(RateCounter).count() == 4
+        sign_in(client, f"10.0.2.{n}", f"nadie{n}")
+    assert db.session.query(RateCounter).filter(RateCounter.bucket.like("login:%")).count() == 4
     set_clock(T0 + timedelta(minutes=2))  # ended for the minute's limit, not for the sign-in lockout's 15 minutes
-    client.get("/api/v1/verify/AAAA", environ_base=from_ip("10.0.2.98"))
-    assert db.session.query(RateCounter).count() == 5  # the table's windows are kept as long as its longest
+    sign_in(client, "10.0.2.98", "nadie98")
+    assert db.session.query(RateCounter).filter(RateCounter.bucket.like("login:%")).count() == 5
     set_clock(T0 + timedelta(minutes=16))
-    client.get("/api/v1/verify/AAAA", environ_base=from_ip("10.0.2.99"))  # a new client's first hit purges
-    assert sorted(row.bucket for row in db.session.query(RateCounter)) == ["verify:10.0.2.98", "verify:10.0.2.99"]
+    sign_in(client, "10.0.2.99", "nadie99")  # a new client's first attempt purges
+    assert sorted(row.bucket for row in db.session.query(RateCounter).filter(RateCounter.bucket.like("login:%"))) == [
+        "login:10.0.2.98", "login:10.0.2.99"]
 
 
 def test_failed_sign_ins_are_counted_per_username_in_the_same_table_and_purged_with_it(client, set_clock, db):
     set_clock(T0)
     for n in range(3):
-        client.post("/api/v1/auth/token", json={"username": " Nadie ", "password": "x"}, environ_base=from_ip(f"10.0.3.{n}"))
+        sign_in(client, f"10.0.3.{n}", " Nadie ")
     assert db.session.get(RateCounter, "user:nadie").hits == 3  # whatever the address
     set_clock(T0 + timedelta(minutes=16))
-    client.get("/api/v1/verify/AAAA", environ_base=from_ip("10.0.3.99"))
+    sign_in(client, "10.0.3.99", "otro")
     assert db.session.get(RateCounter, "user:nadie") is None
 
 
@@ -140,7 +146,46 @@ def test_concurrent_scans_from_one_address_are_counted_exactly(app, db):
     finally:
         app.extensions["baliza.rate_limits"] = saved
     assert sorted(statuses) == [400] * 120 + [429] * 10
-    assert db.session.get(RateCounter, "verify:10.0.9.9").hits == 130
+
+
+def test_police_scans_write_to_the_database_at_most_once_a_second(app, client, set_clock, db, sql_statements):
+    set_clock(T0)
+    client.get("/api/v1/verify/AAAA", environ_base=from_ip("10.0.4.1"))  # on PostgreSQL: this second's share
+
+    def scans():
+        for n in range(20):
+            client.get("/api/v1/verify/AAAA", environ_base=from_ip(f"10.0.4.{n}"))
+
+    writes = [s for s in sql_statements(scans) if s.lstrip().upper().startswith(("INSERT", "UPDATE", "DELETE"))]
+    assert writes == []
+    assert db.session.query(RateCounter).count() == (1 if POSTGRES else 0)
+
+
+@pytest.mark.skipif(not POSTGRES, reason="PostgreSQL only: servers share counts through a server database")
+def test_servers_share_their_counts_through_the_database_once_a_second(app, limited, set_clock, db, tmp_path):
+    """Server A counts 3 scans; B (its own shared memory, the same database) hears them at its first share."""
+    from inspection.core.shared_counts import SharedCounts
+    from inspection.web.rate_limits import count_on_host
+
+    servers = {"a": app.extensions["baliza.host_counts"], "b": SharedCounts(str(tmp_path / "b"), shared=True)}
+
+    def scan(server, at):
+        app.extensions["baliza.host_counts"] = servers[server]
+        try:
+            with app.test_request_context():
+                return count_on_host("verify:10.0.5.5", at, timedelta(minutes=1))[0]
+        finally:
+            app.extensions["baliza.host_counts"] = servers["a"]
+
+    assert [scan("a", T0 + timedelta(milliseconds=n)) for n in range(3)] == [1, 2, 3]  # the first shares at once
+    assert db.session.get(RateCounter, "verify:10.0.5.5").hits == 1
+    assert scan("a", T0 + timedelta(seconds=1)) == 4  # a second on: A tells its four
+    db.session.expire_all()
+    assert db.session.get(RateCounter, "verify:10.0.5.5").hits == 4
+    assert scan("b", T0 + timedelta(seconds=2)) == 1  # B's first scan: its own, then it shares and hears A's
+    assert scan("b", T0 + timedelta(seconds=2, milliseconds=1)) == 6  # B's two and A's four
+    db.session.expire_all()
+    assert db.session.get(RateCounter, "verify:10.0.5.5").hits == 5
 
 
 @pytest.mark.skipif(not POSTGRES, reason="PostgreSQL only: SQLite has no unlogged tables")
@@ -149,9 +194,9 @@ def test_counters_are_kept_out_of_the_write_ahead_log_on_postgresql(app, db):
     assert persistence.scalar_one() == "u"
 
 
-@pytest.mark.skipif(not POSTGRES, reason="PostgreSQL only: SQLite counts in the request's own session")
-def test_the_count_brings_the_stamps_so_a_kept_verdict_costs_no_other_read(app, client, crew, issued, db,
-                                                                           count_queries):
+@pytest.mark.skipif(not POSTGRES, reason="PostgreSQL only: the stamps are heard from its notices")
+def test_a_kept_verdict_costs_no_statement_and_a_revocation_still_shows_at_once(app, client, crew, issued, db,
+                                                                               count_queries):
     url = f"/api/v1/verify/{issued['token']}"
     assert client.get(url, environ_base=from_ip("10.0.3.1")).json["verdict"] == "valid"  # kept from here on
     served = []
@@ -160,4 +205,12 @@ def test_the_count_brings_the_stamps_so_a_kept_verdict_costs_no_other_read(app, 
     revoked = client.post(f"/api/v1/certificates/{issued['number']}/revoke", json={"reason": "Datos falsos"},
                           headers=crew["admin"])
     assert revoked.status_code == 200
-    assert client.get(url, environ_base=from_ip("10.0.3.1")).json["verdict"] == "revoked"  # the count's stamps moved
+    assert client.get(url, environ_base=from_ip("10.0.3.1")).json["verdict"] == "revoked"  # its stamp moved
+
+
+def test_the_default_file_is_in_memory_and_one_per_database_and_instance(tmp_path):
+    one = host_counts_path({"SQLALCHEMY_DATABASE_URI": "postgresql://db/a", "INSTANCE_PATH": "/srv/baliza"})
+    assert one.startswith("/dev/shm/baliza-counts-")
+    assert one == host_counts_path({"SQLALCHEMY_DATABASE_URI": "postgresql://db/a", "INSTANCE_PATH": "/srv/baliza"})
+    assert one != host_counts_path({"SQLALCHEMY_DATABASE_URI": "postgresql://db/b", "INSTANCE_PATH": "/srv/baliza"})
+    assert host_counts_path({"RATE_COUNTS_FILE": str(tmp_path / "x")}) == str(tmp_path / "x")
