@@ -20,6 +20,7 @@ SLOTS = 4_096  # distinct clients in one window per server; past that the oldest
 PROBE = 32
 _HEAD = struct.Struct("<8sq")  # magic, when the next flush is due (µs since the epoch)
 _SLOT = struct.Struct("<qqIII4x64s")  # key, window start (µs), hits, sent, others, bucket
+_PROBE_VIEW = struct.Struct("<" + f"qq{_SLOT.size - 16}x" * PROBE)  # the keys and starts of PROBE slots in a row
 MAGIC = b"baliza1\0"
 SIZE = _HEAD.size + SLOTS * _SLOT.size
 EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
@@ -71,19 +72,17 @@ class SharedCounts:
         return slot[2] + slot[4], moment(slot[1])
 
     def _find(self, key: int, ended: int) -> tuple[int, tuple | None]:
-        """The slot of `key`, else a free or ended one, else the oldest on the probe: (offset, its contents or None)."""
-        home = key % SLOTS
-        spare = oldest = None
-        for step in range(PROBE):
-            offset = _HEAD.size + ((home + step) % SLOTS) * _SLOT.size
-            slot = _SLOT.unpack_from(self.map, offset)
-            if slot[0] == key:
-                return offset, slot
-            if spare is None and (slot[0] == 0 or slot[1] <= ended):
-                spare = offset
-            if oldest is None or slot[1] < oldest[1]:
-                oldest = (offset, slot[1])
-        return (spare if spare is not None else oldest[0]), None
+        """The slot of `key`, else a free or ended one, else the oldest on the probe: (offset, its contents or None).
+
+        A key's probe is the PROBE slots from its home, read in one call (their keys and starts only)."""
+        base = _HEAD.size + (key % (SLOTS - PROBE + 1)) * _SLOT.size
+        found = _PROBE_VIEW.unpack_from(self.map, base)
+        keys, starts = found[0::2], found[1::2]
+        if key in keys:
+            offset = base + keys.index(key) * _SLOT.size
+            return offset, _SLOT.unpack_from(self.map, offset)
+        spare = next((n for n, start in enumerate(starts) if start <= ended or not keys[n]), None)
+        return base + (spare if spare is not None else starts.index(min(starts))) * _SLOT.size, None
 
     def take_unsent(self, now: datetime, every: timedelta) -> list[tuple[str, datetime, int]] | None:
         """If this server's flush is due (at most once per `every`, whichever worker asks first): each bucket's

@@ -225,7 +225,8 @@ def count_on_host(bucket: str, now: datetime, window: timedelta) -> tuple[int, d
 
 
 def _share(unsent: list[tuple[str, datetime, int]], now: datetime, window: timedelta) -> dict[str, int]:
-    """Add this server's new hits to the database's windows (one statement): each bucket's total on every server."""
+    """Add this server's new hits to the database's windows (one statement): the totals on every server of the
+    buckets whose window there holds more than what was just sent (a window the database starts holds only these)."""
     added: dict[str, list] = {}
     for bucket, started, hits in unsent:  # one row per bucket: an upsert may not touch a row twice
         kept = added.setdefault(bucket, [started, 0])
@@ -235,7 +236,7 @@ def _share(unsent: list[tuple[str, datetime, int]], now: datetime, window: timed
                            "hits": [v[1] for v in added.values()], "ended": now - window}, engine)
     if (purge := _purge_due(now)) is not None:
         raw_rows(_compiled(_PURGE), {"before": purge}, engine)
-    return dict(rows)
+    return {bucket: total for bucket, total in rows if total > added[bucket][1]}  # others counted there too
 
 
 def limits_in(config) -> dict[str, Limit]:

@@ -43,8 +43,8 @@ def test_a_full_probe_gives_the_oldest_window_away(tmp_path):
     for n in range(200_000):
         bucket = f"verify:10.{n}"
         if home is None:
-            home = _key(bucket) % SLOTS
-        if _key(bucket) % SLOTS == home:
+            home = _key(bucket) % (SLOTS - PROBE + 1)
+        if _key(bucket) % (SLOTS - PROBE + 1) == home:
             crowd.append(bucket)
         if len(crowd) > PROBE:
             break
