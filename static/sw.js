@@ -63,6 +63,7 @@ const STATIC = [
   '/static/js/tablet/backoff.js',
   '/static/js/tablet/engine.js',
   '/static/js/tablet/errors.js',
+  '/static/js/tablet/exif.js',
   '/static/js/tablet/inspection.js',
   '/static/js/tablet/marks.js',
   '/static/js/tablet/dom.js',

@@ -377,11 +377,12 @@ class Photo(db.Model):
     display_key: Mapped[str] = mapped_column(sa.String(200))
     thumb_key: Mapped[str] = mapped_column(sa.String(200))
     taken_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
-    # Where it was taken (issue 24): the device's fix sent with it, else its EXIF position, else none
+    # Where it was taken (issue 24): the position sent with it (the device's fix, or the camera's EXIF position the
+    # tablet read before re-encoding), else the received file's EXIF position, else none
     # (media/places.py); the flags point a reviewer at it ("far_from_port", "outside_inspection_time").
     latitude: Mapped[float | None]
     longitude: Mapped[float | None]
-    accuracy_m: Mapped[float | None]  # the device's radius in metres; None from EXIF
+    accuracy_m: Mapped[float | None]  # metres: the device's radius, or the EXIF's GPSHPositioningError
     position_source: Mapped[str] = mapped_column(sa.String(8), default="none", server_default="none")
     flags: Mapped[list | None] = mapped_column(sa.JSON)
     uploaded_by_id: Mapped[int] = mapped_column(sa.ForeignKey("users.id"))

@@ -2,8 +2,10 @@
 from marshmallow import fields, validate
 
 from inspection.cycle.schemas import FineSchema
-from inspection.inspections.schemas import DeficiencySchema
+from inspection.inspections.schemas import DeficiencySchema, PhotoSchema
+from inspection.media.places import FLAGS
 from inspection.patrol.schemas import InfringementSchema
+from inspection.tablet.schemas import MarksLayerSchema
 from inspection.web.schemas import BaseSchema, Integer, money_field
 
 
@@ -36,10 +38,34 @@ class NextInspectionSchema(BaseSchema):
     status = fields.String(allow_none=True)
 
 
+class MarkedLayerSchema(BaseSchema):
+    """The current layer of marks over a photo (issue 24): its version, its own SHA-256 and the layer itself."""
+
+    version = Integer(metadata={"description": "1 la primera capa; cada reemplazo suma uno"})
+    sha256 = fields.String(metadata={"description": "SHA-256 de los bytes canónicos de la capa"})
+    layer = fields.Nested(MarksLayerSchema)
+
+
+class MarkedPhotoSchema(PhotoSchema):
+    """A photo of the deficiency's item with the inspector's marks: the photo's hash, time, place and flags, as in
+    every photo JSON, its display copy and the layer drawn over it (never burned into it)."""
+
+    class Meta:
+        fields = ("id", "sha256", "width", "height", "taken_at", "latitude", "longitude", "accuracy_m",
+                  "position_source", "flags", "urls", "marks")
+
+    flags = fields.List(fields.String(validate=validate.OneOf(FLAGS)),
+                        metadata={"description": "Señales para quien revisa; nunca rechazan la foto"})
+    urls = fields.Dict(keys=fields.String(), values=fields.String(), metadata={"description": "display: la copia"})
+    marks = fields.Nested(MarkedLayerSchema)
+
+
 class FleetDeficiencySchema(DeficiencySchema):
-    """An open deficiency on the fleet page: the deficiency's fields it carries, and days left to its due date."""
+    """An open deficiency on the fleet page: the deficiency's fields it carries, days left to its due date, and the
+    photos of its item the inspector marked (issue 24)."""
 
     days_left = Integer(allow_none=True)
+    marked_photos = fields.List(fields.Nested(MarkedPhotoSchema))
 
 
 class PendingApplicationSchema(BaseSchema):

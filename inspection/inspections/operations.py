@@ -582,11 +582,12 @@ def lift_detention(actor: User, detention: Detention, reason: str, now: datetime
 
 def add_photo(actor: User, inspection: Inspection, item_id: str, client_id: str, processed, storage,
               taken_at: datetime | None, latitude: float | None, longitude: float | None, now: datetime,
-              accuracy_m: float | None = None, rules: PlaceRules = PlaceRules()) -> Photo:
+              accuracy_m: float | None = None, rules: PlaceRules = PlaceRules(),
+              position_source: str | None = None) -> Photo:
     """The assigned inspector's photo of an item of an inspection in progress."""
     check_photo(actor, inspection, item_id)
     return store_photo(actor, inspection, item_id, client_id, processed, storage, taken_at, latitude, longitude, now,
-                       accuracy_m, rules)
+                       accuracy_m, rules, position_source)
 
 
 def check_photo(actor: User, inspection: Inspection, item_id: str) -> None:
@@ -615,9 +616,11 @@ def photo_column(record) -> str:
 
 def store_photo(actor: User, inspection: Inspection | PatrolCheck, item_id: str, client_id: str, processed, storage,
                 taken_at: datetime | None, latitude: float | None, longitude: float | None, now: datetime,
-                accuracy_m: float | None = None, rules: PlaceRules | None = PlaceRules()) -> Photo:
+                accuracy_m: float | None = None, rules: PlaceRules | None = PlaceRules(),
+                position_source: str | None = None) -> Photo:
     """Keep a processed photo of an inspection's or a patrol check's item: files first (atomic, durable,
-    content-addressed), then the row, with its place and flags (`rules` None: no flags).
+    content-addressed), then the row, with its place and flags (`rules` None: no flags); `position_source` says
+    where the sent position came from ("device" unless "exif").
 
     A crash between the two leaves only unrecorded files (swept later); a recorded photo always has
     its files. The same bytes twice for one item are one photo; the same bytes for another item are
@@ -649,7 +652,8 @@ def store_photo(actor: User, inspection: Inspection | PatrolCheck, item_id: str,
                   mime=processed.mime, size_bytes=len(processed.original), width=processed.width,
                   height=processed.height, original_key=keys["original"], display_key=keys["display"],
                   thumb_key=keys["thumb"], taken_at=processed.taken_at or taken_at,
-                  **photo_place(inspection, processed, (latitude, longitude, accuracy_m), processed.taken_at or taken_at,
+                  **photo_place(inspection, processed, (latitude, longitude, accuracy_m, position_source),
+                                processed.taken_at or taken_at,
                                 now, rules),
                   uploaded_by_id=actor.id, received_at=now)
     db.session.add(photo)
@@ -660,11 +664,11 @@ def store_photo(actor: User, inspection: Inspection | PatrolCheck, item_id: str,
     return photo
 
 
-def photo_place(record: Inspection | PatrolCheck, processed, device: tuple, taken_at: datetime | None, now: datetime,
+def photo_place(record: Inspection | PatrolCheck, processed, sent: tuple, taken_at: datetime | None, now: datetime,
                 rules: PlaceRules | None) -> dict:
-    """A new photo's position (the device's, else its EXIF's) and flags against its record: an inspection's port and
-    span, or a patrol check's span (a patrol has no port)."""
-    position = photo_position(device, (processed.latitude, processed.longitude))
+    """A new photo's position (the one sent, else its file's EXIF's) and flags against its record: an inspection's port
+    and span, or a patrol check's span (a patrol has no port)."""
+    position = photo_position(sent, (processed.latitude, processed.longitude))
     flags = []
     if rules is not None:
         if isinstance(record, PatrolCheck):

@@ -12,9 +12,15 @@ def item_photo_request(record, meta: dict, sha256: str) -> tuple[str, str, dict]
     """An item photo's idempotency scope, client_id and payload, whichever way its bytes came (POST or resumable),
     of an inspection or of a patrol check (its own scope: the two number their records apart)."""
     extra = {"item_id": meta["item_id"], "taken_at": meta.get("taken_at"), "latitude": meta.get("latitude"),
-             "longitude": meta.get("longitude"), "accuracy_m": meta.get("accuracy_m")}
+             "longitude": meta.get("longitude"), "accuracy_m": meta.get("accuracy_m"),
+             **declared_source(meta)}
     prefix = "patrol-photo" if photo_column(record) == "patrol_check_id" else "photo"
     return f"{prefix}:{record.id}", str(meta["client_id"]), {**extra, "sha256": sha256}
+
+
+def declared_source(meta: dict) -> dict:
+    """The position's declared source, only when one was declared: a request from before the field hashes as it did."""
+    return {"position_source": meta["position_source"]} if meta.get("position_source") else {}
 
 
 def item_photo_once(actor, inspection, meta: dict, data: bytes, on_stored=None,
@@ -31,7 +37,7 @@ def item_photo_once(actor, inspection, meta: dict, data: bytes, on_stored=None,
     def store(processed):
         photo = add(actor, inspection, meta["item_id"], client_id, processed, media_storage(),
                     meta.get("taken_at"), meta.get("latitude"), meta.get("longitude"), office_now(),
-                    meta.get("accuracy_m"), place_rules())
+                    meta.get("accuracy_m"), place_rules(), meta.get("position_source"))
         if on_stored is not None:
             on_stored(photo)
         return photo

@@ -10,7 +10,7 @@ from inspection.i18n.language import current_language
 from inspection.i18n.messages import Msg
 from inspection.i18n.restrictions import restriction_label
 from inspection.inspections.operations import DEFICIENCY_DUES, DEFICIENCY_SORTS
-from inspection.media.places import FLAGS, SOURCES
+from inspection.media.places import DECLARED_SOURCES, FLAGS, SOURCES
 from inspection.media.signatures import ROLES as SIGNATURE_ROLES
 
 DRAWN_ROLES = (*SIGNATURE_ROLES, "reviewer")  # the closing's two signatures, and the countersignature (art. 221)
@@ -107,15 +107,21 @@ class PhotoFormSchema(BaseSchema):
     latitude = fields.Float(load_default=None, allow_none=True, validate=validate.Range(min=-90, max=90))
     longitude = fields.Float(load_default=None, allow_none=True, validate=validate.Range(min=-180, max=180))
     accuracy_m = fields.Float(load_default=None, allow_none=True, validate=validate.Range(min=0, max=1_000_000),
-                              metadata={"description": "Radio de precisión de la posición del dispositivo, en metros"})
+                              metadata={"description": "Radio de precisión de la posición, en metros"})
+    position_source = fields.String(load_default=None, allow_none=True, validate=validate.OneOf(DECLARED_SOURCES),
+                                    metadata={"description": "De dónde viene la posición enviada: device (por omisión) "
+                                                             "o exif (la que la cámara escribió en el archivo, leída "
+                                                             "por la tableta antes de recodificar la foto)"})
 
     @validates_schema
     def position_whole(self, data, **kwargs):
-        """A position is latitude and longitude together; its accuracy only with them."""
+        """A position is latitude and longitude together; its accuracy and its source only with them."""
         if (data.get("latitude") is None) != (data.get("longitude") is None):
             raise ValidationError(Msg("Envíe latitud y longitud juntas."), "longitude")
         if data.get("accuracy_m") is not None and data.get("latitude") is None:
             raise ValidationError(Msg("La precisión acompaña a una posición."), "accuracy_m")
+        if data.get("position_source") is not None and data.get("latitude") is None:
+            raise ValidationError(Msg("El origen acompaña a una posición."), "position_source")
 
 
 class PhotoSchema(BaseSchema):
@@ -132,7 +138,8 @@ class PhotoSchema(BaseSchema):
     taken_at = fields.AwareDateTime(allow_none=True)
     latitude = fields.Float(allow_none=True)
     longitude = fields.Float(allow_none=True)
-    accuracy_m = fields.Float(allow_none=True, metadata={"description": "Precisión del dispositivo en metros"})
+    accuracy_m = fields.Float(allow_none=True, metadata={"description": "Precisión en metros: la del dispositivo, o "
+                                                                        "GPSHPositioningError del EXIF"})
     position_source = fields.String(metadata={"enum": list(SOURCES), "description":
                                               "De dónde viene la posición: device, exif o none"})
     flags = fields.Method("dump_flags", metadata={"type": "array", "items": {"type": "string", "enum": list(FLAGS)},

@@ -1,7 +1,8 @@
 """Where and when a photo was taken, and what a reviewer should look at twice (issue 24): values in, values out.
 
-A photo's position is the device's fix sent with it when there is one, else the position in its EXIF,
-else none; the source is kept with it. Two flags point a reviewer at a photo, never refuse it: taken
+A photo's position is the one sent with it when there is one (the device's fix, or the camera's EXIF position the
+tablet read before re-encoding the photo, declared as such), else the position in the received file's EXIF, else
+none; the source is kept with it. Two flags point a reviewer at a photo, never refuse it: taken
 farther from the inspection's port than the office's distance, or at a time outside the inspection's
 span (with a tolerance for the tablet's clock). Port positions are data (river_ports.toml).
 """
@@ -19,6 +20,7 @@ from inspection.i18n.messages import Msg
 PORTS_PATH = Path(__file__).with_name("river_ports.toml")
 EARTH_RADIUS_M = 6_371_008.8  # the mean radius (IUGG): haversine distances within 0.5 %
 SOURCES = ("device", "exif", "none")
+DECLARED_SOURCES = ("device", "exif")  # what a client may say its position is; the server alone concludes "none"
 FLAGS = ("far_from_port", "outside_inspection_time")
 
 
@@ -32,7 +34,7 @@ class PlaceRules:
 
 @dataclass(frozen=True)
 class Position:
-    """A photo's position, its accuracy (metres, the device's; None from EXIF) and where it came from."""
+    """A photo's position, its accuracy (metres: the device's, or the EXIF's GPSHPositioningError) and its source."""
 
     latitude: float | None = None
     longitude: float | None = None
@@ -40,10 +42,12 @@ class Position:
     source: str = "none"
 
 
-def photo_position(device: tuple | None, exif: tuple | None) -> Position:
-    """The device's (lat, lon, accuracy) when it gave one, else the EXIF (lat, lon), else no position."""
-    if device and device[0] is not None and device[1] is not None:
-        return Position(device[0], device[1], device[2] if len(device) > 2 else None, "device")
+def photo_position(sent: tuple | None, exif: tuple | None) -> Position:
+    """The (lat, lon, accuracy, source) sent with the photo when there is one (source "device" unless it says "exif"),
+    else the received file's EXIF (lat, lon), else no position."""
+    if sent and sent[0] is not None and sent[1] is not None:
+        source = sent[3] if len(sent) > 3 and sent[3] in DECLARED_SOURCES else "device"
+        return Position(sent[0], sent[1], sent[2] if len(sent) > 2 else None, source)
     if exif and exif[0] is not None and exif[1] is not None:
         return Position(exif[0], exif[1], None, "exif")
     return Position()

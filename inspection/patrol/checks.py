@@ -149,11 +149,12 @@ def record_patrol_answer(officer: User, check: PatrolCheck, item_id: str, data: 
 
 
 def add_patrol_photo(officer: User, check: PatrolCheck, item_id: str, client_id: str, processed, storage,
-                     taken_at, latitude, longitude, now: datetime, accuracy_m=None, rules=PlaceRules()):
+                     taken_at, latitude, longitude, now: datetime, accuracy_m=None, rules=PlaceRules(),
+                     position_source=None):
     """The officer's photo of an item of an open check, through the inspections' one photo pipeline."""
     check_patrol_photo(officer, check, item_id)
     return store_photo(officer, check, item_id, client_id, processed, storage, taken_at, latitude, longitude, now,
-                       accuracy_m, rules)
+                       accuracy_m, rules, position_source)
 
 
 def check_patrol_photo(officer: User, check: PatrolCheck, item_id: str) -> None:

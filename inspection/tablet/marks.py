@@ -75,15 +75,19 @@ def marks_for(inspection: Inspection, photo_id: int) -> PhotoMarks:
     return marks
 
 
+PLACE_COLUMNS = (Photo.taken_at, Photo.latitude, Photo.longitude, Photo.accuracy_m, Photo.position_source, Photo.flags)
+
+
 def marked_photos(deficiencies) -> dict[tuple[int, str], list[dict]]:
     """The marked photos of each deficiency's item, by (inspection_id, item_id), as a page lays them out
-    (templates/_marked_photo.html): one query for a whole fleet's deficiencies."""
+    (templates/_marked_photo.html) and the fleet's JSON carries them (with their time, place and flags): one query
+    for a whole fleet's deficiencies."""
     wanted = {(d.inspection_id, d.item_id) for d in deficiencies}
     if not wanted:
         return {}
     rows = db.session.execute(
-        db.select(Photo.id, Photo.inspection_id, Photo.item_id, Photo.width, Photo.height, PhotoMarks.version,
-                  PhotoMarks.sha256, PhotoMarks.layer)
+        db.select(Photo.id, Photo.inspection_id, Photo.item_id, Photo.sha256.label("photo_sha256"), Photo.width,
+                  Photo.height, *PLACE_COLUMNS, PhotoMarks.version, PhotoMarks.sha256, PhotoMarks.layer)
         .join(PhotoMarks, (PhotoMarks.photo_id == Photo.id) & PhotoMarks.current)
         .where(Photo.inspection_id.in_({inspection_id for inspection_id, _ in wanted}))
         .order_by(Photo.id)).all()
@@ -91,7 +95,8 @@ def marked_photos(deficiencies) -> dict[tuple[int, str], list[dict]]:
     for row in rows:
         if (row.inspection_id, row.item_id) in wanted and row.layer["shapes"]:
             found.setdefault((row.inspection_id, row.item_id), []).append({
-                "id": row.id, "width": row.width, "height": row.height,
-                "urls": {"display": f"/api/v1/photos/{row.id}/display"},
+                "id": row.id, "sha256": row.photo_sha256, "width": row.width, "height": row.height,
+                **{column.key: getattr(row, column.key) for column in PLACE_COLUMNS},
+                "flags": list(row.flags or []), "urls": {"display": f"/api/v1/photos/{row.id}/display"},
                 "marks": {"version": row.version, "sha256": row.sha256, "layer": row.layer}})
     return found

@@ -4,7 +4,7 @@ The protocol (paths under `/api/v1/inspections/{id}`, and the same under `/api/v
 police phone's check; docs/api.md, "Resumable photo uploads"):
 
 1. `POST /uploads` with `{"client_id", "item_id", "sha256", "size", "mime", "taken_at", "latitude",
-   "longitude", "accuracy_m"}` declares the photo: 201 `{"client_id", "offset": 0, "size", "photo": null}`. The
+   "longitude", "accuracy_m", "position_source"}` declares the photo: 201 `{"client_id", "offset": 0, "size", "photo": null}`. The
    same declaration again is 200 with the current offset; another one under that client_id is 409.
    When the item already has a photo with that SHA-256 (or the client_id already stored one), the
    answer comes at once with `offset == size` and the photo: no byte needs to travel. A size over
@@ -35,9 +35,10 @@ from inspection.core.extensions import db
 from inspection.core.models import Inspection, PatrolCheck, PhotoUpload, PhotoUploadPart, User
 from inspection.i18n.messages import Msg
 from inspection.inspections.operations import photo_column
+from inspection.inspections.photo_once import declared_source
 
 DECLARED = ("item_id", "sha256", "size", "mime")
-META = ("taken_at", "latitude", "longitude", "accuracy_m")
+META = ("taken_at", "latitude", "longitude", "accuracy_m", "position_source")
 
 
 class OffsetMismatch(Conflict):
@@ -54,7 +55,7 @@ def upload_meta(data: dict) -> dict:
     """The declared capture time and position as stored (JSON), so a repeated declaration compares equal."""
     taken_at = data.get("taken_at")
     return {"taken_at": taken_at.isoformat() if taken_at else None, "latitude": data.get("latitude"),
-            "longitude": data.get("longitude"), "accuracy_m": data.get("accuracy_m")}
+            "longitude": data.get("longitude"), "accuracy_m": data.get("accuracy_m"), **declared_source(data)}
 
 
 def find_upload(user: User, client_id: str) -> PhotoUpload | None:

@@ -57,6 +57,32 @@ def test_without_a_device_fix_the_exif_position_then_none(client, crew, started,
     assert hashlib.sha256(original).hexdigest() == exif.json["sha256"] == hashlib.sha256(camera).hexdigest()
 
 
+def test_a_position_the_tablet_read_from_the_cameras_exif_is_kept_as_exif_and_flagged_when_far(client, crew, started):
+    """The tablet re-encodes the photo (no EXIF left in the bytes sent) and declares the camera's position itself."""
+    inspection_id, _ = started
+    far = upload(client, crew, inspection_id, ITEM, jpeg(38), position_source="exif", **CONCEPCION)
+    assert far.status_code == 201, far.json
+    assert {key: far.json[key] for key in FIELDS} == {
+        "latitude": -23.406, "longitude": -57.44, "accuracy_m": 15.0, "position_source": "exif",
+        "flags": ["far_from_port"]}
+    near = upload(client, crew, inspection_id, ITEM, jpeg(39), position_source="exif",
+                  latitude="-25.2805", longitude="-57.6355")
+    assert (near.json["position_source"], near.json["accuracy_m"], near.json["flags"]) == ("exif", None, [])
+    said_device = upload(client, crew, inspection_id, ITEM, jpeg(40), position_source="device", **ABOARD)
+    assert said_device.json["position_source"] == "device"
+    detail = client.get(f"/api/v1/inspections/{inspection_id}", headers=crew["ih"]).json
+    assert sorted(p["position_source"] for p in detail["photos"]) == ["device", "exif", "exif"]
+
+
+def test_a_source_without_a_position_or_an_unknown_one_is_refused(client, crew, started):
+    inspection_id, _ = started
+    alone = upload(client, crew, inspection_id, ITEM, jpeg(41), position_source="exif")
+    assert alone.status_code == 422 and "position_source" in str(alone.json["errors"])
+    for source in ("none", "gps"):  # "none" is the server's conclusion, never a client's claim
+        odd = upload(client, crew, inspection_id, ITEM, jpeg(41), position_source=source, **ABOARD)
+        assert odd.status_code == 422 and "position_source" in str(odd.json["errors"])
+
+
 def test_half_a_position_or_an_accuracy_alone_is_refused(client, crew, started):
     inspection_id, _ = started
     half = upload(client, crew, inspection_id, ITEM, jpeg(36), latitude="-25.28")
@@ -138,3 +164,18 @@ def test_the_far_distance_is_a_setting_checked_at_start(client, crew, started, a
 
     with pytest.raises(ValueError, match="BALIZA_PHOTO_TIME_TOLERANCE_MINUTES"):
         create_app({"TESTING": True, "DATABASE_URL": "sqlite://", "PHOTO_TIME_TOLERANCE_MINUTES": "half an hour"})
+
+
+def test_a_resumable_upload_carries_the_declared_exif_position_and_a_repeat_compares_equal(client, crew, started):
+    inspection_id, _ = started
+    data = jpeg(42)
+    url = f"/api/v1/inspections/{inspection_id}/uploads"
+    body = {"client_id": cid(), "item_id": ITEM, "sha256": hashlib.sha256(data).hexdigest(), "size": len(data),
+            "mime": "image/jpeg", "latitude": -23.406, "longitude": -57.44, "accuracy_m": 5.0, "position_source": "exif"}
+    assert client.post(url, json=body, headers=crew["ih"]).status_code == 201
+    assert client.post(url, json=body, headers=crew["ih"]).status_code == 200  # the same declaration again
+    assert client.post(url, json={**body, "position_source": "device"}, headers=crew["ih"]).status_code == 409
+    done = client.patch(f"{url}/{body['client_id']}", data=data, content_type="application/offset+octet-stream",
+                        headers={**crew["ih"], "Upload-Offset": "0"})
+    photo = done.json["photo"]
+    assert (photo["accuracy_m"], photo["position_source"], photo["flags"]) == (5.0, "exif", ["far_from_port"])

@@ -33,6 +33,9 @@ CONCEPCION = Position(-23.406, -57.44, 20.0, "device")  # some 210 km up the riv
     ((None, None, None), (-23.4, -57.4), Position(-23.4, -57.4, None, "exif")),  # no fix: the photo's EXIF
     (None, (-23.4, -57.4), Position(-23.4, -57.4, None, "exif")),
     ((-25.28, None, 5.0), (None, None), Position()),  # half a fix is none
+    ((-25.28, -57.63, 6.0, "exif"), None, Position(-25.28, -57.63, 6.0, "exif")),  # the tablet read the camera's
+    ((-25.28, -57.63, None, "device"), (-23.4, -57.4), Position(-25.28, -57.63, None, "device")),
+    ((-25.28, -57.63, None, None), None, Position(-25.28, -57.63, None, "device")),  # undeclared: the device's
     (None, None, Position(None, None, None, "none")),
 ])
 def test_the_device_position_comes_first_then_the_exif_then_none(device, exif, expected):

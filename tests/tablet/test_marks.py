@@ -189,12 +189,13 @@ def red_pixels(image, box=None) -> int:
     return sum(red)
 
 
-def mark_and_close(client, crew, started, fail=()):
-    """Close a started inspection whose grey photo was marked while in progress: (id, photo JSON, layer JSON)."""
+def mark_and_close(client, crew, started, fail=(), **place):
+    """Close a started inspection whose grey photo (sent with `place`) was marked while in progress:
+    (id, photo JSON, layer JSON)."""
     from tests.fixtures.inspections import answer_all, submit
 
     inspection_id, items = started
-    photo_json = upload(client, crew, inspection_id, ITEM, grey_photo()).json
+    photo_json = upload(client, crew, inspection_id, ITEM, grey_photo(), **place).json
     marks = put(client, crew["ih"], inspection_id, photo_json).json
     answer_all(client, crew, inspection_id, items, fail=fail)
     assert submit(client, crew, inspection_id).status_code == 200
@@ -213,6 +214,21 @@ def test_the_owners_fleet_shows_the_marks_on_the_open_deficiency(client, crew, s
     report = login_as(db.session.get(type(crew["owner"]), crew["owner"].id)).get(f"/inspecciones/{inspection_id}/informe")
     deficiencies = report.get_data(as_text=True).split('id="deficiencias"')[1].split("</section>")[0]
     assert f'data-marks="{marks["sha256"]}"' in deficiencies  # under the deficiency of the photo's item too
+
+
+def test_the_fleet_json_carries_the_marked_photo_with_its_place_flags_and_layer(client, crew, started):
+    """GET /api/v1/fleet: each open deficiency's marked photos, with the fields every photo JSON has (issue 24)."""
+    far_by_exif = {"latitude": "-23.406", "longitude": "-57.44", "accuracy_m": "12", "position_source": "exif"}
+    _, photo_json, marks = mark_and_close(client, crew, started, fail={ITEM}, **far_by_exif)
+    [vessel] = client.get("/api/v1/fleet", headers=crew["oh"]).json["items"]
+    [marked] = [photo for d in vessel["open_deficiencies"] for photo in d["marked_photos"]]  # the failed item's
+    place = ("id", "sha256", "width", "height", "taken_at", "latitude", "longitude", "accuracy_m", "position_source",
+             "flags")
+    assert {key: marked[key] for key in place} == {key: photo_json[key] for key in place}
+    assert (marked["position_source"], marked["accuracy_m"], marked["flags"]) == ("exif", 12.0, ["far_from_port"])
+    assert marked["marks"] == {"version": 1, "sha256": marks["sha256"], "layer": marks["marks"]}
+    assert marked["marks"]["layer"]["photo_sha256"] == photo_json["sha256"]
+    assert marked["urls"] == {"display": f"/api/v1/photos/{photo_json['id']}/display"}
 
 
 def test_the_report_page_shows_the_marks_over_the_display_copy(marked_and_closed, crew, login_as, db):

@@ -9,7 +9,7 @@ import { all, get, newId, put, storableBytes } from '../tablet/store.js';
 import { enqueue, keepAnswer } from '../tablet/outbox.js';
 import { watch } from '../tablet/sync.js';
 import { preparePhoto } from '../tablet/photos.js';
-import { positionForPhoto } from '../tablet/position.js';
+import { placeOfPhoto } from '../tablet/position.js';
 import { gettext } from '../i18n.js';
 import { WORDS } from '../verdicts.js';
 import { readClaims } from '../verifier.js';
@@ -239,7 +239,7 @@ function renderItem(item) {
 
 async function takePhoto(item, file) {
   if (!file) return;
-  const where = positionForPhoto();  // the phone's position with the photo, when it gives one (issue 24)
+  const where = placeOfPhoto(file);  // the phone's position with the photo, else the camera's EXIF one (issue 24)
   try {
     const prepared = await preparePhoto(file, await get('meta', 'limits').catch(() => null));
     const clientId = newId();

@@ -9,7 +9,7 @@ import { el } from './dom.js';
 import { discardPhoto, enqueue, keepAnswer, keepMarks, pendingFor, remove } from './outbox.js';
 import { editMarks } from './marks.js';
 import { preparePhoto } from './photos.js';
-import { followPosition, positionForPhoto, positionNote } from './position.js';
+import { followPosition, placeOfPhoto, positionNote } from './position.js';
 import { signaturePad } from './signature.js';
 import { closingProblems, closingSummary, itemBound } from './rules.js';
 import { answerChanged, closingMissing, inLanguage, isClosed, isStarted, itemStatus, newAnswer, openItems, photoLabel, progress, topicGroups,
@@ -504,7 +504,7 @@ async function addPhotos(item, input) {
     const refused = fileProblem(file, limits);
     if (refused) { say(refused); continue; }
     let prepared;
-    const where = positionForPhoto();  // found while the photo is prepared
+    const where = placeOfPhoto(file);  // the device's, else the camera's EXIF: found while the photo is prepared
     try {
       prepared = await preparePhoto(file, limits);
     } catch (error) {  // the decoder's own words are English: say it in the inspector's language

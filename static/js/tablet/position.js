@@ -2,9 +2,10 @@
 //
 // Geolocation needs no network (the GPS answers aboard). Permission is asked once, at a natural moment (the
 // inspection's "Comenzar", or the first photo), never in a loop: a refusal is remembered for the page and
-// photos go without a position. The server then takes the photo's EXIF position if it has one, and the
-// report says plainly when there is none. A fix is reused for FRESH_MS so taking a photo stays instant; a
+// photos go without a position. The photo then takes the camera file's EXIF position if it has one (exif.js reads it
+// on the device: the re-encoded JPEG sent no longer carries it), and the report says plainly when there is none. A fix is reused for FRESH_MS so taking a photo stays instant; a
 // photo waits at most WAIT_MS for a first one.
+import { exifPosition } from './exif.js';
 import { gettext } from '../i18n.js';
 
 export const FRESH_MS = 2 * 60 * 1000;
@@ -50,14 +51,27 @@ export async function positionForPhoto(geo = globalThis.navigator && navigator.g
   return found ? fields(found) : null;
 }
 
-/** A fix's fields as a photo carries them to the server (POST /uploads, POST /photos). */
-export function fields(fix) {
-  return fix ? { latitude: fix.latitude, longitude: fix.longitude, accuracy_m: fix.accuracy_m } : {};
+/** The position a photo keeps on the device, sought while it is prepared: the device's fix, else the camera file's
+ * EXIF position, else none; each with its position_source ('device', 'exif', 'none'). */
+export async function placeOfPhoto(file, geo = globalThis.navigator && navigator.geolocation, now = Date.now()) {
+  const [device, camera] = await Promise.all([positionForPhoto(geo, now), exifPosition(file)]);
+  if (device) return { ...device, position_source: 'device' };
+  return camera || { latitude: null, longitude: null, accuracy_m: null, position_source: 'none' };
 }
 
-/** What the tablet says under a photo with no device position, or '' when it has one. */
+/** A position's fields as a photo carries them to the server (POST /uploads, POST /photos): none without a latitude;
+ * the source only when it is one a client declares (a photo kept before sources were recorded: the device's). */
+export function fields(fix) {
+  if (!fix || fix.latitude === undefined || fix.latitude === null) return {};
+  const sent = { latitude: fix.latitude, longitude: fix.longitude, accuracy_m: fix.accuracy_m };
+  return fix.position_source === 'device' || fix.position_source === 'exif' ? { ...sent, position_source: fix.position_source } : sent;
+}
+
+/** What the tablet says under a photo without the device's position, or '' when it has it. */
 export function positionNote(photo) {
   if (photo.remote) return photo.position_source === 'none' ? gettext('Sin posición') : '';
+  if (photo.position_source === 'none') return gettext('Sin posición: ni el dispositivo ni la foto la registraron');
+  if (photo.position_source === 'exif') return gettext('Posición tomada de la foto (EXIF): el dispositivo no dio la suya');
   return photo.latitude === undefined || photo.latitude === null
     ? gettext('Sin posición del dispositivo: se usará la de la foto si la tiene') : '';
 }

@@ -3,7 +3,7 @@
 // Protocol (inspection/tablet/uploads.py on the server; a patrol check's photos go the same way under
 // /api/v1/patrol-checks/{id}/uploads):
 //   POST  /api/v1/inspections/{id}/uploads              {client_id, item_id, sha256, size, mime, taken_at,
-//                                                        latitude, longitude, accuracy_m}
+//                                                        latitude, longitude, accuracy_m, position_source}
 //         → {offset, size, photo}; `photo` at once when the server already has these bytes for the item
 //   PATCH /api/v1/inspections/{id}/uploads/{client_id}  Upload-Offset: n, the bytes from n
 //         → {offset, size, photo}; the server keeps what arrived even when the link drops mid-request
@@ -23,7 +23,7 @@ export async function uploadPhoto(userId, photo, saveOffset, onProgress,
                                   { base = `/api/v1/inspections/${photo.inspection_id}/uploads`, chunkBytes = DEFAULT_CHUNK } = {}) {
   const created = await api(userId, 'POST', base, {
     client_id: photo.client_id, item_id: photo.item_id, sha256: photo.sha256, size: photo.size,
-    mime: photo.mime, taken_at: photo.taken_at, ...fields(photo),  // the device's position, if it gave one
+    mime: photo.mime, taken_at: photo.taken_at, ...fields(photo),  // the device's or the camera's position, if any
   });
   let state = created;
   const blob = asBlob(photo.bytes);
