@@ -5,7 +5,7 @@ from datetime import date, datetime, tzinfo
 
 from inspection.accounts.users import has_conflict
 from inspection.certificates.countersign import PASSED, seal_countersignature
-from inspection.certificates.operations import issue_certificate
+from inspection.certificates.operations import inspection_certificate, issue_certificate, record_revocation
 from inspection.core.audit import record_event
 from inspection.core.clock import local_date_at
 from inspection.core.exceptions import Conflict, Forbidden, Invalid
@@ -26,13 +26,22 @@ def require_reviewer(actor: User, inspection: Inspection) -> None:
     if has_conflict(actor, inspection.vessel.owner_id):
         raise Forbidden(Msg("Tiene un conflicto de interés declarado con el armador de este buque (art. 214): "
                             "otro revisor debe hacerlo."))
+    if inspection.review_status == "countersigned":
+        raise Conflict(Msg("Esta inspección ya fue refrendada: no se refrenda ni se devuelve otra vez; si su "
+                           "certificado no debe valer, la Prefectura lo revoca."))
     if inspection.review_status != "pending":
         raise Conflict(Msg("Esta inspección no espera refrendo."))
 
 
 def certificate_of(inspection: Inspection) -> Certificate | None:
-    """The certificate this inspection issued, if any."""
-    return db.session.scalar(db.select(Certificate).filter_by(inspection_id=inspection.id))
+    """The certificate in force this inspection issued, if any (one returned earlier stays revoked)."""
+    return inspection_certificate(inspection.id, in_force=True)
+
+
+def returned_reason(note: str) -> str:
+    """The revocation's reason when the reviewer returns a certified inspection (stored, like every reason, in
+    Spanish): the police page and the owner's notice say it."""
+    return f"Inspección devuelta al inspector para su corrección por el revisor (art. 221): {note.strip()}"
 
 
 def countersign_inspection(actor: User, inspection: Inspection, signature: bytes, office: Office, signer,
@@ -75,19 +84,21 @@ def return_inspection(actor: User, inspection: Inspection, note: str, now: datet
 
     What the closing produced is kept in the audit record (outcome, deficiencies, fines, the re-inspection it
     scheduled) and withdrawn; the answers keep every revision, so the earlier version stays whole. A certificate
-    issued at the closing (the "closing" validity) cannot be withdrawn this way: the Prefectura revokes it.
+    issued at the closing (the "closing" validity), not yet countersigned, is revoked in the same act with the note
+    as its reason; the corrected closing issues a new one that names it (Certificate.replaces).
     """
     lock_inspection(inspection)
     require_reviewer(actor, inspection)
-    if certificate_of(inspection) is not None:
-        raise Conflict(Msg("La inspección ya emitió su certificado al cierre: para corregirla, la Prefectura debe "
-                           "revocar ese certificado."))
+    certificate = certificate_of(inspection)
+    if certificate is not None:
+        record_revocation(actor, certificate, returned_reason(note), now, inspection.id)
     deficiencies = db.session.scalars(db.select(Deficiency).filter_by(inspection_id=inspection.id)).all()
     fines = db.session.scalars(db.select(FineAssessment).filter_by(inspection_id=inspection.id)).all()
     follow_ups = db.session.scalars(db.select(Inspection).filter_by(reinspection_of_id=inspection.id,
                                                                     status="scheduled")).all()
     record_event(actor, "inspection.returned", "inspection", inspection.id, inspection_id=inspection.id, at=now,
                  details={"note": note, "outcome": inspection.outcome,
+                          "revoked_certificate": certificate.number if certificate else None,
                           "submitted_at": inspection.submitted_at.isoformat() if inspection.submitted_at else None,
                           "deficiencies": [{"item_id": d.item_id, "article": d.article, "action": d.action,
                                             "description": d.description} for d in deficiencies],

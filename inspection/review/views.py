@@ -29,8 +29,8 @@ def review_queue_page():
     waiting = db.session.scalars(review_queue().options(joinedload(Inspection.vessel),
                                                         joinedload(Inspection.inspector))).all()
     ids = [i.id for i in waiting]
-    certificates = {c.inspection_id: c for c in db.session.scalars(
-        db.select(Certificate).where(Certificate.inspection_id.in_(ids)))} if ids else {}
+    certificates = {c.inspection_id: c for c in db.session.scalars(  # by id: each one's newest wins (in force if any)
+        db.select(Certificate).where(Certificate.inspection_id.in_(ids)).order_by(Certificate.id))} if ids else {}
     flagged: dict[int, int] = {}
     for inspection_id, flags in db.session.execute(
             db.select(Photo.inspection_id, Photo.flags).where(Photo.inspection_id.in_(ids))).all() if ids else ():

@@ -18,8 +18,8 @@ down_revision = 'review24'
 branch_labels = None
 depends_on = None
 
-NOT_REVOKED = sa.text("revoked_at IS NULL")
-NOT_SUPERSEDED = sa.text("superseded_by_id IS NULL")
+# The partial indexes' conditions: one certificate in force per inspection; the current ones of a vessel and kind.
+NOT_REVOKED, NOT_SUPERSEDED = sa.text("revoked_at IS NULL"), sa.text("superseded_by_id IS NULL")
 
 
 def _current_index(create: bool) -> None:
