@@ -10,7 +10,7 @@ from inspection.core.audit import record_event
 from inspection.core.clock import local_date_at
 from inspection.core.exceptions import Conflict, Forbidden, Invalid
 from inspection.core.extensions import db
-from inspection.core.models import Certificate, Deficiency, FineAssessment, Inspection, User
+from inspection.core.models import AuditEvent, Certificate, Deficiency, FineAssessment, Inspection, User
 from inspection.core.office import Office
 from inspection.cycle.applications import complete_applications
 from inspection.i18n.messages import Msg
@@ -38,6 +38,14 @@ def certificate_of(inspection: Inspection) -> Certificate | None:
     return inspection_certificate(inspection.id, in_force=True)
 
 
+def revoked_by_return(inspection: Inspection, certificate: Certificate) -> bool:
+    """Whether the reviewer's last return of the inspection revoked this certificate (its correction then needs a new
+    one), not the Prefectura by a decision of its own (which a countersignature never undoes)."""
+    event = db.session.scalar(db.select(AuditEvent).filter_by(inspection_id=inspection.id, action="inspection.returned")
+                              .order_by(AuditEvent.id.desc()).limit(1))
+    return event is not None and (event.details or {}).get("revoked_certificate") == certificate.number
+
+
 def returned_reason(note: str) -> str:
     """The revocation's reason when the reviewer returns a certified inspection (stored, like every reason, in
     Spanish): the police page and the owner's notice say it."""
@@ -60,7 +68,9 @@ def countersign_inspection(actor: User, inspection: Inspection, signature: bytes
     storage.put(key, png)  # content-addressed and atomic: a rollback leaves an unrecorded file the sweep removes
     inspection.reviewer_signature_key, inspection.reviewer_signature_sha256 = key, sha256
     inspection.review_status, inspection.countersigned_at, inspection.countersigned_by_id = "countersigned", now, actor.id
-    certificate = certificate_of(inspection)
+    certificate = inspection_certificate(inspection.id)  # one the Prefectura revoked stays revoked, countersigned
+    if certificate is not None and certificate.revoked_at is not None and revoked_by_return(inspection, certificate):
+        certificate = None  # returned under the "closing" validity, closed again under "countersignature"
     if certificate is None and inspection.outcome in PASSED:
         inspected_on = local_date_at(inspection.submitted_at, zone)
         certificate = issue_certificate(actor, inspection, office, signer, today, now, inspected_on,

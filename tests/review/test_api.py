@@ -7,6 +7,7 @@ from inspection.core.clock import office_today
 from inspection.core.extensions import db
 from inspection.core.models import AuditEvent, Certificate, Deficiency, Inspection
 from tests.fixtures.inspections import answer_all, submit
+from tests.fixtures.pages import login, text
 from tests.conftest import PASSWORD
 from tests.media_samples import SIGNATURES
 
@@ -158,6 +159,10 @@ def test_returned_after_the_closing_issued_it_the_certificate_is_revoked_and_the
     pdf = pypdfium2.PdfDocument(client.get(f"/api/v1/certificates/{again['number']}/pdf", headers=crew["oh"]).data)
     printed = " ".join(" ".join(pdf[i].get_textpage().get_text_range().split()) for i in range(len(pdf)))
     assert f"Reemplaza al certificado N.º {first['number']}" in printed
+    login(client, crew["owner"])
+    assert f"Reemplaza al certificado N.º {first['number']}" in text(client.get(f"/certificados/{again['number']}"))
+    assert f"Replaces certificate no. {first['number']}" in text(client.get(f"/certificados/{again['number']}?lang=en"))
+    client.get("/certificados?lang=es")
     # the review, the countersignature and the inspection's pages read the one in force
     signed = countersign(client, reviewer, inspection_id)
     assert signed.status_code == 200 and signed.json["certificate"]["number"] == again["number"], signed.json
@@ -170,6 +175,35 @@ def test_returned_after_the_closing_issued_it_the_certificate_is_revoked_and_the
     with pytest.raises(IntegrityError):
         db.session.flush()
     db.session.rollback()
+
+
+def test_returned_under_one_validity_and_closed_again_under_the_other_the_countersignature_replaces_it(
+        app, client, crew, started, as_role, monkeypatch):
+    inspection_id, items = started
+    answer_all(client, crew, inspection_id, items)
+    first = submit(client, crew, inspection_id).json["certificate"]
+    _, reviewer = as_role("reviewer")
+    assert send_back(client, reviewer, inspection_id).status_code == 200
+    monkeypatch.setitem(app.config, "COUNTERSIGN_VALIDITY", "countersignature")
+    answer_all(client, crew, inspection_id, items)
+    assert submit(client, crew, inspection_id).json["certificate"] is None
+    signed = countersign(client, reviewer, inspection_id)
+    assert signed.status_code == 200, signed.json
+    assert signed.json["certificate"]["replaces"] == first["number"]
+    assert signed.json["certificate"]["status"] == "valid"
+
+
+def test_a_certificate_the_prefectura_revoked_while_pending_is_not_reissued_by_the_countersignature(
+        client, crew, issued, as_role):
+    revoked = client.post(f"/api/v1/certificates/{issued['number']}/revoke", headers=crew["admin"],
+                          json={"reason": "Documentación falsificada"})
+    assert revoked.status_code == 200
+    _, reviewer = as_role("reviewer")
+    signed = countersign(client, reviewer, issued["inspection_id"])
+    assert signed.status_code == 200 and signed.json["certificate"]["number"] == issued["number"]
+    assert signed.json["certificate"]["status"] == "revoked"
+    assert db.session.scalar(db.select(db.func.count()).select_from(Certificate)
+                             .filter_by(inspection_id=issued["inspection_id"])) == 1
 
 
 def test_issued_at_the_countersignature_a_returned_inspection_comes_back_corrected(app, client, crew, started,
