@@ -48,7 +48,7 @@ def revoked_by_return(inspection: Inspection, certificate: Certificate) -> bool:
 
 def returned_reason(note: str) -> str:
     """The revocation's reason when the reviewer returns a certified inspection (stored, like every reason, in
-    Spanish): the police page and the owner's notice say it."""
+    Spanish): the certificate's record, its audit and the owner's notice of the revocation say it."""
     return f"Inspección devuelta al inspector para su corrección por el revisor (art. 221): {note.strip()}"
 
 
