@@ -318,6 +318,8 @@ def issue_certificate(actor: User, inspection: Inspection, office: Office, signe
     conditions = [condition_line(d) for d in open_deficiencies]
     previous = db.session.scalar(db.select(Certificate).filter_by(vessel_id=vessel.id, kind=kind, superseded_by_id=None)
                                  .order_by(Certificate.id.desc()))
+    replaced = db.session.scalar(db.select(Certificate).filter_by(inspection_id=inspection.id)  # returned (art. 221)
+                                 .where(Certificate.revoked_at.is_not(None)).order_by(Certificate.id.desc()))
     revision = (db.session.scalar(db.select(db.func.max(Certificate.revision))
                                   .filter_by(vessel_id=vessel.id, kind=kind)) or 0) + 1
     serial = _next_counter(kind, today.year)
@@ -334,7 +336,8 @@ def issue_certificate(actor: User, inspection: Inspection, office: Office, signe
                               revision=revision, issued_on=today, inspected_on=inspected_on, valid_until=valid_until,
                               next_inspection_on=valid_until, status_index=status_index,
                               office_code=claims.issuer, kid=kid, token=token, qr_png=qr.png,
-                              qr_version=qr.version, conditions=conditions, created_at=now)
+                              qr_version=qr.version, conditions=conditions, created_at=now,
+                              replaces_id=replaced.id if replaced else None)
     db.session.add(certificate)
     db.session.flush()
     if previous is not None:
@@ -342,7 +345,8 @@ def issue_certificate(actor: User, inspection: Inspection, office: Office, signe
     record_event(actor, "certificate.issued", "certificate", number, inspection_id=inspection.id,
                  details={"kind": kind, "inspected_on": inspected_on.isoformat(), "valid_until": valid_until.isoformat(),
                           "revision": revision,
-                          "supersedes": previous.number if previous else None}, at=now)
+                          "supersedes": previous.number if previous else None,
+                          "replaces": replaced.number if replaced else None}, at=now)
     return certificate
 
 
@@ -371,6 +375,7 @@ def certificate_json(certificate: Certificate, status: str, public_url: str) -> 
         "conditions": certificate.conditions, "inspection_id": certificate.inspection_id,
         "countersigned_on": certificate.countersigned_on.isoformat() if certificate.countersigned_on else None,
         "countersign_due_on": certificate.countersign_due_on.isoformat() if certificate.countersign_due_on else None,
+        "replaces": certificate.replaces.number if certificate.replaces_id else None,
     }
 
 
@@ -401,6 +406,7 @@ def certificate_document(certificate: Certificate, office: Office, zone: tzinfo,
                    if drawn.get("master") else None),
         "verify_url": verify_url(office.public_url, certificate.token),
         "qr_png": certificate.qr_png,
+        "replaces": certificate.replaces.number if certificate.replaces_id else None,
     }
 
 
@@ -440,11 +446,27 @@ def _require_admin(actor: User) -> None:
 def revoke_certificate(actor: User, certificate: Certificate, reason: str, now: datetime) -> Certificate:
     """Revoke for good, with the reason (admins only; audited)."""
     _require_admin(actor)
+    return record_revocation(actor, certificate, reason, now)
+
+
+def record_revocation(actor: User, certificate: Certificate, reason: str, now: datetime,
+                      inspection_id: int | None = None) -> Certificate:
+    """The revocation itself, for a caller that settled who may: the Prefectura (revoke_certificate), or a reviewer
+    returning the inspection that issued it (art. 221, review.operations.return_inspection); audited."""
     if certificate.revoked_at is not None:
         raise Conflict(Msg("El certificado ya está revocado."))
     certificate.revoked_at, certificate.revoked_reason = now, reason
-    record_event(actor, "certificate.revoked", "certificate", certificate.number, details={"reason": reason}, at=now)
+    record_event(actor, "certificate.revoked", "certificate", certificate.number, details={"reason": reason}, at=now,
+                 inspection_id=inspection_id)
     return certificate
+
+
+def inspection_certificate(inspection_id: int, in_force: bool = False) -> Certificate | None:
+    """The certificate of an inspection: its newest, which is the one not revoked when there is one (at most one is,
+    uq_certificates_inspection_current); with `in_force`, only that one. A returned inspection's revoked certificate
+    stays its newest until the corrected closing issues the next."""
+    query = db.select(Certificate).filter_by(inspection_id=inspection_id).order_by(Certificate.id.desc()).limit(1)
+    return db.session.scalar(query.where(Certificate.revoked_at.is_(None)) if in_force else query)
 
 
 def suspend_certificate(actor: User, certificate: Certificate, reason: str, now: datetime) -> Certificate:

@@ -49,6 +49,9 @@ class CertificateSchema(BaseSchema):
         "description": "Día en que el Prefecto (o su delegado) refrendó el certificado (art. 221); null si pendiente"})
     countersign_due_on = fields.Date(allow_none=True, metadata={
         "description": "Emitido al cierre y pendiente de refrendo: vale hasta este día sin él, luego queda suspendido"})
+    replaces = fields.String(allow_none=True, metadata={
+        "description": "Número del certificado de la misma inspección que este reemplaza: revocado al devolverla el "
+                       "revisor para su corrección (art. 221); null si no reemplaza a ninguno"})
 
 
 class JwkSchema(BaseSchema):

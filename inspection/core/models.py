@@ -606,12 +606,19 @@ class Certificate(db.Model):
     __table_args__ = (sa.Index("ix_certificates_kind_vessel_valid_until", "kind", "vessel_id", "valid_until"),
                       sa.Index("ix_certificates_current", "kind", "vessel_id", "valid_until", "revoked_at",
                                sqlite_where=sa.text("superseded_by_id IS NULL"),
-                               postgresql_where=sa.text("superseded_by_id IS NULL")))
+                               postgresql_where=sa.text("superseded_by_id IS NULL")),
+                      # One certificate in force per inspection: a returned inspection's is revoked (art. 221) before
+                      # its corrected closing issues another, so an inspection may hold several over time.
+                      sa.Index("uq_certificates_inspection_current", "inspection_id", unique=True,
+                               sqlite_where=sa.text("revoked_at IS NULL"),
+                               postgresql_where=sa.text("revoked_at IS NULL")))
     id: Mapped[int] = mapped_column(primary_key=True)
     number: Mapped[str] = mapped_column(sa.String(40), unique=True)
     kind: Mapped[str] = mapped_column(_enum("certificate_kind", KINDS))
     vessel_id: Mapped[int] = mapped_column(sa.ForeignKey("vessels.id"), index=True)
-    inspection_id: Mapped[int] = mapped_column(sa.ForeignKey("inspections.id"), unique=True)
+    inspection_id: Mapped[int] = mapped_column(sa.ForeignKey("inspections.id"), index=True)
+    # The certificate of the same inspection this one replaces: revoked when the reviewer returned it (art. 221).
+    replaces_id: Mapped[int | None] = mapped_column(sa.ForeignKey("certificates.id"))
     revision: Mapped[int] = mapped_column(default=1)
     issued_on: Mapped[date] = mapped_column(sa.Date)
     # Art. 207: the term runs from the inspection performed (its office date), not from the issue.
@@ -639,6 +646,7 @@ class Certificate(db.Model):
 
     vessel: Mapped[Vessel] = relationship()
     inspection: Mapped[Inspection] = relationship()
+    replaces: Mapped[Certificate | None] = relationship(remote_side=[id], foreign_keys=[replaces_id])
 
 
 class Application(db.Model):

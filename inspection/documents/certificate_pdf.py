@@ -29,6 +29,8 @@ office and the signatures art. 221 requires.
                         (optional: printed as one more signature slot)
     verify_url          the URL inside the QR; only its base is printed
     qr_png              PNG bytes from qrcodes.make_qr
+    replaces            number of the certificate of the same inspection this one replaces (optional: revoked when
+                        the reviewer returned the inspection for correction, art. 221)
 
 Text uses the PDF core fonts (Times, Courier) with the windows-1252 encoding, which covers
 Spanish accents, ñ, º, « » and the em dash; any other character is replaced by "?".
@@ -200,6 +202,8 @@ def render_certificate_pdf(cert: dict, lang: str = "es") -> bytes:
         f"N.º {cert['number']}   ·   Revisión {cert.get('revision', 1)}",
         11, "", 6.5, INK,
     )
+    if cert.get("replaces"):  # the inspection's earlier certificate, revoked when it was returned (art. 221)
+        pdf.centered(f"Reemplaza al certificado N.º {cert['replaces']}", 9, "I", 4.5, INK)
 
     # Preamble.
     pdf.set_y(pdf.get_y() + 2)

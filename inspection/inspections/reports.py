@@ -1,8 +1,9 @@
 """The read model of one inspection: what the API returns and the pages arrange, from one place."""
+from inspection.certificates.operations import inspection_certificate
 from inspection.core.clock import zone_city
 from inspection.core.exceptions import Conflict
 from inspection.core.extensions import db
-from inspection.core.models import Answer, AuditEvent, Certificate, Deficiency, Inspection
+from inspection.core.models import Answer, AuditEvent, Deficiency, Inspection
 from inspection.cycle.billing import charges_of
 from inspection.i18n.messages import Msg
 from inspection.inspections.operations import current_answers, evidence_of, photos_of
@@ -50,7 +51,7 @@ def _audit(event: AuditEvent) -> dict:
 
 def report_header(inspection: Inspection, office_name: str, zone) -> dict:
     """What both printed documents say about the inspection: vessel, kind, dates, people, certificate."""
-    certificate = db.session.scalar(db.select(Certificate).filter_by(inspection_id=inspection.id))
+    certificate = inspection_certificate(inspection.id)
     inspector = inspection.inspector
     return {
         "id": inspection.id, "kind": inspection.kind, "status": inspection.status, "outcome": inspection.outcome,

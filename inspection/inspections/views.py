@@ -15,6 +15,7 @@ from sqlalchemy.orm import aliased, contains_eager, joinedload
 
 from inspection.accounts.access import get_deficiency_for, get_vessel_for, vessel_scope
 from inspection.accounts.auth import require_page
+from inspection.certificates.operations import inspection_certificate
 from inspection.core.clock import office_now, office_today, office_zone, zone_city
 from inspection.core.exceptions import DomainError, Invalid, NotFound
 from inspection.core.extensions import db
@@ -24,7 +25,6 @@ from inspection.core.models import (
     INSPECTION_STATUSES,
     KINDS,
     RESULTS,
-    Certificate,
     Deficiency,
     Detention,
     Inspection,
@@ -251,7 +251,7 @@ def _inspection_page(inspection: Inspection, status: int = 200, **state):
 def _report_page(inspection: Inspection, status: int = 200, **state):
     detentions = db.session.scalars(db.select(Detention).filter_by(inspection_id=inspection.id)
                                     .order_by(Detention.id)).all()
-    certificate = db.session.scalar(db.select(Certificate).filter_by(inspection_id=inspection.id))
+    certificate = inspection_certificate(inspection.id)
     state.setdefault("errors", {})
     state["open_detention"] = open_detention_of(inspection.vessel_id)  # this inspection's or another decision's
     state.setdefault("values", {})

@@ -5,12 +5,12 @@ from datetime import date, datetime, tzinfo
 
 from inspection.accounts.users import has_conflict
 from inspection.certificates.countersign import PASSED, seal_countersignature
-from inspection.certificates.operations import issue_certificate
+from inspection.certificates.operations import inspection_certificate, issue_certificate, record_revocation
 from inspection.core.audit import record_event
 from inspection.core.clock import local_date_at
 from inspection.core.exceptions import Conflict, Forbidden, Invalid
 from inspection.core.extensions import db
-from inspection.core.models import Certificate, Deficiency, FineAssessment, Inspection, User
+from inspection.core.models import AuditEvent, Certificate, Deficiency, FineAssessment, Inspection, User
 from inspection.core.office import Office
 from inspection.cycle.applications import complete_applications
 from inspection.i18n.messages import Msg
@@ -26,13 +26,30 @@ def require_reviewer(actor: User, inspection: Inspection) -> None:
     if has_conflict(actor, inspection.vessel.owner_id):
         raise Forbidden(Msg("Tiene un conflicto de interés declarado con el armador de este buque (art. 214): "
                             "otro revisor debe hacerlo."))
+    if inspection.review_status == "countersigned":
+        raise Conflict(Msg("Esta inspección ya fue refrendada: no se refrenda ni se devuelve otra vez; si su "
+                           "certificado no debe valer, la Prefectura lo revoca."))
     if inspection.review_status != "pending":
         raise Conflict(Msg("Esta inspección no espera refrendo."))
 
 
 def certificate_of(inspection: Inspection) -> Certificate | None:
-    """The certificate this inspection issued, if any."""
-    return db.session.scalar(db.select(Certificate).filter_by(inspection_id=inspection.id))
+    """The certificate in force this inspection issued, if any (one returned earlier stays revoked)."""
+    return inspection_certificate(inspection.id, in_force=True)
+
+
+def revoked_by_return(inspection: Inspection, certificate: Certificate) -> bool:
+    """Whether the reviewer's last return of the inspection revoked this certificate (its correction then needs a new
+    one), not the Prefectura by a decision of its own (which a countersignature never undoes)."""
+    event = db.session.scalar(db.select(AuditEvent).filter_by(inspection_id=inspection.id, action="inspection.returned")
+                              .order_by(AuditEvent.id.desc()).limit(1))
+    return event is not None and (event.details or {}).get("revoked_certificate") == certificate.number
+
+
+def returned_reason(note: str) -> str:
+    """The revocation's reason when the reviewer returns a certified inspection (stored, like every reason, in
+    Spanish): the certificate's record, its audit and the owner's notice of the revocation say it."""
+    return f"Inspección devuelta al inspector para su corrección por el revisor (art. 221): {note.strip()}"
 
 
 def countersign_inspection(actor: User, inspection: Inspection, signature: bytes, office: Office, signer,
@@ -51,7 +68,9 @@ def countersign_inspection(actor: User, inspection: Inspection, signature: bytes
     storage.put(key, png)  # content-addressed and atomic: a rollback leaves an unrecorded file the sweep removes
     inspection.reviewer_signature_key, inspection.reviewer_signature_sha256 = key, sha256
     inspection.review_status, inspection.countersigned_at, inspection.countersigned_by_id = "countersigned", now, actor.id
-    certificate = certificate_of(inspection)
+    certificate = inspection_certificate(inspection.id)  # one the Prefectura revoked stays revoked, countersigned
+    if certificate is not None and certificate.revoked_at is not None and revoked_by_return(inspection, certificate):
+        certificate = None  # returned under the "closing" validity, closed again under "countersignature"
     if certificate is None and inspection.outcome in PASSED:
         inspected_on = local_date_at(inspection.submitted_at, zone)
         certificate = issue_certificate(actor, inspection, office, signer, today, now, inspected_on,
@@ -75,19 +94,21 @@ def return_inspection(actor: User, inspection: Inspection, note: str, now: datet
 
     What the closing produced is kept in the audit record (outcome, deficiencies, fines, the re-inspection it
     scheduled) and withdrawn; the answers keep every revision, so the earlier version stays whole. A certificate
-    issued at the closing (the "closing" validity) cannot be withdrawn this way: the Prefectura revokes it.
+    issued at the closing (the "closing" validity), not yet countersigned, is revoked in the same act with the note
+    as its reason; the corrected closing issues a new one that names it (Certificate.replaces).
     """
     lock_inspection(inspection)
     require_reviewer(actor, inspection)
-    if certificate_of(inspection) is not None:
-        raise Conflict(Msg("La inspección ya emitió su certificado al cierre: para corregirla, la Prefectura debe "
-                           "revocar ese certificado."))
+    certificate = certificate_of(inspection)
+    if certificate is not None:
+        record_revocation(actor, certificate, returned_reason(note), now, inspection.id)
     deficiencies = db.session.scalars(db.select(Deficiency).filter_by(inspection_id=inspection.id)).all()
     fines = db.session.scalars(db.select(FineAssessment).filter_by(inspection_id=inspection.id)).all()
     follow_ups = db.session.scalars(db.select(Inspection).filter_by(reinspection_of_id=inspection.id,
                                                                     status="scheduled")).all()
     record_event(actor, "inspection.returned", "inspection", inspection.id, inspection_id=inspection.id, at=now,
                  details={"note": note, "outcome": inspection.outcome,
+                          "revoked_certificate": certificate.number if certificate else None,
                           "submitted_at": inspection.submitted_at.isoformat() if inspection.submitted_at else None,
                           "deficiencies": [{"item_id": d.item_id, "article": d.article, "action": d.action,
                                             "description": d.description} for d in deficiencies],

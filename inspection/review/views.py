@@ -14,7 +14,7 @@ from inspection.core.office import current_office
 from inspection.i18n.messages import Msg
 from inspection.inspections.operations import get_inspection_for
 from inspection.media.configured import media_storage
-from inspection.review.operations import countersign_inspection, return_inspection, review_queue
+from inspection.review.operations import certificate_of, countersign_inspection, return_inspection, review_queue
 from inspection.review.schemas import CountersignFormSchema, ReturnFormSchema
 from inspection.web.acts import ask_confirmation, confirmed, report_done
 from inspection.web.forms import load_form
@@ -29,8 +29,8 @@ def review_queue_page():
     waiting = db.session.scalars(review_queue().options(joinedload(Inspection.vessel),
                                                         joinedload(Inspection.inspector))).all()
     ids = [i.id for i in waiting]
-    certificates = {c.inspection_id: c for c in db.session.scalars(
-        db.select(Certificate).where(Certificate.inspection_id.in_(ids)))} if ids else {}
+    certificates = {c.inspection_id: c for c in db.session.scalars(  # by id: each one's newest wins (in force if any)
+        db.select(Certificate).where(Certificate.inspection_id.in_(ids)).order_by(Certificate.id))} if ids else {}
     flagged: dict[int, int] = {}
     for inspection_id, flags in db.session.execute(
             db.select(Photo.inspection_id, Photo.flags).where(Photo.inspection_id.in_(ids))).all() if ids else ():
@@ -85,7 +85,11 @@ def return_page(inspection_id):
     """Return to the inspector with the note of what to correct."""
 
     def act(inspection, data):
+        held = certificate_of(inspection)
         return_inspection(current_user, inspection, data["note"], office_now())
+        if held is not None:
+            return Msg("Inspección n.º {id} devuelta a su inspector con la nota; su certificado {number} quedó "
+                       "revocado y el nuevo cierre emitirá otro.", id=inspection.id, number=held.number)
         return Msg("Inspección n.º {id} devuelta a su inspector con la nota.", id=inspection.id)
 
     return _act(inspection_id, ReturnFormSchema, ASK["return"], act)
@@ -97,6 +101,7 @@ ASK = {
                         "lo verá como refrendado."), Msg("Sí, refrendar")),
     "return": (Msg("¿Devolver la inspección n.º {id} a su inspector?"),
                Msg("La devolución no se deshace: la inspección vuelve a estar en curso, sus deficiencias y multas se "
-                   "retiran (quedan en la auditoría) y el inspector deberá cerrarla de nuevo."),
+                   "retiran (quedan en la auditoría), el certificado que haya emitido al cierre queda revocado, y el "
+                   "inspector deberá cerrarla de nuevo (el nuevo cierre emite otro certificado)."),
                Msg("Sí, devolver")),
 }

@@ -7,6 +7,7 @@ from inspection.core.clock import office_today
 from inspection.core.extensions import db
 from inspection.core.models import AuditEvent, Certificate, Deficiency, Inspection
 from tests.fixtures.inspections import answer_all, submit
+from tests.fixtures.pages import login, text
 from tests.conftest import PASSWORD
 from tests.media_samples import SIGNATURES
 
@@ -105,8 +106,104 @@ def test_only_a_reviewer_without_an_interest_countersigns(client, crew, issued, 
     _, reviewer = as_role("reviewer")
     blank = countersign(client, reviewer, issued["inspection_id"], signature="data:image/png;base64,AAAA")
     assert blank.status_code == 422 and "signature" in str(blank.json["errors"])
-    # the closing issued the certificate ("closing" validity): returning it needs its revocation first
-    assert send_back(client, reviewer, issued["inspection_id"]).status_code == 409
+    assert send_back(client, headers, issued["inspection_id"]).status_code == 403  # nor returns it
+
+
+def test_returned_after_the_closing_issued_it_the_certificate_is_revoked_and_the_correction_replaces_it(
+        client, crew, started, as_role, token_for):
+    import base64
+    import json
+
+    import pypdfium2
+    import pytest
+    from sqlalchemy.exc import IntegrityError
+
+    from inspection.certificates.signing import decode_token, public_key_from_jwk
+    from inspection.certificates.status_list import verify_status_list
+
+    inspection_id, items = started
+    answer_all(client, crew, inspection_id, items)
+    first = submit(client, crew, inspection_id).json["certificate"]  # "closing" validity, the default
+    assert first is not None and first["countersign_due_on"]
+    _, reviewer = as_role("reviewer", title="Prefecto General de Puertos")
+    note = "Falta la foto del manómetro de la caldera 2."
+    returned = send_back(client, reviewer, inspection_id, note)
+    assert returned.status_code == 200 and returned.json["review_status"] == "returned", returned.json
+    # the old QR says revoked, online and in the status list an offline phone keeps
+    assert client.get(f"/api/v1/verify/{first['token']}").json["verdict"] == "revoked"
+    assert "REVOCADO" in client.get(f"/v/{first['token']}").get_data(as_text=True)
+    old = db.session.scalar(db.select(Certificate).filter_by(number=first["number"]))
+    assert old.revoked_reason == f"Inspección devuelta al inspector para su corrección por el revisor (art. 221): {note}"
+    jws = client.get("/api/v1/status-list").json["jws"]
+    published = {k["kid"]: public_key_from_jwk(k) for k in client.get("/api/v1/keys").json["keys"]}
+    index = decode_token(first["token"])[1].status_index
+    assert verify_status_list(jws, published).status_at(index) == 1  # revoked
+    body = jws.split(".")[1]
+    assert str(index) not in json.loads(base64.urlsafe_b64decode(body + "=" * (-len(body) % 4)))["countersign"]["pending"]
+    revoked = db.session.scalar(db.select(AuditEvent).filter_by(action="certificate.revoked"))
+    assert (revoked.entity_id, revoked.details["reason"], revoked.inspection_id) == (
+        first["number"], old.revoked_reason, inspection_id)
+    [event] = db.session.scalars(db.select(AuditEvent).filter_by(action="inspection.returned")).all()
+    assert event.details["revoked_certificate"] == first["number"]
+    shown = client.get(f"/api/v1/inspections/{inspection_id}", headers=crew["ih"]).json
+    assert (shown["status"], shown["review_note"]) == ("in_progress", note)
+
+    answer_all(client, crew, inspection_id, items)  # corrected, closed again: a new certificate at the closing
+    again = submit(client, crew, inspection_id).json["certificate"]
+    assert again["number"] != first["number"] and again["replaces"] == first["number"]
+    assert (again["status"], again["countersigned_on"]) == ("valid", None)
+    assert client.get(f"/api/v1/verify/{again['token']}").json["verdict"] == "valid"
+    assert client.get(f"/api/v1/verify/{first['token']}").json["verdict"] == "revoked"  # revoked stays revoked
+    listed = client.get(f"/api/v1/certificates/{again['number']}", headers=crew["oh"]).json
+    assert listed["replaces"] == first["number"]
+    pdf = pypdfium2.PdfDocument(client.get(f"/api/v1/certificates/{again['number']}/pdf", headers=crew["oh"]).data)
+    printed = " ".join(" ".join(pdf[i].get_textpage().get_text_range().split()) for i in range(len(pdf)))
+    assert f"Reemplaza al certificado N.º {first['number']}" in printed
+    login(client, crew["owner"])
+    assert f"Reemplaza al certificado N.º {first['number']}" in text(client.get(f"/certificados/{again['number']}"))
+    assert f"Replaces certificate no. {first['number']}" in text(client.get(f"/certificados/{again['number']}?lang=en"))
+    client.get("/certificados?lang=es")
+    # the review, the countersignature and the inspection's pages read the one in force
+    signed = countersign(client, reviewer, inspection_id)
+    assert signed.status_code == 200 and signed.json["certificate"]["number"] == again["number"], signed.json
+    refused = send_back(client, reviewer, inspection_id)
+    assert refused.status_code == 409 and "ya fue refrendada" in refused.json["detail"]
+    english = send_back(client, {**reviewer, "Accept-Language": "en"}, inspection_id)
+    assert english.status_code == 409 and "already been countersigned" in english.json["detail"]
+    # one certificate not revoked per inspection: the database itself refuses a second
+    old.revoked_at = None
+    with pytest.raises(IntegrityError):
+        db.session.flush()
+    db.session.rollback()
+
+
+def test_returned_under_one_validity_and_closed_again_under_the_other_the_countersignature_replaces_it(
+        app, client, crew, started, as_role, monkeypatch):
+    inspection_id, items = started
+    answer_all(client, crew, inspection_id, items)
+    first = submit(client, crew, inspection_id).json["certificate"]
+    _, reviewer = as_role("reviewer")
+    assert send_back(client, reviewer, inspection_id).status_code == 200
+    monkeypatch.setitem(app.config, "COUNTERSIGN_VALIDITY", "countersignature")
+    answer_all(client, crew, inspection_id, items)
+    assert submit(client, crew, inspection_id).json["certificate"] is None
+    signed = countersign(client, reviewer, inspection_id)
+    assert signed.status_code == 200, signed.json
+    assert signed.json["certificate"]["replaces"] == first["number"]
+    assert signed.json["certificate"]["status"] == "valid"
+
+
+def test_a_certificate_the_prefectura_revoked_while_pending_is_not_reissued_by_the_countersignature(
+        client, crew, issued, as_role):
+    revoked = client.post(f"/api/v1/certificates/{issued['number']}/revoke", headers=crew["admin"],
+                          json={"reason": "Documentación falsificada"})
+    assert revoked.status_code == 200
+    _, reviewer = as_role("reviewer")
+    signed = countersign(client, reviewer, issued["inspection_id"])
+    assert signed.status_code == 200 and signed.json["certificate"]["number"] == issued["number"]
+    assert signed.json["certificate"]["status"] == "revoked"
+    assert db.session.scalar(db.select(db.func.count()).select_from(Certificate)
+                             .filter_by(inspection_id=issued["inspection_id"])) == 1
 
 
 def test_issued_at_the_countersignature_a_returned_inspection_comes_back_corrected(app, client, crew, started,

@@ -36,10 +36,14 @@ def test_a_blank_pad_or_a_refusal_comes_back_to_the_report_saying_why(client, cr
     back = browser.post(f"/inspecciones/{issued['inspection_id']}/refrendar", data={"signature": ""},
                         follow_redirects=True)
     assert "Firme en el recuadro antes de refrendar." in back.get_data(as_text=True)
+    returned = browser.post(f"/inspecciones/{issued['inspection_id']}/devolver",
+                            data={"note": "Revise la caldera", "confirmed": "1"}, follow_redirects=True)
+    assert (f"su certificado {issued['number']} quedó revocado y el nuevo cierre emitirá otro"
+            in returned.get_data(as_text=True))  # issued at the closing: revoked with the return
+    assert db.session.get(Inspection, issued["inspection_id"]).status == "in_progress"
     refused = browser.post(f"/inspecciones/{issued['inspection_id']}/devolver",
                            data={"note": "Revise la caldera", "confirmed": "1"}, follow_redirects=True)
-    assert "revocar ese certificado" in refused.get_data(as_text=True)  # issued at the closing: not returned
-    assert db.session.get(Inspection, issued["inspection_id"]).status == "submitted"
+    assert "Esta inspección no espera refrendo." in refused.get_data(as_text=True)
 
 
 def test_only_reviewers_and_the_office_see_the_queue(crew, make_user, login_as):
