@@ -1,7 +1,7 @@
 """When a certificate is issued and countersigned (art. 221): the kinds the Prefecto countersigns, whether the closing
 issues their certificate or the countersignature does, and the term a certificate issued at the closing waits."""
 import json
-from datetime import date
+from datetime import date, timedelta
 
 from inspection.certificates.signing import b64url_encode, sign_es256
 
@@ -29,7 +29,7 @@ def enter_review(inspection: Inspection, certificate: Certificate | None, today:
         return
     inspection.review_status = "pending"
     if certificate is not None:
-        certificate.countersign_due_on = date.fromordinal(today.toordinal() + countersignature().days)
+        certificate.countersign_due_on = today + timedelta(days=countersignature().days)
 
 
 SEAL_TYP = "countersign+jwt"
