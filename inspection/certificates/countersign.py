@@ -3,8 +3,7 @@ issues their certificate or the countersignature does, and the term a certificat
 import json
 from datetime import date, timedelta
 
-from inspection.certificates.signing import b64url_encode, sign_es256
-
+from inspection.certificates.signing import _public, b64url_decode, b64url_encode, sign_es256, verify_es256
 from inspection.core.models import Certificate, Inspection
 from inspection.core.office import Office
 from inspection.law.legal_terms import countersignature
@@ -45,3 +44,22 @@ def seal_countersignature(claims: dict, kid: str, private_key) -> str:
 
     signing_input = f"{segment(header)}.{segment(claims)}"
     return f"{signing_input}.{b64url_encode(sign_es256(private_key, signing_input.encode()))}"
+
+
+class BrokenSeal(ValueError):
+    """A countersignature's seal that is not one, or not the office's."""
+
+
+def open_seal(jws: str, public_keys: dict) -> dict:
+    """The facts a countersignature's seal vouches for, checked against {kid: public key} (the published keys)."""
+    try:
+        head, body, signature = jws.split(".")
+        header, facts = json.loads(b64url_decode(head)), json.loads(b64url_decode(body))
+        key = public_keys.get(header.get("kid"))
+        valid = header.get("alg") == "ES256" and header.get("typ") == SEAL_TYP and key is not None and \
+            verify_es256(_public(key), b64url_decode(signature), f"{head}.{body}".encode())
+    except (AttributeError, TypeError, ValueError) as error:
+        raise BrokenSeal(f"not a countersignature seal: {error}") from None
+    if not valid or not isinstance(facts, dict):
+        raise BrokenSeal("the seal's signature is not the office's")
+    return facts

@@ -3,14 +3,17 @@ from flask import request
 from flask_smorest import Blueprint
 
 from inspection.accounts.auth import api_user, require
-from inspection.certificates.keys import signer
+from inspection.certificates.countersign import open_seal
+from inspection.certificates.keys import key_set, signer
 from inspection.certificates.operations import certificates_json
 from inspection.core.clock import office_date, office_now, office_zone
 from inspection.core.office import current_office
 from inspection.inspections.operations import get_inspection_for
 from inspection.media.configured import media_storage
-from inspection.review.operations import countersign_inspection, return_inspection
-from inspection.review.schemas import CountersignInSchema, ReturnInSchema, ReviewOutSchema
+from inspection.core.exceptions import NotFound
+from inspection.i18n.messages import Msg
+from inspection.review.operations import countersign_inspection, countersignature_seal, return_inspection
+from inspection.review.schemas import CountersignInSchema, ReturnInSchema, ReviewOutSchema, SealOutSchema
 from inspection.web.api_common import run_once
 
 blp = Blueprint("api_review", __name__, description="Refrendo del Prefecto (art. 221)")
@@ -56,3 +59,16 @@ def post_return(data, inspection_id):
 
     return run_once(actor, f"review-return:{inspection.id}", str(data["client_id"]), request.get_json(), action)
 
+
+@blp.route("/inspections/<int:inspection_id>/countersignature")
+@blp.response(200, SealOutSchema)
+@require()
+def get_countersignature(inspection_id):
+    """The countersignature's seal, for whoever may read the inspection: the office's signature over its facts
+    (inspection, vessel, certificate, day, reviewer, the drawn signature's SHA-256), checked here and by anyone
+    with the published keys. 404 while the inspection is not countersigned."""
+    inspection = get_inspection_for(api_user(), inspection_id)
+    seal = countersignature_seal(inspection)
+    if seal is None:
+        raise NotFound(Msg("La inspección n.º {id} no está refrendada.", id=inspection.id))
+    return SealOutSchema().dump({"inspection_id": inspection.id, "seal": seal, "facts": open_seal(seal, key_set().keys)})

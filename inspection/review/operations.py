@@ -46,6 +46,16 @@ def revoked_by_return(inspection: Inspection, certificate: Certificate) -> bool:
     return event is not None and (event.details or {}).get("revoked_certificate") == certificate.number
 
 
+def countersignature_seal(inspection: Inspection) -> str | None:
+    """The seal of the inspection's countersignature (the office's JWS over its facts), None while it has none."""
+    if inspection.review_status != "countersigned":
+        return None
+    event = db.session.scalar(db.select(AuditEvent).filter_by(inspection_id=inspection.id,
+                                                              action="inspection.countersigned")
+                              .order_by(AuditEvent.id.desc()).limit(1))
+    return (event.details or {}).get("seal") if event is not None else None
+
+
 def returned_reason(note: str) -> str:
     """The revocation's reason when the reviewer returns a certified inspection (stored, like every reason, in
     Spanish): the certificate's record, its audit and the owner's notice of the revocation say it."""

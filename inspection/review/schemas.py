@@ -32,6 +32,14 @@ class ReviewOutSchema(BaseSchema):
     certificate = fields.Dict(allow_none=True)
 
 
+class SealOutSchema(BaseSchema):
+    """The countersignature's seal (compact JWS, `typ` countersign+jwt, checked with GET /api/v1/keys) and its facts."""
+
+    inspection_id = fields.Integer()
+    seal = fields.String()
+    facts = fields.Dict()
+
+
 class CountersignFormSchema(BaseSchema):
     """The report page's countersignature form: the pad's drawing as a data URL."""
 

@@ -82,6 +82,38 @@ def test_the_countersignature_confirms_the_certificate_once(client, crew, issued
     assert not verify_es256(public, b64url_decode(signature), tampered.rsplit(".", 1)[0].encode())
 
 
+def test_the_countersignatures_seal_is_served_and_checks_with_the_published_keys(client, crew, issued, as_role):
+    import hashlib
+
+    from inspection.certificates.countersign import BrokenSeal, open_seal
+    from inspection.certificates.signing import public_key_from_jwk
+
+    url = f"/api/v1/inspections/{issued['inspection_id']}/countersignature"
+    user, reviewer = as_role("reviewer", title="Prefecto General de Puertos")
+    missing = client.get(url, headers=crew["oh"])
+    assert missing.status_code == 404 and "no está refrendada" in missing.json["detail"]
+    assert countersign(client, reviewer, issued["inspection_id"]).status_code == 200
+    served = client.get(url, headers=crew["oh"])  # the owner, who may read the inspection
+    assert served.status_code == 200
+    keys = {k["kid"]: public_key_from_jwk(k) for k in client.get("/api/v1/keys").json["keys"]}
+    facts = open_seal(served.json["seal"], keys)  # anyone holding the published keys
+    assert facts == served.json["facts"]
+    assert (facts["inspection"], facts["certificate"], facts["reviewer"], facts["article"]) == (
+        issued["inspection_id"], issued["number"], user.full_name or user.username, "221")
+    shown = client.get(f"/api/v1/inspections/{issued['inspection_id']}", headers=crew["oh"]).json
+    drawn = client.get(shown["signatures"]["reviewer"]["url"], headers=crew["oh"]).data
+    assert facts["signature_sha256"] == hashlib.sha256(drawn).hexdigest()  # the drawn signature it vouches for
+    head, body, signature = served.json["seal"].split(".")
+    forged = body[:-2] + ("A" if body[-2] != "A" else "B") + body[-1]
+    for broken in (f"{head}.{forged}.{signature}", "not-a-seal", f"{head}.{body}"):
+        try:
+            open_seal(broken, keys)
+        except BrokenSeal:
+            continue
+        raise AssertionError(f"accepted {broken[:20]}…")
+    assert client.get(url.replace(str(issued["inspection_id"]), "999999"), headers=crew["oh"]).status_code == 404
+
+
 def test_past_the_term_the_review_is_overdue_not_the_certificate(client, issued):
     certificate = db.session.scalar(db.select(Certificate).filter_by(number=issued["number"]))
     certificate.countersign_due_on = office_today() - timedelta(days=1)
