@@ -305,12 +305,14 @@ def make_user(app):
 def token_for(client):
     """A bearer header for a user, obtained through the real token endpoint."""
 
-    def get(user) -> dict:
-        response = client.post("/api/v1/auth/token", json={"username": user.username, "password": PASSWORD})
-        assert response.status_code == 201, response.json
-        return {"Authorization": f"Bearer {response.json['token']}"}
+    return lambda user: bearer(client, user)
 
-    return get
+
+def bearer(client, user) -> dict:
+    """A bearer header for `user` from the real token endpoint (token_for, and state built once per module)."""
+    response = client.post("/api/v1/auth/token", json={"username": user.username, "password": PASSWORD})
+    assert response.status_code == 201, response.json
+    return {"Authorization": f"Bearer {response.json['token']}"}
 
 
 @pytest.fixture
