@@ -18,6 +18,7 @@ from s3_server import s3_bucket, s3_media, seaweed  # noqa: F401  (a real S3 ser
 
 from app import create_app
 from inspection.core.extensions import db as _db
+from tests.unsynced import unsynced_commits
 
 
 def worker_database(url: str | None) -> str | None:
@@ -124,6 +125,7 @@ def _app(tmp_path_factory):
     })
     app.test_client_class = Browser
     with app.app_context():
+        unsynced_commits(_db.engine)
         _db.drop_all()
         _db.create_all()
     yield app
@@ -309,7 +311,8 @@ def token_for(client):
 
 
 def bearer(client, user) -> dict:
-    """A bearer header for `user` from the real token endpoint (token_for, and state built once per module)."""
+    """A bearer header for `user` (password PASSWORD) from the real token endpoint (token_for, and state built once
+    per module); tests/live_site.py has its own for its own password."""
     response = client.post("/api/v1/auth/token", json={"username": user.username, "password": PASSWORD})
     assert response.status_code == 201, response.json
     return {"Authorization": f"Bearer {response.json['token']}"}
