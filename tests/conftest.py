@@ -18,7 +18,7 @@ from s3_server import s3_bucket, s3_media, seaweed  # noqa: F401  (a real S3 ser
 
 from app import create_app
 from inspection.core.extensions import db as _db
-from tests.unsynced import unsynced_commits
+from tests.unsynced import unsynced_commits, unsynced_files
 
 
 def worker_database(url: str | None) -> str | None:
@@ -51,6 +51,7 @@ def worker_database(url: str | None) -> str | None:
     return parsed.set(database=mine).render_as_string(hide_password=False)
 
 
+unsynced_files()
 TEST_DATABASE_URL = worker_database(os.environ.get("BALIZA_TEST_DATABASE_URL"))
 if TEST_DATABASE_URL:
     os.environ["BALIZA_TEST_DATABASE_URL"] = TEST_DATABASE_URL  # servers the tests start use the worker's too

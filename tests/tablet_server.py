@@ -15,7 +15,8 @@ def main() -> None:
     base, port, public = Path(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
     from app import create_app
     from inspection.core.extensions import db
-    from tests.unsynced import unsynced_commits
+    from tests.unsynced import unsynced_commits, unsynced_files
+    unsynced_files()
     app = create_app({**app_config(base), "PUBLIC_URL": public})
     with app.app_context():
         unsynced_commits(db.engine)
