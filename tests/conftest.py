@@ -18,6 +18,7 @@ from s3_server import s3_bucket, s3_media, seaweed  # noqa: F401  (a real S3 ser
 
 from app import create_app
 from inspection.core.extensions import db as _db
+from tests.unsynced import unsynced_commits, unsynced_files
 
 
 def worker_database(url: str | None) -> str | None:
@@ -50,6 +51,7 @@ def worker_database(url: str | None) -> str | None:
     return parsed.set(database=mine).render_as_string(hide_password=False)
 
 
+unsynced_files()
 TEST_DATABASE_URL = worker_database(os.environ.get("BALIZA_TEST_DATABASE_URL"))
 if TEST_DATABASE_URL:
     os.environ["BALIZA_TEST_DATABASE_URL"] = TEST_DATABASE_URL  # servers the tests start use the worker's too
@@ -125,6 +127,7 @@ def _app(tmp_path_factory):
     })
     app.test_client_class = Browser
     with app.app_context():
+        unsynced_commits(_db.engine)
         _db.drop_all()
         _db.create_all()
     yield app
@@ -307,12 +310,15 @@ def make_user(app):
 def token_for(client):
     """A bearer header for a user, obtained through the real token endpoint."""
 
-    def get(user) -> dict:
-        response = client.post("/api/v1/auth/token", json={"username": user.username, "password": PASSWORD})
-        assert response.status_code == 201, response.json
-        return {"Authorization": f"Bearer {response.json['token']}"}
+    return lambda user: bearer(client, user)
 
-    return get
+
+def bearer(client, user) -> dict:
+    """A bearer header for `user` (password PASSWORD) from the real token endpoint (token_for, and state built once
+    per module); tests/live_site.py has its own for its own password."""
+    response = client.post("/api/v1/auth/token", json={"username": user.username, "password": PASSWORD})
+    assert response.status_code == 201, response.json
+    return {"Authorization": f"Bearer {response.json['token']}"}
 
 
 @pytest.fixture

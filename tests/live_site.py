@@ -12,6 +12,7 @@ from app import create_app
 from inspection.core.clock import office_today
 from inspection.core.extensions import db
 from tests.media_samples import SIGNATURES, encode, noisy_image
+from tests.unsynced import unsynced_commits
 
 CHROMIUM = Path("/usr/bin/chromium")
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
@@ -34,6 +35,7 @@ def live_app(base: Path, secret: str, name: str):
     })
     violations = _csp_violations(app)
     with app.app_context():
+        unsynced_commits(db.engine)
         db.create_all()
     hits: list[str] = []
     serve = app.wsgi_app

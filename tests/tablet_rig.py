@@ -217,8 +217,10 @@ def tablet_rig(base: Path, rig_class: type[Rig] = Rig):
     from inspection.accounts.users import create_user
     from inspection.core.extensions import db
     from tests.tablet_steps import PASSWORD
+    from tests.unsynced import unsynced_commits
     app = create_app(app_config(base))
     with app.app_context():
+        unsynced_commits(db.engine)
         db.create_all()
         admin_id = create_user("jefa", PASSWORD, "admin", full_name="Jefa de Inspecciones").id
         db.session.commit()

@@ -14,7 +14,12 @@ from tests.tablet_rig import app_config
 def main() -> None:
     base, port, public = Path(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
     from app import create_app
+    from inspection.core.extensions import db
+    from tests.unsynced import unsynced_commits, unsynced_files
+    unsynced_files()
     app = create_app({**app_config(base), "PUBLIC_URL": public})
+    with app.app_context():
+        unsynced_commits(db.engine)
     server = make_server("127.0.0.1", port, app, threaded=True)
     print("ready", flush=True)
     server.serve_forever()

@@ -38,6 +38,22 @@ from tests.fixtures.tokens import other_encodings, signature_twin
 TODAY = date(2026, 11, 30)
 
 
+# Every test here that takes the crew starts from the issued certificate: built once, its rows restored per test.
+@pytest.fixture
+def crew(issued_once):
+    return issued_once[0]
+
+
+@pytest.fixture
+def started(issued_once):
+    return issued_once[1]
+
+
+@pytest.fixture
+def issued(issued_once):
+    return issued_once[2]
+
+
 # --- pure ------------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("day, months, expected", [
