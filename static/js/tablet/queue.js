@@ -51,6 +51,18 @@ export function outboxOn(store, { now, wake = async () => {} }) {
   }
 
   /**
+   * Keep `value` in the object store `name` and queue `entry` in one transaction (one round trip): a start, a closing or
+   * an interruption is never kept on the tablet without its entry, nor queued unkept.
+   */
+  async function keepAndQueue(name, value, entry) {
+    await store.transact([name, 'outbox'], (tx) => {
+      tx.objectStore(name).put(value);
+      tx.objectStore('outbox').put(fresh(entry));
+    });
+    await wake();
+  }
+
+  /**
    * Keep an item's answer and, when it can be sent (`pending`), queue it (as `type`: a patrol check's is
    * `patrol-answer`) unless it is queued already (a refused one is tried again): one transaction, so an answer is never kept without its entry, nor queued unkept.
    */
@@ -128,5 +140,5 @@ export function outboxOn(store, { now, wake = async () => {} }) {
     await wake();
   }
 
-  return { enqueue, keepAnswer, keepMarks, entries, pendingFor, markFailed, retry, remove, discardPhoto };
+  return { enqueue, keepAndQueue, keepAnswer, keepMarks, entries, pendingFor, markFailed, retry, remove, discardPhoto };
 }
