@@ -70,8 +70,8 @@ export function outboxOn(store, { now, wake = async () => {} }) {
     const sendable = answer.state === 'pending';
     await store.transact(['answers', 'outbox'], async (tx) => {
       const outbox = tx.objectStore('outbox');
-      const queued = sendable ? (await outbox.index('by_inspection').getAll(answer.inspection_id))
-        .find((e) => e.type === type && e.item_id === answer.item_id) : null;
+      // Its own entry by its key: the inspection's other entries are not read (an offline inspection queues dozens).
+      const queued = sendable ? await outbox.index('by_item').get([answer.inspection_id, type, answer.item_id]) : null;
       tx.objectStore('answers').put(answer);
       if (sendable && !queued) {
         outbox.put(fresh({ type, user_id: userId, inspection_id: answer.inspection_id, item_id: answer.item_id }));
