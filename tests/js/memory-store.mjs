@@ -76,7 +76,10 @@ export function memoryStore() {
             get: async (key) => getSync(name, key),
             put: (value, key) => Promise.resolve(putSync(name, value, key)),
             delete: (key) => Promise.resolve(delSync(name, key)),
-            index: () => ({ getAll: async (inspectionId) => byInspectionSync(name, inspectionId) }),
+            index: (index) => (index === 'by_item' ? {  // outbox: [inspection_id, type, item_id], the first match
+              get: async ([inspectionId, type, itemId]) => byInspectionSync(name, inspectionId)
+                .find((v) => v.type === type && v.item_id === itemId),
+            } : { getAll: async (inspectionId) => byInspectionSync(name, inspectionId) }),
           };
         },
       };

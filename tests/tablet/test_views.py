@@ -472,3 +472,43 @@ def test_a_first_visit_fetches_each_file_once_and_comenzar_enables_the_same_card
         page.goto(f"{rig.origin}/verificar")
         page.wait_for_function(f"({VERIFIER_CACHED})().then((found) => found.length === 5)", timeout=30_000)
         context.close()
+
+
+STORE_AT_VERSION_1 = """async () => {
+    // The stores as version 1 made them, with an inspection's work in them: an answer the server refused, a photo's entry.
+    const db = await new Promise((resolve, reject) => {
+        const asked = indexedDB.open('baliza-tablet', 1);
+        asked.onupgradeneeded = () => {
+            const d = asked.result;
+            d.createObjectStore('meta');
+            d.createObjectStore('packages', { keyPath: 'id' });
+            d.createObjectStore('work', { keyPath: 'id' });
+            d.createObjectStore('answers', { keyPath: ['inspection_id', 'item_id'] }).createIndex('by_inspection', 'inspection_id');
+            d.createObjectStore('photos', { keyPath: 'client_id' }).createIndex('by_inspection', 'inspection_id');
+            d.createObjectStore('outbox', { keyPath: 'seq', autoIncrement: true }).createIndex('by_inspection', 'inspection_id');
+        };
+        asked.onsuccess = () => resolve(asked.result);
+        asked.onerror = () => reject(asked.error);
+    });
+    const tx = db.transaction(['answers', 'outbox'], 'readwrite');
+    tx.objectStore('answers').put({ inspection_id: 7, item_id: 'a1', result: 'fail', state: 'failed' });
+    tx.objectStore('outbox').put({ type: 'answer', user_id: 1, inspection_id: 7, item_id: 'a1', state: 'failed', reason: 'no' });
+    tx.objectStore('outbox').put({ type: 'photo', user_id: 1, inspection_id: 7, item_id: 'a1', client_id: 'p1', state: 'pending' });
+    await new Promise((resolve) => { tx.oncomplete = resolve; });
+    db.close();
+    const outbox = await import('/static/js/tablet/outbox.js');
+    await outbox.keepAnswer(1, { inspection_id: 7, item_id: 'a1', result: 'pass', state: 'pending' });
+    await outbox.keepAnswer(1, { inspection_id: 7, item_id: 'a2', result: 'pass', state: 'pending' });
+    return (await outbox.entries()).map((e) => [e.seq, e.type, e.item_id, e.state]);
+}"""
+
+
+def test_a_store_of_the_first_version_keeps_its_work_and_finds_a_queued_answer_by_its_key(rig, tmp_path):
+    """Version 2 of the tablet's database indexes the outbox by item (issue 22: an answer no longer reads the whole
+    outbox): a tablet upgraded with work on it keeps every entry, and its refused answer is queued again, not twice."""
+    with sync_api.sync_playwright() as pw:
+        context, page = open_profile(pw, tmp_path / "profile")
+        page.goto(f"{rig.origin}/login")
+        assert page.evaluate(STORE_AT_VERSION_1) == [[1, "answer", "a1", "pending"], [2, "photo", "a1", "pending"],
+                                                     [3, "answer", "a2", "pending"]]
+        context.close()

@@ -5,8 +5,9 @@
 import { boot, enable, pageUser } from './app.js';
 import { asBlob, byInspection, get, inspectionRecords, newId, put, storableBytes, StorageFull } from './store.js';
 import { takeAboard } from './aboard.js';
+import { inspectionId as id, records } from './first-read.js';
 import { el } from './dom.js';
-import { discardPhoto, enqueue, keepAnswer, keepMarks, pendingFor, remove } from './outbox.js';
+import { discardPhoto, enqueue, keepAndQueue, keepAnswer, keepMarks, pendingFor, remove } from './outbox.js';
 import { editMarks } from './marks.js';
 import { preparePhoto } from './photos.js';
 import { followPosition, placeOfPhoto, positionNote } from './position.js';
@@ -21,7 +22,6 @@ import { formatDay, formatMoment, pageLanguage } from '../formats.js';
 const terms = JSON.parse(document.getElementById('terms').textContent);
 const term = (group, value) => (terms[group] && terms[group][value]) || value;
 const lang = pageLanguage();
-const id = Number((/\/inspecciones\/(\d+)/.exec(location.pathname) || [])[1]);
 const root = document.getElementById('inspection');
 const state = { user: pageUser(), pkg: null, work: null, answers: new Map(), photos: new Map(), urls: new Map() };
 
@@ -317,22 +317,33 @@ function renderClosedOnly() {
 // --- state on screen ------------------------------------------------------------------------------
 
 /** Bring the screen up to date: the cards of `changedItems` (all by default), the progress and the closing. */
+// What the screen shows is written only where it changed: a text or attribute written again, even the same, is
+// styled, laid out and painted again, and an answer's frame would carry every counter of the screen.
 function refresh(changedItems = items()) {
   const { answered, total, topics: perTopic } = progress(items(), state.answers);
   changedItems.forEach(refreshItem);
-  document.getElementById('progress-text').textContent = gettext('Respondidos {n} de {total}', { n: answered, total });
-  document.getElementById('next-unanswered').hidden = closed();
-  document.querySelector('#progress a[href="#cerrar"]').hidden = closed();
-  document.getElementById('progress-bar').value = answered;
+  setText(document.getElementById('progress-text'), gettext('Respondidos {n} de {total}', { n: answered, total }));
+  setHidden(document.getElementById('next-unanswered'), closed());
+  setHidden(document.querySelector('#progress a[href="#cerrar"]'), closed());
+  const bar = document.getElementById('progress-bar');
+  if (bar.value !== answered) bar.value = answered;
   document.querySelectorAll('[data-topic]').forEach((node) => {
     const t = perTopic.get(node.dataset.topic);
     const count = node.classList.contains('topic-count') ? node : node.querySelector('.topic-count');
     if (t && count) {
-      count.textContent = `${t.done}/${t.total}`;
+      setText(count, `${t.done}/${t.total}`);
       count.classList.toggle('ok', t.done === t.total);
     }
   });
   refreshClosing();
+}
+
+function setText(node, text) {
+  if (node.textContent !== text) node.textContent = text;
+}
+
+function setHidden(node, hidden) {
+  if (node.hidden !== hidden) node.hidden = hidden;
 }
 
 function refreshItem(item) {
@@ -340,16 +351,17 @@ function refreshItem(item) {
   if (!card) return;
   const photos = photosOf(item.id);
   const view = itemStatus(item, state.answers.get(item.id), photos.length);
-  card.dataset.state = view.state;
+  if (card.dataset.state !== view.state) card.dataset.state = view.state;
   const action = card.querySelector('.action');
-  action.hidden = view.actionHidden;
+  setHidden(action, view.actionHidden);
   if (!view.actionHidden && !action.querySelector('select')) {
     action.append(actionSelect(item, state.answers.get(item.id) || {}, !started() || closed()));
   }
   const status = card.querySelector('.item-status');
-  status.textContent = view.text;
-  status.className = `item-status ${view.tone}`;
-  card.querySelector('.thumbs').replaceChildren(...photos.map((ph, n) => thumb(item, ph, n)));
+  setText(status, view.text);
+  if (status.className !== `item-status ${view.tone}`) status.className = `item-status ${view.tone}`;
+  const thumbs = card.querySelector('.thumbs');
+  if (photos.length || thumbs.firstChild) thumbs.replaceChildren(...photos.map((ph, n) => thumb(item, ph, n)));
   card.classList.toggle('needs-photo', view.needsPhoto);
 }
 
@@ -395,10 +407,17 @@ async function markPhoto(item, photo) {
   }
 }
 
+const closingShown = new WeakMap();  // the closing's box -> what it says: drawn again only when that changes
+
 function refreshClosing() {
   const box = document.getElementById('closing-state');
   if (!box) return;
   const w = state.work;
+  const problems = !(w.closing || w.interrupt) && started() ? closingProblems(items(), state.answers, state.photos) : null;
+  const said = JSON.stringify([w.closing, w.interrupt, w.server_status, w.result, Boolean(state.pkg),
+                               problems && [problems.ok, problems.unanswered.length + problems.incomplete.length]]);
+  if (closingShown.get(box) === said) return;
+  closingShown.set(box, said);
   box.replaceChildren();
   const banner = document.getElementById('closed-banner');
   if (banner) banner.replaceChildren();
@@ -426,8 +445,7 @@ function refreshClosing() {
     }
     const words = [...box.childNodes].filter((n) => !n.querySelector || !n.querySelector('button'));
     if (banner) banner.replaceChildren(el('section', { class: 'card closed-banner' }, ...words.map((n) => n.cloneNode(true))));
-  } else if (started()) {
-    const problems = closingProblems(items(), state.answers, state.photos);
+  } else if (problems) {
     box.append(el('p', { class: problems.ok ? 'ok' : 'muted', text: problems.ok ? gettext('Todo respondido: firme y cierre.')
       : gettext('Faltan {n} ítems por responder o completar.', { n: problems.unanswered.length + problems.incomplete.length }) }));
   }
@@ -441,15 +459,14 @@ async function start(event) {
   if (button) { button.disabled = true; button.setAttribute('aria-busy', 'true'); }  // the tap is seen at once
   const startedAt = new Date().toISOString();
   state.work = { ...state.work, started_at: startedAt };
-  try {
-    await saving(() => put('work', state.work));
+  try {  // the start and its entry in one transaction: never started here without the server being told
+    await saving(() => keepAndQueue('work', state.work, { type: 'start', user_id: state.user.userId, inspection_id: id,
+                                                          client_id: newId(), started_at: startedAt, pin: state.pkg.package.pin }));
   } catch (error) {
     state.work = { ...state.work, started_at: null };
     if (button) { button.disabled = false; button.removeAttribute('aria-busy'); }
     return;
   }
-  await enqueue({ type: 'start', user_id: state.user.userId, inspection_id: id, client_id: newId(),
-                  started_at: startedAt, pin: state.pkg.package.pin });
   followPosition();  // aboard: the one moment the position is asked for (issue 24)
   enableWork();
   const first = document.querySelector('#items input[type=radio]');
@@ -663,8 +680,7 @@ async function closeInspection() {
   clearTimeout(typing);
   const { typed, ...work } = state.work;  // what was typed now travels with the closing
   state.work = { ...work, closing: { ...closingFields(), submitted_at: new Date().toISOString() } };
-  await saving(() => put('work', state.work));
-  await enqueue({ type: 'submit', user_id: state.user.userId, inspection_id: id, client_id: newId() });
+  await saving(() => keepAndQueue('work', state.work, { type: 'submit', user_id: state.user.userId, inspection_id: id, client_id: newId() }));
   render();
   document.getElementById('cerrar').scrollIntoView();
 }
@@ -696,8 +712,8 @@ async function interrupt() {
   const reason = document.getElementById('interrupt-reason').value.trim();
   if (reason.length < 3) { say(gettext('Escriba el motivo de la interrupción.')); return; }
   state.work = { ...state.work, interrupt: { reason, at: new Date().toISOString() } };
-  await saving(() => put('work', state.work));
-  await enqueue({ type: 'interrupt', user_id: state.user.userId, inspection_id: id, client_id: newId(), reason_text: reason });
+  await saving(() => keepAndQueue('work', state.work, { type: 'interrupt', user_id: state.user.userId, inspection_id: id,
+                                                        client_id: newId(), reason_text: reason }));
   render();
 }
 
@@ -734,8 +750,7 @@ async function reread() {
 }
 
 // The store is read while the page boots (the token, the sync engine): the screen is ready once it is drawn, and the
-// engine starts beside it.
-const records = inspectionRecords(id);  // asked first: the screen's reads go before the engine's
+// engine starts beside it. Its records were asked for first (first-read.js): the screen's reads go before the engine's.
 const booted = boot();
 load(records, booted).then((loaded) => loaded && render()).then(() => {
   root.addEventListener('click', followLinks);

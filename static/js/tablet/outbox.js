@@ -12,4 +12,4 @@ async function wake() { sleepers.forEach((fn) => { try { fn(); } catch (e) { /* 
 
 const outbox = outboxOn(store, { now: () => Date.now(), wake });
 
-export const { enqueue, keepAnswer, keepMarks, entries, pendingFor, markFailed, retry, remove, discardPhoto } = outbox;
+export const { enqueue, keepAndQueue, keepAnswer, keepMarks, entries, pendingFor, markFailed, retry, remove, discardPhoto } = outbox;

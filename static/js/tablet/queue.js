@@ -51,6 +51,18 @@ export function outboxOn(store, { now, wake = async () => {} }) {
   }
 
   /**
+   * Keep `value` in the object store `name` and queue `entry` in one transaction (one round trip): a start, a closing or
+   * an interruption is never kept on the tablet without its entry, nor queued unkept.
+   */
+  async function keepAndQueue(name, value, entry) {
+    await store.transact([name, 'outbox'], (tx) => {
+      tx.objectStore(name).put(value);
+      tx.objectStore('outbox').put(fresh(entry));
+    });
+    await wake();
+  }
+
+  /**
    * Keep an item's answer and, when it can be sent (`pending`), queue it (as `type`: a patrol check's is
    * `patrol-answer`) unless it is queued already (a refused one is tried again): one transaction, so an answer is never kept without its entry, nor queued unkept.
    */
@@ -58,8 +70,8 @@ export function outboxOn(store, { now, wake = async () => {} }) {
     const sendable = answer.state === 'pending';
     await store.transact(['answers', 'outbox'], async (tx) => {
       const outbox = tx.objectStore('outbox');
-      const queued = sendable ? (await outbox.index('by_inspection').getAll(answer.inspection_id))
-        .find((e) => e.type === type && e.item_id === answer.item_id) : null;
+      // Its own entry by its key: the inspection's other entries are not read (an offline inspection queues dozens).
+      const queued = sendable ? await outbox.index('by_item').get([answer.inspection_id, type, answer.item_id]) : null;
       tx.objectStore('answers').put(answer);
       if (sendable && !queued) {
         outbox.put(fresh({ type, user_id: userId, inspection_id: answer.inspection_id, item_id: answer.item_id }));
@@ -128,5 +140,5 @@ export function outboxOn(store, { now, wake = async () => {} }) {
     await wake();
   }
 
-  return { enqueue, keepAnswer, keepMarks, entries, pendingFor, markFailed, retry, remove, discardPhoto };
+  return { enqueue, keepAndQueue, keepAnswer, keepMarks, entries, pendingFor, markFailed, retry, remove, discardPhoto };
 }

@@ -1,13 +1,14 @@
 // The tablet's own copy of its work, in IndexedDB (through the vendored `idb`).
 //
-// Stores (database `baliza-tablet`, version 1):
+// Stores (database `baliza-tablet`, version 2):
 //   meta      key → value: `device:<user>` (the device token), `agenda:<user>`, `limits`, `sync:<user>`
 //   packages  one per inspection taken aboard: the server's package (vessel, pinned items, deficiencies)
 //   work      one per inspection worked on here: local status, start, closing data, signatures, result
 //   answers   [inspection_id, item_id] → the current local answer with its client_id and sync state
 //   photos    client_id → the bytes to send (a Blob, or an ArrayBuffer where Blobs cannot be stored),
 //             a thumbnail, the SHA-256 of the bytes, and how far the upload got
-//   outbox    seq → what still has to reach the server, in the order it was done
+//   outbox    seq → what still has to reach the server, in the order it was done; `by_item` (version 2) finds an
+//             item's queued answer by [inspection_id, type, item_id] without reading the inspection's whole outbox
 //
 // Browsers close IndexedDB connections (memory pressure on iOS, a version change in another tab):
 // every call reopens the database when it was closed and retries once. A full disk is reported in
@@ -28,17 +29,10 @@ export class StorageFull extends Error {
 
 function open() {
   if (!opening) {
-    opening = openDB(NAME, 1, {
-      upgrade(db) {
-        db.createObjectStore('meta');
-        db.createObjectStore('packages', { keyPath: 'id' });
-        db.createObjectStore('work', { keyPath: 'id' });
-        const answers = db.createObjectStore('answers', { keyPath: ['inspection_id', 'item_id'] });
-        answers.createIndex('by_inspection', 'inspection_id');
-        const photos = db.createObjectStore('photos', { keyPath: 'client_id' });
-        photos.createIndex('by_inspection', 'inspection_id');
-        const outbox = db.createObjectStore('outbox', { keyPath: 'seq', autoIncrement: true });
-        outbox.createIndex('by_inspection', 'inspection_id');
+    opening = openDB(NAME, 2, {
+      upgrade(db, oldVersion, newVersion, tx) {  // each version's steps in turn: what is stored stays
+        if (oldVersion < 1) createStores(db);
+        if (oldVersion < 2) tx.objectStore('outbox').createIndex('by_item', ['inspection_id', 'type', 'item_id']);
       },
       blocking() { forget(); },      // another tab wants a newer version: let it have the database
       terminated() { forget(); },    // the browser closed it: reopen on the next call
@@ -48,6 +42,19 @@ function open() {
     }, (error) => { opening = null; throw error; });
   }
   return opening;
+}
+
+/** Version 1's stores. */
+function createStores(db) {
+  db.createObjectStore('meta');
+  db.createObjectStore('packages', { keyPath: 'id' });
+  db.createObjectStore('work', { keyPath: 'id' });
+  const answers = db.createObjectStore('answers', { keyPath: ['inspection_id', 'item_id'] });
+  answers.createIndex('by_inspection', 'inspection_id');
+  const photos = db.createObjectStore('photos', { keyPath: 'client_id' });
+  photos.createIndex('by_inspection', 'inspection_id');
+  const outbox = db.createObjectStore('outbox', { keyPath: 'seq', autoIncrement: true });
+  outbox.createIndex('by_inspection', 'inspection_id');
 }
 
 function forget() {
