@@ -49,12 +49,12 @@ class SharedCounts:
     def _open(self) -> None:
         """Map the file in this process (again after a fork: a lock belongs to its own open file)."""
         fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
-        if os.fstat(fd).st_size < SIZE:
-            fcntl.flock(fd, fcntl.LOCK_EX)
-            if os.fstat(fd).st_size < SIZE:
-                os.ftruncate(fd, SIZE)
-                os.pwrite(fd, _HEAD.pack(MAGIC, 0), 0)
-            fcntl.flock(fd, fcntl.LOCK_UN)
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        if os.fstat(fd).st_size != SIZE or os.pread(fd, len(MAGIC), 0) != MAGIC:  # new, or another layout's
+            os.ftruncate(fd, 0)
+            os.ftruncate(fd, SIZE)
+            os.pwrite(fd, _HEAD.pack(MAGIC, 0), 0)
+        fcntl.flock(fd, fcntl.LOCK_UN)
         self.fd, self.map, self.pid = fd, mmap.mmap(fd, SIZE), os.getpid()
 
     def _locked(self):

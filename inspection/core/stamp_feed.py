@@ -11,7 +11,8 @@ writes; another process or server sees them as soon as the notice arrives, withi
 Not pushed: `access` (who a bearer token or session is, and whether it is still open), read each request
 as before, so a revoked device is refused on every server by the very next request. When the listening
 connection is not there (SQLite, a fresh or broken connection) the stamps are read as before: the feed only
-ever saves the read. It resynchronises every RESYNC seconds and on a `*` notice (a bulk change).
+ever saves the read (a failed connection is tried again after RETRY seconds). It resynchronises every RESYNC
+seconds and on a `*` notice (a bulk change).
 """
 import os
 import select
@@ -23,6 +24,7 @@ import psycopg
 CHANNEL = "baliza_stamps"
 EXACT = {"access"}  # read on every request: a revocation must hold on the next request on any server
 RESYNC = 60.0
+RETRY = 10.0  # seconds between attempts to connect again (the stamps are read meanwhile)
 _feeds: dict = {}
 _lock = threading.Lock()
 
@@ -34,7 +36,8 @@ class StampFeed:
         self.url, self.table = url, table
         self.connection: psycopg.Connection | None = None
         self.stamps: dict[str, int] = {}
-        self.synced_at = 0.0
+        self.synced_at = self.retry_at = 0.0
+        self.poll = None
         self.lock = threading.Lock()  # a threaded server's requests share the connection
 
     def current(self) -> dict[str, int] | None:
@@ -45,6 +48,8 @@ class StampFeed:
     def _current(self) -> dict[str, int] | None:
         try:
             if self.connection is None or self.connection.closed:
+                if time.monotonic() < self.retry_at:
+                    return None
                 self._connect()
             elif time.monotonic() - self.synced_at > RESYNC:
                 self._resync()
@@ -52,6 +57,7 @@ class StampFeed:
                 self._drain()
         except (psycopg.Error, OSError):
             self._drop()
+            self.retry_at = time.monotonic() + RETRY  # not a connection attempt on every request meanwhile
             return None
         return self.stamps
 
@@ -64,6 +70,8 @@ class StampFeed:
     def _connect(self) -> None:
         self.connection = psycopg.connect(self.url, autocommit=True, connect_timeout=5)
         self.connection.execute(f"LISTEN {CHANNEL}")
+        self.poll = select.poll()  # poll, not select: any descriptor number
+        self.poll.register(self.connection.pgconn.socket, select.POLLIN)
         self._resync()  # after LISTEN: a write committed in between is both read here and heard
 
     def _resync(self) -> None:
@@ -74,9 +82,9 @@ class StampFeed:
 
     def _drain(self) -> None:
         """Apply the notices already on the socket, without waiting (a `*`: read them all again)."""
-        pgconn = self.connection.pgconn
-        if not select.select([pgconn.socket], [], [], 0)[0]:
+        if not self.poll.poll(0):
             return
+        pgconn = self.connection.pgconn
         pgconn.consume_input()
         heard, everything = {}, False
         while (notice := pgconn.notifies()) is not None:

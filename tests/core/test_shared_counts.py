@@ -69,3 +69,10 @@ def test_unsent_hits_go_once_and_the_others_are_heard(tmp_path):
     counts.clear()
     assert counts.hit("verify:a", T0 + every, MINUTE)[0] == 1
 
+
+
+def test_a_file_of_another_layout_starts_afresh(tmp_path):
+    path = tmp_path / "counts"
+    path.write_bytes(b"old layout" + bytes(1000))
+    assert SharedCounts(str(path)).hit("verify:a", T0, MINUTE) == (1, T0)
+    assert path.read_bytes().startswith(b"baliza1\0")

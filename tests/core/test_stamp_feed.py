@@ -45,6 +45,8 @@ def test_a_lost_connection_is_not_vouched_for_and_is_made_again(db, server):
     server.execute("SELECT pg_terminate_backend(%s)", (feed.connection.info.backend_pid,))
     put(server, "registry", 5)  # written while the feed was gone, never announced
     assert wait_until(lambda: feed.current() is None, timeout=5, every=0.01, what="the loss noticed")
+    assert feed.current() is None and feed.connection is None  # not tried again on every request
+    feed.retry_at = 0  # RETRY seconds later
     assert feed.current()["registry"] == 5  # connected again, every stamp read afresh
 
 
