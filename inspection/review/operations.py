@@ -33,27 +33,24 @@ def require_reviewer(actor: User, inspection: Inspection) -> None:
         raise Conflict(Msg("Esta inspección no espera refrendo."))
 
 
-def certificate_of(inspection: Inspection) -> Certificate | None:
-    """The certificate in force this inspection issued, if any (one returned earlier stays revoked)."""
-    return inspection_certificate(inspection.id, in_force=True)
+def _last_detail(inspection: Inspection, action: str, key: str):
+    """`key` of the details of the inspection's last audit event of `action` (the review keeps its acts there), or None."""
+    details = db.session.scalar(db.select(AuditEvent.details).filter_by(inspection_id=inspection.id, action=action)
+                                .order_by(AuditEvent.id.desc()).limit(1))
+    return (details or {}).get(key)
 
 
 def revoked_by_return(inspection: Inspection, certificate: Certificate) -> bool:
     """Whether the reviewer's last return of the inspection revoked this certificate (its correction then needs a new
     one), not the Prefectura by a decision of its own (which a countersignature never undoes)."""
-    event = db.session.scalar(db.select(AuditEvent).filter_by(inspection_id=inspection.id, action="inspection.returned")
-                              .order_by(AuditEvent.id.desc()).limit(1))
-    return event is not None and (event.details or {}).get("revoked_certificate") == certificate.number
+    return _last_detail(inspection, "inspection.returned", "revoked_certificate") == certificate.number
 
 
 def countersignature_seal(inspection: Inspection) -> str | None:
     """The seal of the inspection's countersignature (the office's JWS over its facts), None while it has none."""
     if inspection.review_status != "countersigned":
         return None
-    event = db.session.scalar(db.select(AuditEvent).filter_by(inspection_id=inspection.id,
-                                                              action="inspection.countersigned")
-                              .order_by(AuditEvent.id.desc()).limit(1))
-    return (event.details or {}).get("seal") if event is not None else None
+    return _last_detail(inspection, "inspection.countersigned", "seal")
 
 
 def returned_reason(note: str) -> str:
@@ -99,8 +96,9 @@ def countersign_inspection(actor: User, inspection: Inspection, signature: bytes
     return certificate
 
 
-def return_inspection(actor: User, inspection: Inspection, note: str, now: datetime) -> Inspection:
-    """Return the inspection to its inspector with a note: it is open again, as it was before the closing.
+def return_inspection(actor: User, inspection: Inspection, note: str, now: datetime) -> Certificate | None:
+    """Return the inspection to its inspector with a note: it is open again, as it was before the closing. Returns
+    the certificate the return revoked, if any.
 
     What the closing produced is kept in the audit record (outcome, deficiencies, fines, the re-inspection it
     scheduled) and withdrawn; the answers keep every revision, so the earlier version stays whole. A certificate
@@ -109,7 +107,7 @@ def return_inspection(actor: User, inspection: Inspection, note: str, now: datet
     """
     lock_inspection(inspection)
     require_reviewer(actor, inspection)
-    certificate = certificate_of(inspection)
+    certificate = inspection_certificate(inspection.id, in_force=True)  # one returned earlier stays revoked
     if certificate is not None:
         record_revocation(actor, certificate, returned_reason(note), now, inspection.id)
     deficiencies = db.session.scalars(db.select(Deficiency).filter_by(inspection_id=inspection.id)).all()
@@ -133,7 +131,7 @@ def return_inspection(actor: User, inspection: Inspection, note: str, now: datet
     inspection.status, inspection.outcome, inspection.submitted_at = "in_progress", None, None
     inspection.review_status, inspection.review_note = "returned", note
     db.session.flush()
-    return inspection
+    return certificate
 
 
 def review_queue():

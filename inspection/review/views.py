@@ -14,7 +14,7 @@ from inspection.core.office import current_office
 from inspection.i18n.messages import Msg
 from inspection.inspections.operations import get_inspection_for
 from inspection.media.configured import media_storage
-from inspection.review.operations import certificate_of, countersign_inspection, return_inspection, review_queue
+from inspection.review.operations import countersign_inspection, return_inspection, review_queue
 from inspection.review.schemas import CountersignFormSchema, ReturnFormSchema
 from inspection.web.acts import ask_confirmation, confirmed, report_done
 from inspection.web.forms import load_form
@@ -85,11 +85,10 @@ def return_page(inspection_id):
     """Return to the inspector with the note of what to correct."""
 
     def act(inspection, data):
-        held = certificate_of(inspection)
-        return_inspection(current_user, inspection, data["note"], office_now())
-        if held is not None:
+        revoked = return_inspection(current_user, inspection, data["note"], office_now())
+        if revoked is not None:
             return Msg("Inspección n.º {id} devuelta a su inspector con la nota; su certificado {number} quedó "
-                       "revocado y el nuevo cierre emitirá otro.", id=inspection.id, number=held.number)
+                       "revocado y el nuevo cierre emitirá otro.", id=inspection.id, number=revoked.number)
         return Msg("Inspección n.º {id} devuelta a su inspector con la nota.", id=inspection.id)
 
     return _act(inspection_id, ReturnFormSchema, ASK["return"], act)
