@@ -148,8 +148,9 @@ def _read_token(digest: str) -> _Token:
 
 def _bearer_user() -> User | None:
     """The bearer token's user. The token and user are kept per process under the access stamp, which every
-    revocation, deactivation or change of a user redraws in its transaction: a refusal holds at once on
-    every server, and a known token costs the one read of the stamps instead of a query and a User built."""
+    revocation, deactivation or change of a user redraws in its transaction: a refusal holds on every server at
+    once for a write (which reads the stamp) and within a notice's milliseconds for a read (which hears it), and a
+    known token costs no query and no User built."""
     header = request.headers.get("Authorization", "")
     if not header.lower().startswith("bearer "):
         return None

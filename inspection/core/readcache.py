@@ -23,7 +23,7 @@ from sqlalchemy.orm import Session
 
 from inspection.core.extensions import db
 from inspection.core.models import DataStamp
-from inspection.core.stamp_feed import CHANNEL, EXACT, feed_for
+from inspection.core.stamp_feed import CHANNEL, EXACT, SAFE_METHODS, feed_for
 
 SIZE = 16  # entries kept per name: a few fingerprints (languages, feeds, office days) at a time
 _lock = Lock()
@@ -118,7 +118,8 @@ def data_stamp(name: str) -> int | None:
     bearer token's check and the vessel list's cache cost one query between them.
     """
     memo = request.environ if has_request_context() else {}
-    if name not in EXACT and _MEMO not in memo and not memo.get(_WROTE) and (heard := _heard()) is not None:
+    exact = name in EXACT and not (memo and request.method in SAFE_METHODS)  # a write reads who may act
+    if not exact and _MEMO not in memo and not memo.get(_WROTE) and (heard := _heard()) is not None:
         return heard.get(name)  # pushed by the writers' notices: no read (stamp_feed.py)
     if _MEMO not in memo and memo.get(_WROTE):  # the request's own writes: only its transaction sees their stamps
         table = DataStamp.__table__

@@ -8,8 +8,10 @@ listening connection and, on a request, drains what arrived with a non-blocking 
 round trip). A process's own commits are applied at once (note_committed), so it always sees its own
 writes; another process or server sees them as soon as the notice arrives, within milliseconds.
 
-Not pushed: `access` (who a bearer token or session is, and whether it is still open), read each request
-as before, so a revoked device is refused on every server by the very next request. When the listening
+`access` (who a bearer token is, and whether it is still open) is heard by reads and read by writes: a
+revoked device is refused its next write on every server, and its reads within the milliseconds a notice
+takes to land (a GET of the vessel list would otherwise spend a third of its time on that round trip,
+issue 22). When the listening
 connection is not there (SQLite, a fresh or broken connection) the stamps are read as before: the feed only
 ever saves the read (a failed connection is tried again after RETRY seconds). It resynchronises every RESYNC
 seconds and on a `*` notice (a bulk change).
@@ -22,7 +24,8 @@ import time
 import psycopg
 
 CHANNEL = "baliza_stamps"
-EXACT = {"access"}  # read on every request: a revocation must hold on the next request on any server
+EXACT = {"access"}  # read by every write (not GET, HEAD, OPTIONS): a revocation holds on the next write anywhere
+SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 RESYNC = 60.0
 RETRY = 10.0  # seconds between attempts to connect again (the stamps are read meanwhile)
 _feeds: dict = {}

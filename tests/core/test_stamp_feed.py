@@ -50,8 +50,9 @@ def test_a_lost_connection_is_not_vouched_for_and_is_made_again(db, server):
     assert feed.current()["registry"] == 5  # connected again, every stamp read afresh
 
 
-def test_a_request_takes_heard_stamps_but_reads_who_may_act(app, db, server):
-    """`access` (bearer tokens, sessions) is read on every request: a revocation holds on the next request."""
+def test_a_read_takes_heard_stamps_and_a_write_reads_who_may_act(app, db, server):
+    """`access` (bearer tokens) is heard by a read and read by a write: a revocation holds on the next write even
+    before its notice lands."""
     put(server, "registry", 7, "registry:7")
     put(server, "access", 8, "access:8")
 
@@ -63,4 +64,7 @@ def test_a_request_takes_heard_stamps_but_reads_who_may_act(app, db, server):
     put(server, "registry", 9)  # no notice: the request takes what it heard
     put(server, "access", 10)
     with app.test_request_context():
-        assert (data_stamp("registry"), data_stamp("access")) == (7, 10)
+        assert (data_stamp("registry"), data_stamp("access")) == (7, 8)
+    for method in ("POST", "PUT", "PATCH", "DELETE"):
+        with app.test_request_context(method=method):
+            assert (data_stamp("access"), data_stamp("registry")) == (10, 9)  # one read: every stamp as written
