@@ -1,7 +1,7 @@
 """API benchmark: vessel list and detail against a bare Flask hello-world, same gunicorn, same run.
 
 python bench/api.py [--seconds N] [--rounds R] [--requests N] [--workers W] [--database-url URL]
-Production's configuration: PostgreSQL (a scratch database, dropped after), gunicorn W sync workers (4), one
+Production's configuration: PostgreSQL (a scratch database, dropped after), gunicorn W workers (4) with gunicorn.conf.py's threads, one
 trusted proxy and the rate limits at their defaults, loaded by wrk. Prints medians and the ratios target/baseline (over HTTP, then in-process through the test client, where
 no server or client stands between), and a worker's memory before its first request; writes
 bench/results/api.json and api_in_process.json.
@@ -19,7 +19,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.fixtures import production_config, scratch_database, server_env  # noqa: E402
-from bench.harness import compare, gunicorn, interleaved, load, report, serve  # noqa: E402
+from bench.harness import compare, gunicorn, interleaved, load, production_server, report, serve  # noqa: E402
 
 EXTRA_VESSELS = 1000
 OWNERS = 40
@@ -141,7 +141,7 @@ def main(argv=None) -> None:
         quiet = [{"name": "worker memory before its first request", "MiB": memory}]
         timed = in_process(config, args.requests, args.rounds)
     rows = compare(results, "hello (baseline)")
-    report(f"Baliza API vs bare Flask: PostgreSQL, gunicorn {args.workers} sync, wrk 16 connections, {args.rounds} rounds "
+    report(f"Baliza API vs bare Flask: PostgreSQL, {production_server(args.workers)}, wrk 16 connections, {args.rounds} rounds "
            f"x {args.seconds:g} s", rows, name="api")
     report(f"In-process (test client), {args.rounds} rounds x {args.requests} requests", timed, name="api_in_process")
     report("Baliza worker", quiet, name="api_worker")

@@ -118,17 +118,27 @@ class Gunicorn:
             time.sleep(0.05)
 
 
+def production_server(workers: int) -> str:
+    """How production's gunicorn serves (gunicorn.conf.py), for a bench's title: `gunicorn 4 gthread x 4`."""
+    import runpy
+
+    settings = runpy.run_path(str(ROOT / "gunicorn.conf.py"))
+    return f"gunicorn {workers} {settings['worker_class']} x {settings['threads']}"
+
+
 @contextlib.contextmanager
-def gunicorn(wsgi_target: str, env: dict, workers: int = 2, worker_class: str = "sync",
+def gunicorn(wsgi_target: str, env: dict, workers: int = 2, worker_class: str | None = None,
              start_timeout: float = 30.0, stop_timeout: float = 10.0):
-    """Run gunicorn on 127.0.0.1 with a free port, yield it as a Gunicorn once it answers, always stop it."""
+    """Run gunicorn on 127.0.0.1 with a free port, yield it as a Gunicorn once it answers, always stop it.
+
+    Production's settings (gunicorn.conf.py: its worker class and threads) unless `worker_class` is given."""
     port = free_port()
     url = f"http://127.0.0.1:{port}"
     pythonpath = os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH", "")) if p)
     full_env = {**os.environ, **env, "PYTHONPATH": pythonpath}
     cmd = [sys.executable, "-m", "gunicorn", "--config", str(ROOT / "gunicorn.conf.py"),  # production's settings
            "--bind", f"127.0.0.1:{port}", "--workers", str(workers),
-           "--worker-class", worker_class, "--graceful-timeout", "5", "--log-level", "warning",
+           *(("--worker-class", worker_class) if worker_class else ()), "--graceful-timeout", "5", "--log-level", "warning",
            "--chdir", str(ROOT), wsgi_target]
     log = tempfile.TemporaryFile()
     proc = subprocess.Popen(cmd, env=full_env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
@@ -146,7 +156,7 @@ def gunicorn(wsgi_target: str, env: dict, workers: int = 2, worker_class: str = 
 
 
 @contextlib.contextmanager
-def serve(wsgi_target: str, env: dict, workers: int = 2, worker_class: str = "sync",
+def serve(wsgi_target: str, env: dict, workers: int = 2, worker_class: str | None = None,
           start_timeout: float = 30.0, stop_timeout: float = 10.0):
     """Run gunicorn on 127.0.0.1 with a free port, yield its base URL, always stop it."""
     with gunicorn(wsgi_target, env, workers, worker_class, start_timeout, stop_timeout) as server:

@@ -1,4 +1,4 @@
-"""Load bench (issue 12): locust, headless and time-bounded, on PostgreSQL behind gunicorn with four workers.
+"""Load bench (issue 12): locust, headless and time-bounded, on PostgreSQL behind gunicorn with four workers (gunicorn.conf.py's threads).
 
 python bench/load.py [--seconds 60] [--users 20] [--workers 4] [--media s3|local] [--database-url URL]
                      [--baseline-seconds 10]
@@ -71,7 +71,7 @@ from bench.fixtures import (  # noqa: E402
     token,
     vary_jpeg,
 )
-from bench.harness import report, serve  # noqa: E402
+from bench.harness import production_server, report, serve  # noqa: E402
 from bench.sync import build_plan  # noqa: E402
 
 OWNER = ("bench-owner", "bench-owner-password")
@@ -489,7 +489,7 @@ def main(argv=None) -> None:
     failures = sorted({(r[3], r[4]) for r in records + base_records if r[2]})
     rows.append({"kind": "records", **found})
     report(f"Load: {args.users} users ({', '.join(f'{k} {w}' for k, w in WEIGHTS.items())}), "
-           f"{args.seconds:g} s, PostgreSQL, gunicorn {args.workers} sync, photos {args.media}, rate limits on",
+           f"{args.seconds:g} s, PostgreSQL, {production_server(args.workers)}, photos {args.media}, rate limits on",
            rows[:-1], name="load" if args.media == "s3" else f"load_{args.media}")
     print("records:", ", ".join(f"{k} {v}" for k, v in found.items()))
     print("rate limit probe:", ", ".join(f"{k} {v}" for k, v in probe.items()))

@@ -46,7 +46,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.fixtures import bench_config, expect, http_caller, multipart, seed, server_env, start_inspection, vary_jpeg  # noqa: E402
-from bench.harness import ROOT, report, serve  # noqa: E402
+from bench.harness import ROOT, production_server, report, serve  # noqa: E402
 from tests.media_samples import make_flat_jpeg, make_flat_png, make_flat_webp  # noqa: E402
 
 WARMUP_TAG = 9_000_000  # vary_jpeg numbers for untimed uploads, far from the timed ones
@@ -281,7 +281,7 @@ def main(argv=None) -> None:
     """Seed, serve, warm up, run the interleaved rounds, measure memory, report."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=15, help="timed photos per row (default 15)")
-    parser.add_argument("--workers", type=int, default=2, help="gunicorn sync workers (default 2)")
+    parser.add_argument("--workers", type=int, default=2, help="gunicorn workers (default 2)")
     parser.add_argument("--crops", metavar="DIR", help="write the label crops as PNG to DIR and exit")
     parser.add_argument("--memory-child", nargs=2, metavar=("WHICH", "PATH"), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -362,12 +362,12 @@ def main(argv=None) -> None:
           f"process_photo: maxrss +{memory['process_photo']['maxrss_delta_mb']} MB "
           f"(VmHWM +{memory['process_photo']['vmhwm_delta_mb']}), tracemalloc peak {memory['process_photo']['tracemalloc_peak_mb']} MB")
     report(f"Photo upload 4000x3000 ({len(base) / 1e6:.1f} MB JPEG): endpoint vs direct Pillow, "
-           f"{args.runs} interleaved runs, gunicorn {args.workers} sync", rows, name="photos")
+           f"{args.runs} interleaved runs, {production_server(args.workers)}", rows, name="photos")
     report(f"Tablet photos of that sample through the endpoint: workers' CPU per photo vs bare Pillow's on the same "
            f"bytes, bytes vs the camera's {len(base) / 1e6:.1f} MB", [tablet], name="photos_tablet")
     for row in hostile:
         print(f"{row['name']}: each of {PARALLEL} took {row['samples_s']} s (echo {row['echo_samples_s']})")
-    report(f"{PARALLEL} parallel hostile uploads per kind vs the same bodies to echo, gunicorn {args.workers} sync; "
+    report(f"{PARALLEL} parallel hostile uploads per kind vs the same bodies to echo, {production_server(args.workers)}; "
            f"budget: worker RSS growth <= max_decode_bytes", hostile, name="photos_hostile")
 
 

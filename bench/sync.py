@@ -45,7 +45,7 @@ from bench.fixtures import (  # noqa: E402
     sync_entries,
     vary_jpeg,
 )
-from bench.harness import report, serve  # noqa: E402
+from bench.harness import production_server, report, serve  # noqa: E402
 
 
 class SyncFailed(RuntimeError):
@@ -173,7 +173,7 @@ def main(argv=None) -> None:
     rows = build_rows(results, plan, len(items))
     report(f"Tablet sync: {args.answers} answers in {len(plan['batches'])} batches + {args.photos} photos "
            f"({statistics.mean(u['bytes'] for u in plan['uploads']) / 1e3 if plan['uploads'] else 0:.0f} kB avg), "
-           f"{len(items)} items, {args.rounds} rounds, gunicorn {args.workers} sync", rows, name="sync")
+           f"{len(items)} items, {args.rounds} rounds, {production_server(args.workers)}", rows, name="sync")
 
 
 def build_rows(results: dict, plan: dict, n_items: int) -> list[dict]:

@@ -1,7 +1,7 @@
 """Verification benchmark: GET /api/v1/verify/{token} as production runs it, against a bare Flask hello-world.
 
 python bench/verify.py [--seconds N] [--rounds R] [--workers W] [--database-url URL]
-Production's configuration: PostgreSQL (a scratch database, dropped after), gunicorn W sync workers (4),
+Production's configuration: PostgreSQL (a scratch database, dropped after), gunicorn W workers (4) with gunicorn.conf.py's threads,
 one trusted proxy and the rate limits at their defaults, each scan from another police phone's address
 (X-Forwarded-For), loaded by wrk. Beside it, the same app with the limits off (what they cost) and with
 the signature checked on every scan (no verdict cache). Also prints the certificate's QR version and
@@ -17,7 +17,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.api import call, seed  # noqa: E402
 from bench.fixtures import production_config, scratch_database, server_env  # noqa: E402
-from bench.harness import compare, interleaved, load, report, serve  # noqa: E402
+from bench.harness import compare, interleaved, load, production_server, report, serve  # noqa: E402
 
 
 def issue_demo_certificate(config: dict) -> dict:
@@ -89,7 +89,7 @@ def main(argv=None) -> None:
     printed_mm = (facts["modules"] + 8) * 0.57
     rows.append({"name": f"QR version {facts['qr_version']} ({facts['modules']} modules), token "
                          f"{facts['token_chars']} chars, printed {printed_mm:.0f} mm wide"})
-    report(f"Public verification vs bare Flask: PostgreSQL, gunicorn {args.workers} sync, wrk 16 connections, "
+    report(f"Public verification vs bare Flask: PostgreSQL, {production_server(args.workers)}, wrk 16 connections, "
            f"{args.rounds} rounds x {args.seconds:g} s", rows, name="verify")
     if any(row.get("errors") for row in rows):
         sys.exit("some requests failed: see the errors column")
