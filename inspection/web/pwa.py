@@ -69,13 +69,15 @@ def build_id(root: Path) -> str:
     """A short hash over the versioned files; recomputed only when one of them changes."""
     files = _versioned_files(root)
     signature = tuple((str(p), p.stat().st_mtime_ns, p.stat().st_size) for p in files)
-    if signature not in _build_cache:
+    built = _build_cache.get(signature)
+    if built is None:  # returned from here, not read back: another thread may clear the cache meanwhile
         digest = hashlib.sha256()
         for path in files:
             digest.update(str(path.relative_to(root)).encode() + b"\0" + path.read_bytes() + b"\0")
+        built = digest.hexdigest()[:12]
         _build_cache.clear()
-        _build_cache[signature] = digest.hexdigest()[:12]
-    return _build_cache[signature]
+        _build_cache[signature] = built
+    return built
 
 
 @dataclass(frozen=True)
@@ -136,10 +138,12 @@ def static_assets() -> dict[str, Asset]:
     key: tuple = (str(static),)
     if current_app.debug:
         key += tuple((str(p), p.stat().st_mtime_ns, p.stat().st_size) for p in sorted(static.rglob("*")) if p.is_file())
-    if key not in _assets_cache:
+    assets = _assets_cache.get(key)
+    if assets is None:  # returned from here, not read back: another thread may clear the cache meanwhile
+        assets = fingerprint_files(static)
         _assets_cache.clear()
-        _assets_cache[key] = fingerprint_files(static)
-    return _assets_cache[key]
+        _assets_cache[key] = assets
+    return assets
 
 
 def fingerprinted(url: str) -> str:
