@@ -10,6 +10,9 @@ and is served `immutable` for a year, so the worker's install takes what the pag
 instead of asking again, and a deploy changes the URLs. A module's imports are rewritten to fingerprinted URLs (its
 hash covers theirs), so a module graph is one fetch per file in the pages and in the worker alike: an import map
 would not reach the worker, which imports the sync engine.
+
+A page whose module graph is big loads it as one script instead (BUNDLES, inspection/web/bundle.py): two dozen
+module requests cost the tablet more than the bytes (issue 22).
 """
 import hashlib
 import posixpath
@@ -23,6 +26,7 @@ from flask import Blueprint, Response, current_app, render_template, request, se
 
 from checklists import load_catalog
 from inspection.i18n.labels import TERMS
+from inspection.web.bundle import bundle, resolver
 from inspection.i18n.language import current_language, term, translate
 from inspection.web.security import policy_for, with_webassembly
 
@@ -54,6 +58,8 @@ VERSIONED = (
     "inspection/i18n/translations/en",
 )
 _build_cache: dict[tuple, str] = {}
+# The bundles served (as static paths) and the entry module each holds with all it imports.
+BUNDLES = {"js/tablet/inspection.bundle.js": "js/tablet/inspection.js"}
 
 
 def _versioned_files(root: Path) -> list[Path]:
@@ -124,6 +130,11 @@ def fingerprint_files(static: Path) -> dict[str, Asset]:
 
     for name in files:
         fingerprint(name)
+    resolve = resolver(lambda target: target in files)
+    for name, entry in BUNDLES.items():
+        if entry in files:
+            body = bundle(entry, lambda module: files[module].read_text(encoding="utf-8"), resolve).encode("utf-8")
+            assets[name] = Asset(_digest(body), body)
     return assets
 
 
