@@ -4,10 +4,11 @@ Each module of the graph keeps its own scope: its body runs inside a function of
 would evaluate the modules (depth first, imports in source order, each once), and hands its exports on as a frozen
 object; an import becomes a `const` read from that object. Names cannot collide across modules, and `this`, strict
 mode and evaluation order stay those of modules. Copied bindings equal live ones only for bindings never reassigned,
-so the bundler takes only what it can prove is that: exports declared `const`, `function` or `class`, or re-exported
-imports. Anything else (`export let`, a default export, `export *`, `export … from`, `import.meta`, `import()`, a
-top-level `await`, an import of a name its module does not export, a cycle, a specifier outside static/) is refused
-with the reason, never bundled wrongly.
+so the bundler takes only what it can prove is that: exports declared `const`, `function` or `class` (a function or
+class the module assigns to again is refused), or re-exported imports. Anything else (`export let`, a default export,
+`export *`, `export … from`, `import.meta`, `import()`, an `await` opening a line at the top level, an import of a
+name its module does not export, a cycle, a specifier outside static/) is refused with the reason, never bundled
+wrongly.
 """
 import posixpath
 import re
@@ -15,7 +16,8 @@ from collections.abc import Callable
 
 # One import statement at the start of a line (a line comment may follow): its clause (none for `import './x.js'`)
 # and its specifier.
-IMPORT = re.compile(r"""^import\s*(?:([^'";]*?)\s*from\s*)?(['"])([^'"]+)\2[ \t]*;?[ \t]*(?://[^\n]*)?$""", re.MULTILINE)
+IMPORT = re.compile(r"""^import\s*(?:([^'";]*?)\s*from\s*)?(['"])([^'"]+)\2[ \t]*;?[ \t]*(?://[^\n]*)?$""",
+                    re.MULTILINE)
 # A declaration exported at the start of a line.
 EXPORT_DECLARATION = re.compile(r"^export\s+(?=(?:async\s+function\b|function\b|class\b|const\b))", re.MULTILINE)
 DECLARED = re.compile(r"^(?:async\s+)?(?:function\s*\*?|class|const)\s*(\{[^}]*\}|[A-Za-z_$][\w$]*)", re.MULTILINE)
@@ -32,6 +34,8 @@ REFUSED = (
     (re.compile(r"^(?:(?:const|let|var)\s[^=\n]*=\s*)?await\b", re.MULTILINE), "a top-level await"),
 )
 PREFIX = "__bundled_"
+# After a name: an assignment to it (`=`, `+=`, `??=`, …), not a comparison or an arrow.
+ASSIGNED = r"\s*(?:[-+*/%&|^]|\*\*|<<|>>>?|&&|\|\||\?\?)?=(?![=>])"
 
 
 class Unbundlable(ValueError):
@@ -80,7 +84,12 @@ def _module(name: str, source: str) -> tuple[list[tuple[str, str, str]], list[tu
         exports += _pairs(m[1], name)
     body = EXPORT_LIST.sub("", IMPORT.sub("", source))
     for m in EXPORT_DECLARATION.finditer(body):
-        exports += [(n, n) for n in _declared(body[m.end():], name)]
+        declared = _declared(body[m.end():], name)
+        if not body[m.end():].startswith("const"):  # a const cannot be assigned again, in a module or here
+            reassigned = [n for n in declared if re.search(rf"(?<![\w$.]){re.escape(n)}{ASSIGNED}", body)]
+            if reassigned:
+                raise Unbundlable(f"{name}: assigns to its export {reassigned[0]} (a live binding)")
+        exports += [(n, n) for n in declared]
     body = EXPORT_DECLARATION.sub("", body)
     if re.search(r"^(?:import|export)\b", body, re.MULTILINE):
         raise Unbundlable(f"{name}: an import or export statement the bundler cannot read")
