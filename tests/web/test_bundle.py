@@ -1,4 +1,4 @@
-"""The one-script bundle of a module graph (inspection/web/bundle.py): it does what the modules do, or is refused."""
+"""The one-script bundle of a module graph (pwa.py `bundle`): it does what the modules do, or is refused."""
 import json
 import re
 import shutil
@@ -7,8 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from inspection.web.bundle import Unbundlable, bundle, resolver
-from inspection.web.pwa import BUNDLES, fingerprint_files
+from inspection.web.pwa import BUNDLES, Unbundlable, _imported, bundle, fingerprint_files
 
 ROOT = Path(__file__).resolve().parents[2]
 NODE = shutil.which("node")
@@ -40,7 +39,11 @@ def write(folder: Path, files: dict[str, str]) -> None:
 
 
 def bundled(folder: Path, entry: str = "main.js") -> str:
-    return bundle(entry, lambda name: (folder / name).read_text(), resolver(lambda name: (folder / name).is_file()))
+    def resolve(name: str, specifier: str) -> str | None:
+        target = _imported(name, specifier)
+        return target if target and (folder / target).is_file() else None
+
+    return bundle(entry, lambda name: (folder / name).read_text(), resolve)
 
 
 @needs_node
