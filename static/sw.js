@@ -66,6 +66,7 @@ const STATIC = [
   '/static/js/tablet/exif.js',
   '/static/js/tablet/first-read.js',
   '/static/js/tablet/inspection.js',
+  '/static/js/tablet/inspection.bundle.js',
   '/static/js/tablet/marks.js',
   '/static/js/tablet/dom.js',
   '/static/js/tablet/net.js',

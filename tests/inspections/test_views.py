@@ -126,7 +126,7 @@ def test_the_assigned_inspector_gets_the_tablet_screen(crew, db):
     response = crew["inspector"].get(f"/inspecciones/{inspection_id}")
     markup = response.get_data(as_text=True)
     assert response.status_code == 200 and response.headers["X-Baliza-Shell"] == "1"
-    assert 'id="inspection"' in markup and "js/tablet/inspection.js" in markup
+    assert 'id="inspection"' in markup and "js/tablet/inspection.bundle.js" in markup
     assert 'type="application/json" id="terms"' in markup and '"not_applicable": "No corresponde"' in markup
     assert f'data-user="{crew["inspector_user"].id}"' in markup
     assert "no-cache" in response.headers["Cache-Control"]

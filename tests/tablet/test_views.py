@@ -360,8 +360,9 @@ def test_the_tablet_pages_serve_every_button_disabled_until_their_script_wires_i
         page.fill("input[name=password]", PASSWORD)
         page.click("button[type=submit]")
         page.wait_for_url(f"{rig.origin}/agenda")
-        app_js = re.compile(r"/static/js/tablet/app\.js(\?|$)")  # fingerprinted: ?v=
-        page.route(app_js, lambda route: route.abort())  # every tablet module imports it
+        # fingerprinted: ?v=; every tablet module imports app.js, and the inspection page's bundle holds it
+        app_js = re.compile(r"/static/js/tablet/(app|inspection\.bundle)\.js(\?|$)")
+        page.route(app_js, lambda route: route.abort())
         for url in pages:
             page.goto(url)
             buttons = page.evaluate(every_button_disabled)

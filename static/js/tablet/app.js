@@ -2,7 +2,7 @@
 // the sync engine and its badge, and a warning before signing out with unsent work.
 import { askPersistence, all, put } from './store.js';
 import { deviceToken, enrollDevice } from './net.js';
-import { startSyncing, syncNow, watch } from './sync.js';
+import { startSyncing, syncNow, syncSoon, watch } from './sync.js';
 import { entries, retry } from './outbox.js';
 import { takeAboardAgain } from './aboard.js';
 import { gettext } from '../i18n.js';
@@ -25,7 +25,8 @@ export function boot() {
   guardSignOut();
   if ('serviceWorker' in navigator) {
     navigator.serviceWorker.addEventListener('message', (event) => {
-      if (event.data && event.data.type === 'sync-now') syncNow();
+      // the worker's Background Sync (every new entry asks for one): sent with the next pause, not between two taps
+      if (event.data && event.data.type === 'sync-now') syncSoon();
     });
   }
   askPersistence().then((persisted) => {  // the browser may take a while to decide: nothing waits for it

@@ -1,6 +1,6 @@
-// The inspection screen's first read of the store, started by a module script of its own (async, in the page's head)
-// as soon as the store's modules are in: the database opens and the inspection is read while the screen's other
-// modules are still loading and running (issue 22). inspection.js imports the same module, so it reads once.
+// The inspection screen's first read of the store, started as soon as the store's module has run: inspection.js imports
+// this module first, so the database opens and the inspection is read while the screen's other modules still run
+// (issue 22), and the screen awaits the same read.
 import { inspectionRecords } from './store.js';
 
 /** The inspection of this address (/inspecciones/<id>). */

@@ -2,10 +2,10 @@
 // once (no reload, no network needed) and queued for the server; progress per topic, "next
 // unanswered", the article's text a tap away, photos, both drawn signatures, closing and interrupting.
 // A topic's cards are made when it is opened (the first one with work left opens by itself).
+import { inspectionId as id, records } from './first-read.js';  // first: the store's read starts before the rest runs
 import { boot, enable, pageUser } from './app.js';
 import { asBlob, byInspection, get, inspectionRecords, newId, put, storableBytes, StorageFull } from './store.js';
 import { takeAboard } from './aboard.js';
-import { inspectionId as id, records } from './first-read.js';
 import { el } from './dom.js';
 import { discardPhoto, enqueue, keepAndQueue, keepAnswer, keepMarks, pendingFor, remove } from './outbox.js';
 import { editMarks } from './marks.js';

@@ -82,14 +82,21 @@ function schedule(ms) {
   retryTimer = setTimeout(() => { retryTimer = null; syncNow(); }, ms);
 }
 
-/** Register the page (or worker) triggers once. A new entry is sent once the inspector pauses (SETTLE_MS): answers
- * tapped in a row go in one request, and the send does not compete with the taps for the screen. */
+let settling = null;
+
+/** Sync once the inspector pauses (SETTLE_MS after the last call): answers tapped in a row go in one request, and the
+ * send does not compete with the taps for the screen or the store (issue 22). */
+export function syncSoon() {
+  clearTimeout(settling);
+  settling = setTimeout(() => { settling = null; syncNow(); }, SETTLE_MS);
+}
+
+/** Register the page (or worker) triggers once. A new entry, and the first look at what an earlier visit left, are
+ * sent once the inspector pauses (syncSoon). */
 export function startSyncing() {
-  let settling = null;
   onQueued(() => {
     requestBackgroundSync();
-    clearTimeout(settling);
-    settling = setTimeout(() => { settling = null; syncNow(); }, SETTLE_MS);
+    syncSoon();
   });
   if (typeof window !== 'undefined') {
     window.addEventListener('online', () => { engine.resetFailures(); syncNow(); });
@@ -98,7 +105,7 @@ export function startSyncing() {
   }
   setInterval(() => { if (!retryTimer) syncNow(); }, TIMER_MS);
   store.get('meta', 'sync-status').then((saved) => { if (saved && status.state === 'idle') { status = saved; listeners.forEach((fn) => fn(status)); } });
-  syncNow();
+  syncSoon();
 }
 
 /** Ask the browser to wake the service worker for the outbox when signal returns (Chromium only). */
