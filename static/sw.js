@@ -64,8 +64,6 @@ const STATIC = [
   '/static/js/tablet/engine.js',
   '/static/js/tablet/errors.js',
   '/static/js/tablet/exif.js',
-  '/static/js/tablet/first-read.js',
-  '/static/js/tablet/inspection.js',
   '/static/js/tablet/inspection.bundle.js',
   '/static/js/tablet/marks.js',
   '/static/js/tablet/dom.js',

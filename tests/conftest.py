@@ -18,6 +18,7 @@ from s3_server import s3_bucket, s3_media, seaweed  # noqa: F401  (a real S3 ser
 
 from app import create_app
 from inspection.core.extensions import db as _db
+from inspection.core.stamp_feed import CHANNEL, read_afresh
 from tests.unsynced import unsynced_commits, unsynced_files
 
 
@@ -157,12 +158,13 @@ def empty_tables(app) -> None:
     tables = list(reversed(_db.metadata.sorted_tables))
     with _db.engine.begin() as conn:
         if conn.dialect.name == "postgresql":
-            conn.exec_driver_sql("; ".join(f"DELETE FROM {conn.dialect.identifier_preparer.format_table(table)}"
-                                           for table in tables))
+            conn.exec_driver_sql("; ".join([*(f"DELETE FROM {conn.dialect.identifier_preparer.format_table(table)}"
+                                             for table in tables), f"SELECT pg_notify('{CHANNEL}', '*')"]))
         else:
             for table in tables:
                 conn.execute(table.delete())
     app.extensions.pop("baliza_readcache", None)
+    read_afresh()  # the stamps went too: this process's feeds read them again (other processes hear `*`)
     app.extensions["baliza.host_counts"].clear()  # the rate limits' counts in shared memory
 
 
@@ -187,6 +189,9 @@ def restore_rows(rows: dict, since: dict | None = None) -> None:
                 old = before.get(tuple(row[k] for k in keys))
                 if old is not None and old != row:
                     conn.execute(table.update().where(*(table.c[k] == row[k] for k in keys)).values(row))
+        if conn.dialect.name == "postgresql":
+            conn.exec_driver_sql(f"SELECT pg_notify('{CHANNEL}', '*')")  # the stamps came back without their notices
+    read_afresh()
 
 
 def replace_rows(app, rows: dict) -> None:

@@ -119,3 +119,12 @@ def feed_for(url: str, table: str) -> StampFeed:
             feed = _feeds[key] = StampFeed(url, table)
     return feed
 
+
+def read_afresh() -> None:
+    """Every feed of this process reads all the stamps again when next asked: after a bulk change that sent no
+    notice (saved rows put back), which the notices alone would never tell."""
+    with _lock:
+        feeds = list(_feeds.values())
+    for feed in feeds:
+        with feed.lock:
+            feed.synced_at = 0.0

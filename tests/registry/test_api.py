@@ -159,7 +159,13 @@ def test_owner_sees_only_own_fleet(client, as_role, make_vessel):
     assert [o["id"] for o in client.get("/api/v1/owners", headers=headers).json["items"]] == [user.owner_id]
 
 
-def test_a_repeated_list_is_served_from_the_cache_until_a_vessel_changes(client, admin, make_vessel, count_queries):
+def stamp_reads(db) -> int:
+    """What a kept answer costs: the stamps read (SQLite), or nothing, heard from the writers' notices (PostgreSQL)."""
+    return 0 if db.engine.dialect.name == "postgresql" else 1
+
+
+def test_a_repeated_list_is_served_from_the_cache_until_a_vessel_changes(client, db, admin, make_vessel,
+                                                                         count_queries):
     first, second = make_vessel(name="Aurora"), make_vessel(name="Boreal")
     make_vessel(name="Cometa")
     url = "/api/v1/vessels?per_page=2"  # a full page: the count is its own query
@@ -168,7 +174,7 @@ def test_a_repeated_list_is_served_from_the_cache_until_a_vessel_changes(client,
     cached = count_queries(lambda: served.append(client.get(url, headers=admin)))
     assert served[0].data == served[1].data and served[1].json["total"] == 3
     assert served[1].headers["Idempotent-Replayed"] == "false"
-    assert cached == 1 < fresh  # the stamps only (the token's and the registry's): not the token, the page, the count
+    assert cached == stamp_reads(db) < fresh  # at most the stamps (the token's, the registry's): not the page, the count
     assert client.patch(f"/api/v1/vessels/{second.id}", json={"name": "Boreal II"}, headers=admin).status_code == 200
     assert [v["name"] for v in client.get(url, headers=admin).json["items"]] == ["Aurora", "Boreal II"]
     make_vessel(name="Delta")
@@ -183,7 +189,7 @@ def test_the_cached_list_of_one_owner_is_never_another_owners(client, as_role, m
     assert [v["id"] for v in client.get("/api/v1/vessels", headers=two_headers).json["items"]] == [theirs.id]
 
 
-def test_a_kept_vessel_is_served_until_it_changes_and_never_outside_its_owner_s_fleet(client, admin, as_role,
+def test_a_kept_vessel_is_served_until_it_changes_and_never_outside_its_owner_s_fleet(client, db, admin, as_role,
                                                                                       make_vessel, count_queries):
     (one, one_headers), (_, two_headers) = as_role("owner"), as_role("owner")
     vessel = make_vessel(name="Aurora", owner_id=one.owner_id)
@@ -192,7 +198,7 @@ def test_a_kept_vessel_is_served_until_it_changes_and_never_outside_its_owner_s_
     fresh = count_queries(lambda: served.append(client.get(url, headers=admin)))
     cached = count_queries(lambda: served.append(client.get(url, headers=admin)))
     assert served[0].data == served[1].data and served[1].json["name"] == "Aurora"
-    assert cached == 1 < fresh  # the stamps only: not the vessel's row
+    assert cached == stamp_reads(db) < fresh  # at most the stamps: not the vessel's row
     assert client.get(url, headers=one_headers).json["name"] == "Aurora"
     assert client.get(url, headers=two_headers).status_code == 404  # kept for staff and its owner, not for another
     assert client.patch(url, json={"name": "Aurora II"}, headers=admin).status_code == 200
