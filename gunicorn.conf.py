@@ -18,10 +18,10 @@ limit_request_line = 0
 
 bind = os.environ.get("BALIZA_BIND", "127.0.0.1:8000")
 workers = int(os.environ.get("WEB_CONCURRENCY", 2 * multiprocessing.cpu_count()))
-# Threads: a request waiting on PostgreSQL or the object store (a photo's three PUTs) leaves the worker's other
-# threads to serve; with sync workers every such wait held a whole worker, and police scans queued behind
-# tablets' photos (bench/load.py: 40 -> 194 req/s back to back on this 2-core machine, issue 22).
-worker_class = "gthread"
-threads = int(os.environ.get("WEB_THREADS", 4))
+# Sync workers, not threads. With 4 threads a worker the load run (bench/load.py) served 2.1-2.6x the requests, but
+# they were cheap police scans: sharing one interpreter lock, they crowded out the tablets' photos and answers, and
+# 15-17 inspections were completed a minute against 44 (issue 22). A busy office adds workers.
+worker_class = "sync"
+threads = 1
 timeout = 60  # a photo upload over river signal; the load balancer's proxy timeout matches
 graceful_timeout = 30

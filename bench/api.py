@@ -1,7 +1,7 @@
 """API benchmark: vessel list and detail against a bare Flask hello-world, same gunicorn, same run.
 
 python bench/api.py [--seconds N] [--rounds R] [--requests N] [--workers W] [--database-url URL]
-Production's configuration: PostgreSQL (a scratch database, dropped after), gunicorn W workers (4) with gunicorn.conf.py's threads, one
+Production's configuration: PostgreSQL (a scratch database, dropped after), gunicorn W workers (4) as gunicorn.conf.py sets them, one
 trusted proxy and the rate limits at their defaults, loaded by wrk. Prints medians and the ratios target/baseline (over HTTP, then in-process through the test client, where
 no server or client stands between), and a worker's memory before its first request; writes
 bench/results/api.json and api_in_process.json.

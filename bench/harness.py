@@ -119,11 +119,12 @@ class Gunicorn:
 
 
 def production_server(workers: int) -> str:
-    """How production's gunicorn serves (gunicorn.conf.py), for a bench's title: `gunicorn 4 gthread x 4`."""
+    """How production's gunicorn serves (gunicorn.conf.py), for a bench's title: `gunicorn 4 sync`."""
     import runpy
 
     settings = runpy.run_path(str(ROOT / "gunicorn.conf.py"))
-    return f"gunicorn {workers} {settings['worker_class']} x {settings['threads']}"
+    threads = f" x {settings['threads']} threads" if settings["threads"] > 1 else ""
+    return f"gunicorn {workers} {settings['worker_class']}{threads}"
 
 
 @contextlib.contextmanager

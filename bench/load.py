@@ -1,4 +1,4 @@
-"""Load bench (issue 12): locust, headless and time-bounded, on PostgreSQL behind gunicorn with four workers (gunicorn.conf.py's threads).
+"""Load bench (issue 12): locust, headless and time-bounded, on PostgreSQL behind gunicorn with four workers (as gunicorn.conf.py sets them).
 
 python bench/load.py [--seconds 60] [--users 20] [--workers 4] [--media s3|local] [--database-url URL]
                      [--baseline-seconds 10]

@@ -1,7 +1,7 @@
 """Verification benchmark: GET /api/v1/verify/{token} as production runs it, against a bare Flask hello-world.
 
 python bench/verify.py [--seconds N] [--rounds R] [--workers W] [--database-url URL]
-Production's configuration: PostgreSQL (a scratch database, dropped after), gunicorn W workers (4) with gunicorn.conf.py's threads,
+Production's configuration: PostgreSQL (a scratch database, dropped after), gunicorn W workers (4) as gunicorn.conf.py sets them,
 one trusted proxy and the rate limits at their defaults, each scan from another police phone's address
 (X-Forwarded-For), loaded by wrk. Beside it, the same app with the limits off (what they cost) and with
 the signature checked on every scan (no verdict cache). Also prints the certificate's QR version and
