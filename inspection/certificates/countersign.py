@@ -1,9 +1,8 @@
 """When a certificate is issued and countersigned (art. 221): the kinds the Prefecto countersigns, whether the closing
 issues their certificate or the countersignature does, and the term a certificate issued at the closing waits."""
-import json
 from datetime import date, timedelta
 
-from inspection.certificates.signing import _public, b64url_decode, b64url_encode, sign_es256, verify_es256
+from inspection.certificates.signing import InvalidJws, sign_jws, verify_jws
 from inspection.core.models import Certificate, Inspection
 from inspection.core.office import Office
 from inspection.law.legal_terms import countersignature
@@ -37,29 +36,16 @@ SEAL_TYP = "countersign+jwt"
 def seal_countersignature(claims: dict, kid: str, private_key) -> str:
     """The office's digital signature over a countersignature's facts (art. 221): a compact JWS (ES256) with the
     office's certificate key, so the act can be checked with the public keys the verifier already keeps."""
-    header = {"alg": "ES256", "kid": kid, "typ": SEAL_TYP}
-
-    def segment(obj) -> str:
-        return b64url_encode(json.dumps(obj, separators=(",", ":"), ensure_ascii=False, sort_keys=True).encode())
-
-    signing_input = f"{segment(header)}.{segment(claims)}"
-    return f"{signing_input}.{b64url_encode(sign_es256(private_key, signing_input.encode()))}"
+    return sign_jws(SEAL_TYP, claims, kid, private_key)
 
 
-class BrokenSeal(ValueError):
+class BrokenSeal(InvalidJws):
     """A countersignature's seal that is not one, or not the office's."""
 
 
 def open_seal(jws: str, public_keys: dict) -> dict:
     """The facts a countersignature's seal vouches for, checked against {kid: public key} (the published keys)."""
     try:
-        head, body, signature = jws.split(".")
-        header, facts = json.loads(b64url_decode(head)), json.loads(b64url_decode(body))
-        key = public_keys.get(header.get("kid"))
-        valid = header.get("alg") == "ES256" and header.get("typ") == SEAL_TYP and key is not None and \
-            verify_es256(_public(key), b64url_decode(signature), f"{head}.{body}".encode())
-    except (AttributeError, TypeError, ValueError) as error:
-        raise BrokenSeal(f"not a countersignature seal: {error}") from None
-    if not valid or not isinstance(facts, dict):
-        raise BrokenSeal("the seal's signature is not the office's")
-    return facts
+        return verify_jws(jws, SEAL_TYP, public_keys)[1]
+    except InvalidJws as error:
+        raise BrokenSeal(error.reason, str(error)) from None

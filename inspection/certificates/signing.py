@@ -63,6 +63,7 @@ import binascii
 import datetime as dt
 import hashlib
 import io
+import json
 import re
 import unicodedata
 from collections.abc import Mapping
@@ -363,6 +364,61 @@ def verify_es256(public_key, signature: bytes, message: bytes) -> bool:
     except InvalidSignature:
         return False
     return True
+
+
+# --- compact JWS (ES256): the status list and the countersignature's seal --------------------------------------------
+
+
+class InvalidJws(ValueError):
+    """A compact JWS that is garbled ("malformed"), from a key the verifier lacks ("unknown_issuer"), or badly signed
+    ("invalid_signature")."""
+
+    def __init__(self, reason: str, message: str):
+        super().__init__(message)
+        self.reason = reason
+
+
+def _jws_segment(obj) -> str:
+    """Compact JSON, base64url encoded: one JWS segment."""
+    return b64url_encode(json.dumps(obj, separators=(",", ":"), ensure_ascii=False).encode())
+
+
+def sign_jws(typ: str, payload: dict, kid: str, private_key) -> str:
+    """`payload` signed as a compact JWS (ES256) of type `typ` under the key `kid`."""
+    signing_input = f"{_jws_segment({'alg': 'ES256', 'kid': kid, 'typ': typ})}.{_jws_segment(payload)}"
+    return f"{signing_input}.{b64url_encode(sign_es256(private_key, signing_input.encode()))}"
+
+
+def _jws_object(segment: str) -> dict:
+    """One JWS JSON segment as a dict, or InvalidJws."""
+    try:
+        obj = json.loads(b64url_decode(segment))
+    except ValueError:
+        raise InvalidJws("malformed", "JWS segment is not base64url JSON") from None
+    if not isinstance(obj, dict):
+        raise InvalidJws("malformed", "JWS segment is not a JSON object")
+    return obj
+
+
+def verify_jws(jws, typ: str, public_keys: dict, max_chars: int = 64 * 1024) -> tuple[str, dict]:
+    """(kid, payload) of a compact JWS of type `typ` signed ES256 by one of {kid: public key}; InvalidJws otherwise."""
+    if not isinstance(jws, str) or len(jws) > max_chars or jws.count(".") != 2:
+        raise InvalidJws("malformed", "not a compact JWS")
+    head, body, signature = jws.split(".")
+    header = _jws_object(head)
+    if header.get("alg") != "ES256" or header.get("typ") != typ:
+        raise InvalidJws("malformed", f"expected alg ES256 and typ {typ}")
+    kid = header.get("kid")
+    key = public_keys.get(kid) if isinstance(kid, str) else None
+    if key is None:
+        raise InvalidJws("unknown_issuer", "no public key for this kid")
+    try:
+        raw = b64url_decode(signature)
+    except ValueError:
+        raise InvalidJws("malformed", "signature is not base64url") from None
+    if not verify_es256(_public(key), raw, f"{head}.{body}".encode()):
+        raise InvalidJws("invalid_signature", "the signature does not match")
+    return kid, _jws_object(body)
 
 
 def _b32encode(data: bytes) -> str:

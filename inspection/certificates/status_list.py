@@ -22,11 +22,10 @@ No clock is read here: the caller passes ``issued_at`` and compares ``exp``/``ia
 
 from __future__ import annotations
 
-import json
 import zlib
 from dataclasses import dataclass
 
-from inspection.certificates.signing import _public, b64url_decode, b64url_encode, key_id, sign_es256, verify_es256
+from inspection.certificates.signing import InvalidJws, b64url_decode, b64url_encode, key_id, sign_jws, verify_jws
 
 __all__ = [
     "VALID",
@@ -55,12 +54,8 @@ MAX_LIST_BYTES = 16 * 1024 * 1024
 MAX_JWS_CHARS = 8 * 1024 * 1024
 
 
-class InvalidStatusList(ValueError):
-    """Raised when a status list JWS is garbled, from an unknown key, or badly signed."""
-
-    def __init__(self, reason: str, message: str):
-        super().__init__(message)
-        self.reason = reason  # "malformed", "unknown_issuer" or "invalid_signature"
+class InvalidStatusList(InvalidJws):
+    """Raised when a status list JWS is garbled, from an unknown key, or badly signed (its `reason`)."""
 
 
 @dataclass(frozen=True)
@@ -130,11 +125,6 @@ def status_at(packed: bytes, index: int, bits: int = BITS) -> int:
     return (packed[bit // 8] >> (bit % 8)) & ((1 << bits) - 1)
 
 
-def _json_b64(obj) -> str:
-    """Compact JSON, base64url encoded, for a JWS segment."""
-    return b64url_encode(json.dumps(obj, separators=(",", ":"), ensure_ascii=False).encode())
-
-
 def sign_status_list(
     statuses: list[int],
     private_key,
@@ -156,7 +146,6 @@ def sign_status_list(
     if kid != key_id(private_key):
         raise ValueError("kid does not match the signing key")
     iat = int(issued_at)
-    header = {"alg": "ES256", "kid": kid, "typ": JWS_TYP}
     valid = int(valid_seconds if valid_seconds is not None else ttl_seconds)
     payload = {"iss": issuer, "iat": iat, "exp": iat + valid, "ttl": int(ttl_seconds)}
     if subject:
@@ -164,40 +153,15 @@ def sign_status_list(
     payload["status_list"] = {"bits": BITS, "lst": encode_status_list(statuses)}
     if countersign is not None:  # art. 221, beside the draft's claims: {"signed": {index: day}, "pending": {index: day}}
         payload["countersign"] = countersign
-    signing_input = f"{_json_b64(header)}.{_json_b64(payload)}"
-    return f"{signing_input}.{b64url_encode(sign_es256(private_key, signing_input.encode()))}"
-
-
-def _json_segment(segment: str) -> dict:
-    """Decode one JWS JSON segment to a dict, raising InvalidStatusList."""
-    try:
-        obj = json.loads(b64url_decode(segment))
-    except ValueError:
-        raise InvalidStatusList("malformed", "JWS segment is not base64url JSON") from None
-    if not isinstance(obj, dict):
-        raise InvalidStatusList("malformed", "JWS segment is not a JSON object")
-    return obj
+    return sign_jws(JWS_TYP, payload, kid, private_key)
 
 
 def verify_status_list(jws: str, public_keys: dict) -> StatusList:
     """Verify a status list JWS against {kid: public_key}; time checks are the caller's."""
-    if not isinstance(jws, str) or len(jws) > MAX_JWS_CHARS or jws.count(".") != 2:
-        raise InvalidStatusList("malformed", "not a compact JWS")
-    head_b64, payload_b64, sig_b64 = jws.split(".")
-    header = _json_segment(head_b64)
-    if header.get("alg") != "ES256" or header.get("typ") != JWS_TYP:
-        raise InvalidStatusList("malformed", "expected alg ES256 and typ statuslist+jwt")
-    kid = header.get("kid")
-    key = public_keys.get(kid) if isinstance(kid, str) else None
-    if key is None:
-        raise InvalidStatusList("unknown_issuer", "no public key for this kid")
     try:
-        signature = b64url_decode(sig_b64)
-    except ValueError:
-        raise InvalidStatusList("malformed", "signature is not base64url") from None
-    if not verify_es256(_public(key), signature, f"{head_b64}.{payload_b64}".encode()):
-        raise InvalidStatusList("invalid_signature", "status list signature does not match")
-    payload = _json_segment(payload_b64)
+        kid, payload = verify_jws(jws, JWS_TYP, public_keys, MAX_JWS_CHARS)
+    except InvalidJws as error:
+        raise InvalidStatusList(error.reason, str(error)) from None
     status_list = payload.get("status_list")
     try:
         iat, exp = payload["iat"], payload["exp"]

@@ -35,7 +35,6 @@ import math
 import os
 import re
 import tempfile
-import threading
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
@@ -177,23 +176,15 @@ def _purge_due(now: datetime) -> datetime | None:
     return now - kept_for()
 
 
-_engine_lock = threading.Lock()
-
-
 def _counting_engine():
     """This process's autocommit engine for counts on PostgreSQL (made after the fork: engines are per process)."""
     state = current_app.extensions.setdefault("baliza.rate_engine", {})
-    if state.get("pid") == os.getpid():
-        return state["engine"]
-    with _engine_lock:  # a threaded worker's first scans arrive together: one engine, not one each
-        if state.get("pid") == os.getpid():
-            return state["engine"]
+    if state.get("pid") != os.getpid():
         engine = create_engine(db.engine.url, isolation_level="AUTOCOMMIT", pool_size=2, max_overflow=8,
                                connect_args={"options": "-c synchronous_commit=off"})
         ping_when_idle(engine)
-        state["engine"] = engine
-        state["pid"] = os.getpid()  # last: a thread that sees this process's pid finds its engine
-    return engine
+        state.update(pid=os.getpid(), engine=engine)
+    return state["engine"]
 
 
 # The police scan's limit is counted per server in shared memory (core/shared_counts.py), the database told once
