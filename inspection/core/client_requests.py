@@ -20,9 +20,21 @@ def body_hash(payload) -> str:
     return hashlib.sha256(canonical.encode()).hexdigest()
 
 
-def prior_result(client_id: str, user, scope: str, digest: str) -> ClientRequest | None:
-    """The stored first result of this client_id, or None; a different body or scope is a 409."""
-    prior = db.session.get(ClientRequest, client_id)
+def prior_results(client_ids: list[str]) -> dict[str, ClientRequest | None]:
+    """The stored first results of many client_ids in one statement (a batch's), None where there is none yet."""
+    known: dict[str, ClientRequest | None] = dict.fromkeys(client_ids)
+    known.update((row.client_id, row) for row in db.session.scalars(
+        db.select(ClientRequest).where(ClientRequest.client_id.in_(client_ids))))
+    return known
+
+
+def prior_result(client_id: str, user, scope: str, digest: str,
+                 known: dict[str, ClientRequest | None] | None = None) -> ClientRequest | None:
+    """The stored first result of this client_id, or None; a different body or scope is a 409.
+
+    `known` is prior_results' answer for a batch (kept up to date by it); a client_id not in it is read.
+    """
+    prior = known[client_id] if known is not None and client_id in known else db.session.get(ClientRequest, client_id)
     if prior is None:
         return None
     if prior.scope != scope or prior.body_hash != digest or prior.user_id != user.id:
@@ -31,18 +43,24 @@ def prior_result(client_id: str, user, scope: str, digest: str) -> ClientRequest
     return prior
 
 
-def remember_result(client_id: str, user, scope: str, digest: str, status: int, response: dict) -> None:
+def remember_result(client_id: str, user, scope: str, digest: str, status: int, response: dict) -> ClientRequest:
     """Keep the first result of a client_id (flushed with the write it describes)."""
-    db.session.add(ClientRequest(client_id=client_id, user_id=user.id, scope=scope, body_hash=digest,
-                                 status_code=status, response=response))
+    kept = ClientRequest(client_id=client_id, user_id=user.id, scope=scope, body_hash=digest, status_code=status,
+                         response=response)
+    db.session.add(kept)
     db.session.flush()
+    return kept
 
 
-def first_result(user, scope: str, client_id: str, payload, action, status: int = 200) -> tuple[dict, int, bool]:
-    """run_once's (body, status, replayed), for a view that wraps the result in a larger answer."""
+def first_result(user, scope: str, client_id: str, payload, action, status: int = 200,
+                 known: dict[str, ClientRequest | None] | None = None) -> tuple[dict, int, bool]:
+    """run_once's (body, status, replayed), for a view that wraps the result in a larger answer.
+
+    `known` is what the caller has just read of this client_id (prior_result's `known`), for the first look only.
+    """
     digest = body_hash(payload)
     for attempt in range(2):
-        prior = prior_result(client_id, user, scope, digest)
+        prior = prior_result(client_id, user, scope, digest, None if attempt else known)
         if prior is not None:
             return prior.response, prior.status_code, True
         try:

@@ -33,7 +33,6 @@ from inspection.inspections.operations import (
     inspection_scope,
     interrupt_inspection,
     lift_detention,
-    lock_inspection,
     record_answer,
     report_fixed,
     schedule_inspection,
@@ -190,8 +189,7 @@ def post_sync(data, inspection_id):
     waits and then finds every entry already applied (`duplicate`).
     """
     actor = api_user()
-    inspection = lock_inspection(get_inspection_for(actor, inspection_id))
-    results = apply_sync_batch(actor, inspection, data["answers"])
+    results = apply_sync_batch(actor, get_inspection_for(actor, inspection_id), data["answers"])
     db.session.commit()
     return json_response({"results": results}, 200)
 

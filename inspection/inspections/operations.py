@@ -7,6 +7,7 @@ import hashlib
 from datetime import date, datetime, timedelta
 
 from sqlalchemy import and_, case, literal, or_
+from sqlalchemy.orm.attributes import set_committed_value
 
 from inspection.accounts.access import get_patrol_check_for, vessel_scope
 from inspection.accounts.users import has_conflict
@@ -34,7 +35,7 @@ from inspection.inspections.pins import checklist_pin
 from inspection.law.legal_terms import reinspection_days
 from inspection.media.places import PlaceRules, photo_flags, photo_position, port_position
 from inspection.media.signatures import ROLES, SignatureRejected, normalize_signature
-from inspection.media.storage import media_key
+from inspection.media.storage import KeyConflict, media_key
 from inspection.registry.vessel_checklists import items_titled, pinned_items
 from inspection.registry.vessels import particulars_of, vessel_matches
 from inspection.web.forms import sorted_by
@@ -268,13 +269,42 @@ def current_answer(inspection_id: int, item_id: str) -> Answer | None:
     return db.session.scalar(db.select(Answer).filter_by(inspection_id=inspection_id, item_id=item_id, current=True))
 
 
-def recorded_answer(actor: User, inspection: Inspection, item_id: str, data: dict) -> Answer | None:
+class AnswerBook:
+    """One locked inspection's answers as a batch of writes (a sync) needs them, read in one statement: those
+    stored under the batch's client_ids (here or anywhere) and each item's current one; the batch notes what it
+    writes. Reading it takes the inspection's row, so no other writer changes them until the batch commits."""
+
+    def __init__(self, inspection: Inspection, client_ids: list[str]) -> None:
+        lock_inspection(inspection)
+        rows = db.session.scalars(db.select(Answer).where(or_(
+            Answer.client_id.in_(client_ids), and_(Answer.inspection_id == inspection.id, Answer.current)))).all()
+        self.by_client_id: dict[str, Answer | None] = dict.fromkeys(client_ids)
+        self.by_client_id.update({a.client_id: a for a in rows if a.client_id in self.by_client_id})
+        self.current = {a.item_id: a for a in rows if a.inspection_id == inspection.id and a.current}
+
+    def note(self, answer: Answer) -> None:
+        """An answer the batch has written (its savepoint released)."""
+        self.by_client_id[answer.client_id] = answer
+        if answer.current:
+            self.current[answer.item_id] = answer
+
+    def forget(self, client_id: str) -> None:
+        """Read this client_id from the database again (another request stored it meanwhile)."""
+        self.by_client_id.pop(client_id, None)
+
+
+def recorded_answer(actor: User, inspection: Inspection, item_id: str, data: dict,
+                    book: AnswerBook | None = None) -> Answer | None:
     """The answer already stored under this write's client_id (a resent form, a retry), or None.
 
     Page forms and the demo store answers without an idempotency record, so the answer itself is the
     record. The same client_id for another inspection, item, user or content is a different write: 409.
     """
-    found = db.session.scalar(db.select(Answer).filter_by(client_id=str(data["client_id"])))
+    client_id = str(data["client_id"])
+    if book is not None and client_id in book.by_client_id:
+        found = book.by_client_id[client_id]
+    else:
+        found = db.session.scalar(db.select(Answer).filter_by(client_id=client_id))
     if found is None:
         return None
     same = ((found.inspection_id, found.item_id, found.answered_by_id, found.result, found.note, found.action,
@@ -289,14 +319,17 @@ def recorded_answer(actor: User, inspection: Inspection, item_id: str, data: dic
     return found
 
 
-def record_answer(actor: User, inspection: Inspection, item_id: str, data: dict, now: datetime) -> Answer:
+def record_answer(actor: User, inspection: Inspection, item_id: str, data: dict, now: datetime,
+                  book: AnswerBook | None = None) -> Answer:
     """Store one answer; the newest by the tablet's clock becomes current, older ones stay as history.
 
     The same write again (its client_id already stored) returns the stored answer and changes nothing.
+    A batch passes its AnswerBook (the row already held, the answers read once) and notes the answer itself.
     """
     require_inspector(actor, inspection)
-    lock_inspection(inspection)  # one writer at a time decides which answer is current
-    existing = recorded_answer(actor, inspection, item_id, data)
+    if book is None:
+        lock_inspection(inspection)  # one writer at a time decides which answer is current
+    existing = recorded_answer(actor, inspection, item_id, data, book)
     if existing is not None:
         return existing
     require_status(inspection, "in_progress")
@@ -307,7 +340,7 @@ def record_answer(actor: User, inspection: Inspection, item_id: str, data: dict,
                     result=data["result"], observed=data.get("observed"), note=(data.get("note") or "").strip(),
                     recorded_at=recorded_at, received_at=now, answered_by_id=actor.id, current=True,
                     photo_hashes=list(dict.fromkeys(data.get("photos") or [])), action=data.get("action"))
-    previous = current_answer(inspection.id, item_id)
+    previous = book.current.get(item_id) if book is not None else current_answer(inspection.id, item_id)
     if previous is not None:
         if previous.recorded_at > recorded_at:
             answer.current = False  # an older answer arriving late never overwrites a newer one
@@ -627,17 +660,20 @@ def store_photo(actor: User, inspection: Inspection | PatrolCheck, item_id: str,
     that item's photo too, sharing the files. A client_id already stored returns its photo (a resent
     form), or is a 409 when it named other bytes or another item.
     """
-    owner = {photo_column(inspection): inspection.id}
-    sent_before = db.session.scalar(db.select(Photo).filter_by(client_id=client_id))
+    column = photo_column(inspection)
+    owner = {column: inspection.id}
+    same_bytes = and_(getattr(Photo, column) == inspection.id, Photo.item_id == item_id,
+                      Photo.sha256 == processed.sha256)
+    found = db.session.scalars(db.select(Photo).where(or_(Photo.client_id == client_id, same_bytes))).all()
+    sent_before = next((photo for photo in found if photo.client_id == client_id), None)
     if sent_before is not None:
-        if (getattr(sent_before, photo_column(inspection)), sent_before.item_id, sent_before.sha256) != \
+        if (getattr(sent_before, column), sent_before.item_id, sent_before.sha256) != \
                 (inspection.id, item_id, processed.sha256):
             raise Conflict(Msg("Este client_id ya se usó con otro contenido; genere uno nuevo."),
                            extra={"client_id": client_id})
         return sent_before
-    existing = db.session.scalar(db.select(Photo).filter_by(**owner, item_id=item_id, sha256=processed.sha256))
-    if existing is not None:
-        return existing
+    if found:  # these bytes, for this item, under another client_id
+        return found[0]
     original = media_key("originals", processed.sha256, processed.mime)
     keys = {
         "original": original,
@@ -645,9 +681,12 @@ def store_photo(actor: User, inspection: Inspection | PatrolCheck, item_id: str,
         "thumb": media_key("thumbs", processed.sha256),
     }
     storage.put(original, processed.original, processed.sha256)
-    for variant in ("display", "thumb"):  # derived copies depend on Pillow and limits: keep the first made
-        if keys[variant] != original and not storage.exists(keys[variant]):
-            storage.put(keys[variant], getattr(processed, variant))
+    for variant in ("display", "thumb"):  # derived copies depend on Pillow and limits: the first made is kept
+        if keys[variant] != original:
+            try:
+                storage.put(keys[variant], getattr(processed, variant))  # one round trip when new, no look first
+            except KeyConflict:
+                pass  # made earlier from these bytes by another Pillow or other limits: that copy stays
     photo = Photo(**owner, item_id=item_id, client_id=client_id, sha256=processed.sha256,
                   mime=processed.mime, size_bytes=len(processed.original), width=processed.width,
                   height=processed.height, original_key=keys["original"], display_key=keys["display"],
@@ -658,6 +697,7 @@ def store_photo(actor: User, inspection: Inspection | PatrolCheck, item_id: str,
                   uploaded_by_id=actor.id, received_at=now)
     db.session.add(photo)
     db.session.flush()
+    set_committed_value(photo, "marks", None)  # a new photo has no marks yet: its answer needs no read of them
     record_event(actor, "photo.added", "photo", photo.id, inspection_id=photo.inspection_id, client_id=client_id,
                  details={"item_id": item_id, "sha256": processed.sha256, "bytes": len(processed.original),
                           **({"patrol_check_id": photo.patrol_check_id} if photo.patrol_check_id else {})})

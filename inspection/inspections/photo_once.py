@@ -54,7 +54,8 @@ def photo_once(actor, scope: str, client_id: str, data: bytes, payload: dict, st
     if prior is not None:
         return prior.response, prior.status_code, True
     processed = process_upload(data, photo_limits(), payload["sha256"])
-    return first_result(actor, scope, client_id, payload, lambda: PhotoSchema().dump(store(processed)), status=201)
+    return first_result(actor, scope, client_id, payload, lambda: PhotoSchema().dump(store(processed)), status=201,
+                        known={client_id: None})  # just looked: not stored yet
 
 
 def name_photo(actor, scope: str, client_id: str, payload: dict, photo) -> None:

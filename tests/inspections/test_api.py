@@ -302,6 +302,38 @@ def test_sync_batch_replayed_out_of_order_changes_nothing(client, crew, started,
     assert current.result == "pass"  # the newest by the tablet's clock wins, whatever the order
 
 
+def test_one_entry_twice_in_a_batch_is_one_answer(client, crew, started, db):
+    inspection_id, _ = started
+    entry = {"item_id": "seg.buckets.total", "client_id": cid(), "result": "pass", "observed": 6}
+    response = client.post(f"/api/v1/inspections/{inspection_id}/sync", json={"answers": [entry, entry]},
+                           headers=crew["ih"])
+    assert [r["status"] for r in response.json["results"]] == ["applied", "duplicate"]
+    assert response.json["results"][0]["answer"] == response.json["results"][1]["answer"]
+    assert db.session.scalar(db.select(db.func.count(Answer.id))) == 1
+
+
+def test_a_sync_entry_costs_the_same_few_statements_whatever_the_batch(client, crew, started, count_queries):
+    """The batch reads the answers and earlier results once; each entry then only writes (issue 22): its savepoint,
+    the answer, the revision it replaces, its audit event and its once-only record."""
+    inspection_id, items = started
+    counted = [item for item in items if not item.get("evidence_required")][:13]
+    url = f"/api/v1/inspections/{inspection_id}/sync"
+
+    def batch(chosen):
+        return [{"item_id": i["id"], "client_id": cid(), "result": "not_applicable", "note": "sin uso"} for i in chosen]
+
+    client.post(url, json={"answers": batch(counted[12:])}, headers=crew["ih"])  # the session's first request
+    statements = {}
+    for size, chosen in ((3, counted[:3]), (9, counted[3:12])):
+        answers = batch(chosen)
+        statements[size] = count_queries(lambda: client.post(url, json={"answers": answers}, headers=crew["ih"]))
+    per_entry = (statements[9] - statements[3]) / 6
+    assert per_entry <= 5, statements  # was 11: each entry locked the row again and read three times
+    revisions = batch(counted[:3])
+    revised = count_queries(lambda: client.post(url, json={"answers": revisions}, headers=crew["ih"]))
+    assert revised - statements[3] <= 3, (revised, statements)  # one UPDATE of the replaced answer each
+
+
 # --- photos ----------------------------------------------------------------------------------------
 
 def media_files(app):
@@ -322,6 +354,17 @@ def test_photo_upload_keeps_original_and_copies(client, crew, started, app, db):
     assert original.data == data
     thumb = client.get(response.json["urls"]["thumb"], headers=crew["ih"])
     assert thumb.mimetype == "image/jpeg" and len(thumb.data) < len(data)
+
+
+def test_a_photo_upload_reads_each_record_once(client, crew, started, sql_statements):
+    """Its once-only record and the photos it could repeat are each read in one statement (issue 22)."""
+    inspection_id, _ = started
+    upload(client, crew, inspection_id, "seg.buckets.total", make_jpeg((640, 480)))  # the session's first request
+    sent = sql_statements(lambda: upload(client, crew, inspection_id, "seg.buckets.total", make_jpeg((800, 600))))
+    flat = [" ".join(statement.split()) for statement in sent]
+    reads = [s.split(" FROM ")[1].split()[0] for s in flat if s.startswith("SELECT") and " FROM " in s]
+    assert reads.count("client_requests") == 1 and reads.count("photos") == 1, reads
+    assert "photo_marks" not in reads  # a new photo has none
 
 
 def test_a_camera_time_without_offset_is_read_on_the_offices_clock(client, crew, started):
