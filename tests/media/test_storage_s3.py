@@ -50,6 +50,15 @@ def test_the_server_refuses_to_overwrite_a_key_a_racing_writer_created(bucket_st
     assert bucket_store.get(KEY) == b"the other server's"
 
 
+def test_a_put_sends_its_body_without_asking_first(bucket_store):
+    """No Expect: 100-continue (issue 22): the body goes with the headers, in one round trip."""
+    sent = []
+    bucket_store.client.meta.events.register("before-send.s3.PutObject", lambda request, **_: sent.append(request))
+    bucket_store.put(media_key("thumbs", "ab" * 32), b"a thumbnail")
+    assert sent and "Expect" not in sent[0].headers
+    assert bucket_store.get(media_key("thumbs", "ab" * 32)) == b"a thumbnail"
+
+
 def test_a_dead_endpoint_is_storage_unavailable(monkeypatch):
     monkeypatch.setenv("AWS_MAX_ATTEMPTS", "1")
     store = S3Storage("baliza", "m", make_client("http://127.0.0.1:9"))  # the discard port: nothing listens
