@@ -18,7 +18,7 @@ from inspection.accounts.access import refuse_unseen_records
 from inspection.accounts.sessions import TOUCH_EVERY, revoke_session, standing_session, start_session, touch_session
 from inspection.core.clock import office_now
 from inspection.core.exceptions import DomainError, Forbidden, Unauthorized
-from inspection.core.extensions import db, login_manager
+from inspection.core.extensions import SAFE_METHODS, db, login_manager
 from inspection.core.models import ApiToken, User
 from inspection.core.readcache import cached, data_stamp
 from inspection.i18n.messages import Msg
@@ -187,7 +187,7 @@ def api_user() -> User | None:
     cache = request.environ  # per request; `g` lives as long as the app context
     if "baliza.user" not in cache:
         user = _bearer_user()
-        if user is None and request.method in ("GET", "HEAD") and current_user.is_authenticated:
+        if user is None and request.method in SAFE_METHODS and current_user.is_authenticated:
             user = current_user._get_current_object()
         cache["baliza.user"] = user
     return cache["baliza.user"]
@@ -308,7 +308,7 @@ def authorize_request():
     refuse_unseen_records(user, request.view_args or {})
     if access.roles and user.role not in access.roles:
         raise Forbidden()
-    if access.session and request.method not in ("GET", "HEAD"):
+    if access.session and request.method not in SAFE_METHODS:
         _check_csrf_header()
     return None
 

@@ -21,6 +21,10 @@ login_manager = LoginManager()
 csrf = CSRFProtect()
 compress = Compress()
 
+# The methods that only read (RFC 9110's safe methods, and flask-wtf's exemptions from CSRF): the one test of "a read"
+# for the database's transactions, who may act (the access stamp) and a page session's use of the API.
+SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+
 
 def configure_sqlite(engine) -> None:
     """Make SQLite behave like a server database under concurrent requests.
@@ -29,7 +33,7 @@ def configure_sqlite(engine) -> None:
     Write-ahead logging lets readers and a writer proceed together. A request that may write
     begins with BEGIN IMMEDIATE: two deferred transactions that both read and then write would
     deadlock, and SQLite answers that at once with "database is locked" instead of waiting.
-    Reads (GET, HEAD) and work outside a request (commands, migrations) begin deferred.
+    Reads (SAFE_METHODS) and work outside a request (commands, migrations) begin deferred.
     Foreign keys are enforced. Does nothing on other databases.
     """
     from flask import has_request_context, request
@@ -50,7 +54,7 @@ def configure_sqlite(engine) -> None:
 
     @event.listens_for(engine, "begin")
     def _begin(connection):
-        writing = has_request_context() and request.method not in ("GET", "HEAD")
+        writing = has_request_context() and request.method not in SAFE_METHODS
         connection.exec_driver_sql("BEGIN IMMEDIATE" if writing else "BEGIN")
 
 

@@ -21,9 +21,9 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import Session
 
-from inspection.core.extensions import db
+from inspection.core.extensions import SAFE_METHODS, db
 from inspection.core.models import DataStamp
-from inspection.core.stamp_feed import CHANNEL, EXACT, SAFE_METHODS, feed_for
+from inspection.core.stamp_feed import CHANNEL, EXACT, feed_for
 
 SIZE = 16  # entries kept per name: a few fingerprints (languages, feeds, office days) at a time
 _lock = Lock()

@@ -25,7 +25,6 @@ import psycopg
 
 CHANNEL = "baliza_stamps"
 EXACT = {"access"}  # read by every write (not GET, HEAD, OPTIONS): a revocation holds on the next write anywhere
-SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 RESYNC = 60.0
 RETRY = 10.0  # seconds between attempts to connect again (the stamps are read meanwhile)
 _feeds: dict = {}

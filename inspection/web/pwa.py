@@ -294,7 +294,6 @@ def _binding(name: str, clause: str, variable: str, offered: set[str], target: s
     return f"const {{ {names} }} = {variable};\n"
 
 
-
 _assets_cache: dict[tuple, dict[str, Asset]] = {}
 
 

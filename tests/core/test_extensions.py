@@ -1,4 +1,5 @@
-"""A pooled PostgreSQL connection is tested before use only when it sat idle (inspection/core/extensions.py)."""
+"""inspection/core/extensions.py: SQLite's transactions by the request's method; a pooled PostgreSQL connection is
+tested before use only when it sat idle."""
 import os
 
 import pytest
@@ -7,7 +8,19 @@ from sqlalchemy import create_engine, text
 from inspection.core import extensions
 
 URL = os.environ.get("BALIZA_TEST_DATABASE_URL") or ""
-pytestmark = pytest.mark.skipif(not URL.startswith("postgresql"), reason="needs PostgreSQL (BALIZA_TEST_DATABASE_URL)")
+needs_postgresql = pytest.mark.skipif(not URL.startswith("postgresql"), reason="needs PostgreSQL (BALIZA_TEST_DATABASE_URL)")
+
+
+@pytest.mark.parametrize("method, begin", [("GET", "BEGIN"), ("HEAD", "BEGIN"), ("OPTIONS", "BEGIN"),
+                                           ("POST", "BEGIN IMMEDIATE"), ("PATCH", "BEGIN IMMEDIATE"),
+                                           ("DELETE", "BEGIN IMMEDIATE")])
+def test_on_sqlite_a_request_that_may_write_takes_the_database_at_once(app, db, sql_statements, method, begin):
+    if db.engine.dialect.name != "sqlite":
+        pytest.skip("SQLite's BEGIN")
+    with app.test_request_context(method=method):
+        sent = sql_statements(lambda: db.session.execute(text("SELECT 1")))
+        db.session.rollback()
+    assert sent[0] == begin
 
 
 def backend_pid(engine) -> int:
@@ -28,6 +41,7 @@ def engine():
     engine.dispose()
 
 
+@needs_postgresql
 def test_an_idle_connection_the_server_dropped_is_replaced_before_use(engine, monkeypatch):
     monkeypatch.setattr(extensions, "IDLE_BEFORE_PING", 0)  # every pooled connection counts as idle
     first = backend_pid(engine)
@@ -35,6 +49,7 @@ def test_an_idle_connection_the_server_dropped_is_replaced_before_use(engine, mo
     assert backend_pid(engine) != first  # the ping found it dead; the pool opened another and the query ran
 
 
+@needs_postgresql
 def test_a_connection_in_steady_use_is_not_pinged(engine, monkeypatch):
     monkeypatch.setattr(extensions, "IDLE_BEFORE_PING", 3600)
     terminate(backend_pid(engine))
