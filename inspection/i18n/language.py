@@ -99,6 +99,11 @@ def _marshmallow_message(text: str) -> Msg:
         return Msg(_MARSHMALLOW[text])
     if text.startswith("Must be one of: "):
         return Msg("Debe ser uno de: {choices}", choices=text[len("Must be one of: "):].rstrip("."))
+    match = re.fullmatch(r"Must be greater than (or equal to )?(\S+) and less than or equal to (\S+)\.", text)
+    if match:  # a range with both bounds (a page size, a gauge's reading): both are named, never one for the other
+        if match[1]:
+            return Msg("Debe ser mayor o igual que {low} y menor o igual que {high}.", low=match[2], high=match[3])
+        return Msg("Debe ser mayor que {low} y menor o igual que {high}.", low=match[2], high=match[3])
     if text.startswith("Must be greater than or equal to "):
         return Msg("Debe ser mayor o igual que {min}.", min=text.rsplit(" ", 1)[-1].rstrip("."))
     if text.startswith("Must be less than or equal to "):

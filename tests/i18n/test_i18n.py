@@ -76,6 +76,14 @@ def test_marshmallow_messages_are_spanish_by_default():
     assert localize(["Must be greater than or equal to 0."], "en") == ["Must be greater than or equal to 0."]
 
 
+def test_a_range_with_both_bounds_names_both():
+    both = "Must be greater than or equal to 1 and less than or equal to 200."
+    assert localize([both], "es") == ["Debe ser mayor o igual que 1 y menor o igual que 200."]
+    assert localize([both], "en") == ["Must be at least 1 and at most 200."]
+    above = "Must be greater than 0 and less than or equal to 1."
+    assert localize([above], "es") == ["Debe ser mayor que 0 y menor o igual que 1."]
+
+
 def test_page_language_switch(client):
     assert "Ingresar a Baliza" in client.get("/login").get_data(as_text=True)
     assert "Sign in to Baliza" in client.get("/login?lang=en").get_data(as_text=True)
