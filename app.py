@@ -8,6 +8,22 @@ import os
 from flask import Flask
 
 
+class Baliza(Flask):
+    """Flask, asking once per function whether a hook or view is a coroutine: Flask asks inspect on every call
+    (some twenty a request, issue 22), and the answer never changes."""
+
+    _SYNC_KEPT = 4096  # functions: every hook and view, with room; past it the memo starts again
+
+    def ensure_sync(self, func):
+        memo = self.__dict__.setdefault("_sync_memo", {})
+        found = memo.get(func)
+        if found is None:
+            if len(memo) >= self._SYNC_KEPT:
+                memo.clear()
+            found = memo[func] = super().ensure_sync(func)
+        return found
+
+
 def create_app(test_config=None, served_at=None) -> Flask:
     """Build the app from defaults, the instance file, BALIZA_* variables, or `test_config`.
 
@@ -15,7 +31,7 @@ def create_app(test_config=None, served_at=None) -> Flask:
     from inspection.core.config import load_config
     from inspection.media.configured import check_media_config
 
-    app = Flask(__name__, instance_relative_config=True)
+    app = Baliza(__name__, instance_relative_config=True)
     app.json.sort_keys = False  # keep the schema's field order, and skip a sort on every response
     load_config(app, test_config, served_at)
     check_media_config(app.config)

@@ -324,3 +324,20 @@ def test_the_demo_on_another_port_and_a_configured_public_url(demo_environment, 
     main(["--host", "0.0.0.0", "--port", "5102"])
     assert "Dirección pública (códigos QR, PDF, calendarios): https://baliza.example.gov.py" in capsys.readouterr().out
     assert _qr_url(demo_environment["app"]) == "https://baliza.example.gov.py/v/HC1TOKEN0123"
+
+
+def test_whether_a_function_is_a_coroutine_is_asked_once(app, monkeypatch):
+    import flask.app
+
+    asked = []
+    monkeypatch.setattr(flask.app, "iscoroutinefunction", lambda func: asked.append(func) or False)
+
+    def hook():
+        return None
+
+    assert [app.ensure_sync(hook) for _ in range(3)] == [hook] * 3
+    assert asked == [hook]
+    monkeypatch.setattr(type(app), "_SYNC_KEPT", 8)
+    for n in range(40):  # one-off functions (an after_this_request callback) never pile up
+        app.ensure_sync(lambda n=n: n)
+    assert len(app._sync_memo) <= 8

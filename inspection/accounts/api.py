@@ -1,7 +1,6 @@
 """Bearer tokens for the JSON API, and the device tokens a tablet keeps for a trip."""
 from flask import request
 from flask_login import current_user
-from flask_smorest import Blueprint
 
 from inspection.accounts.auth import (
     api_user,
@@ -28,7 +27,7 @@ from inspection.core.exceptions import Unauthorized
 from inspection.core.extensions import db
 from inspection.core.models import ConflictOfInterest, User
 from inspection.i18n.messages import Msg
-from inspection.web.api_common import paginate
+from inspection.web.api_common import Blueprint, paginate
 from inspection.web.schemas import PageArgs, page_schema
 
 blp = Blueprint("api_auth", __name__, description="Autenticación")

@@ -6,7 +6,6 @@ from datetime import datetime, timedelta
 
 from flask import current_app, request, session
 from flask_login import current_user, login_user, logout_user
-from flask_smorest import Blueprint
 from flask_wtf.csrf import validate_csrf
 from sqlalchemy import bindparam, update
 from sqlalchemy.exc import OperationalError
@@ -22,6 +21,7 @@ from inspection.core.extensions import SAFE_METHODS, db, login_manager
 from inspection.core.models import ApiToken, User
 from inspection.core.readcache import cached, data_stamp
 from inspection.i18n.messages import Msg
+from inspection.web.api_common import Blueprint
 from inspection.web.rate_limits import USER_LOCKOUT, clear_hits, count_hit
 
 # A constant hash to compare against when the user does not exist, so timing does not tell.
@@ -124,7 +124,8 @@ TOKENS_KEPT = 512  # bearer tokens a process remembers: every tablet and script 
 
 @dataclass
 class _Token:
-    """A bearer token as this process last read it, with its user detached (merged into each request's session)."""
+    """A bearer token as this process last read it, with its user detached: a read is served by this User itself,
+    a write by a copy merged into its session (_bearer_user)."""
 
     id: int
     kind: str
@@ -150,7 +151,12 @@ def _bearer_user() -> User | None:
     """The bearer token's user. The token and user are kept per process under the access stamp, which every
     revocation, deactivation or change of a user redraws in its transaction: a refusal holds on every server at
     once for a write (which reads the stamp) and within a notice's milliseconds for a read (which hears it), and a
-    known token costs no query and no User built."""
+    known token costs no query and no User built.
+
+    A read (GET, HEAD, OPTIONS) gets the kept User itself, in no session: reads only look at who the caller is
+    (role, owner, id) and never change, attach or lazy-load it (tests/accounts/test_auth.py holds it), so they need
+    no copy in the request's session; attaching one, opening that session and closing it were a fifth of a kept
+    vessel list's time (issue 22). A write gets its own copy in its session, as anything it changes must be."""
     header = request.headers.get("Authorization", "")
     if not header.lower().startswith("bearer "):
         return None
@@ -159,7 +165,7 @@ def _bearer_user() -> User | None:
     found = cached("bearer_tokens", (digest, data_stamp("access")), lambda: _read_token(digest), size=TOKENS_KEPT)
     if found.revoked_at is not None or found.expires_at <= now:
         raise TokenRefused(Msg("El token no es válido o ha vencido. Inicie sesión de nuevo."))
-    user = db.session.merge(found.user, load=False)
+    user = found.user if request.method in SAFE_METHODS else db.session.merge(found.user, load=False)
     if not user.active:
         raise TokenRefused(Msg("La cuenta está desactivada."))
     request.environ["baliza.token_id"] = found.id

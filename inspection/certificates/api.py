@@ -1,6 +1,5 @@
 """Certificates for authorised users; keys, status list and verification for everyone."""
 from flask import Response, current_app
-from flask_smorest import Blueprint
 from sqlalchemy.orm import joinedload
 
 from inspection.accounts.access import certificates_scope, get_certificate_for
@@ -34,7 +33,7 @@ from inspection.core.office import current_office
 from inspection.i18n.language import current_language
 from inspection.i18n.messages import Msg
 from inspection.media.configured import media_storage
-from inspection.web.api_common import binary, cached_json, json_bytes, json_response, paginate
+from inspection.web.api_common import Blueprint, binary, cached_json, json_bytes, json_response, paginate
 from inspection.web.schemas import NoteSchema, page_schema
 
 blp = Blueprint("api_certificates", __name__, description="Certificados y verificación")

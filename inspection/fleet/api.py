@@ -1,6 +1,5 @@
 """The semestral cycle: the fleet at a glance, the applications for inspection (art. 222) with their fines, and the
 vessels' arqueos with their fee and fine (arts. 194-200)."""
-from flask_smorest import Blueprint
 
 from inspection.accounts.access import get_owner_for, get_vessel_for
 from inspection.accounts.auth import api_user, require
@@ -36,7 +35,7 @@ from inspection.i18n.language import current_language
 from inspection.i18n.messages import Msg
 from inspection.planning.board import ASSIGNERS, assign_application, get_application_for
 from inspection.planning.schemas import AssignInSchema
-from inspection.web.api_common import json_response, paginate, run_once
+from inspection.web.api_common import Blueprint, json_response, paginate, run_once
 from inspection.web.schemas import page_schema
 
 blp = Blueprint("api_applications", __name__, description="Ciclo semestral: flota y solicitudes de inspección")

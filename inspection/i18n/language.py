@@ -25,7 +25,8 @@ def current_language() -> str:
 def remember_asked_language() -> None:
     """before_request: a page asked with `?lang=` keeps that language in the session at once, so a page
     that answers with a redirect (`/`, the login) or a refusal still passes it on."""
-    if "lang" in request.args:
+    query = request.query_string
+    if (b"lang" in query or b"%" in query) and "lang" in request.args:  # most queries are never parsed for this
         current_language()
 
 

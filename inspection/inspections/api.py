@@ -2,7 +2,6 @@
 import hashlib
 
 from flask import Response, request
-from flask_smorest import Blueprint
 from sqlalchemy.orm import joinedload
 
 from inspection.accounts.access import get_deficiency_for, get_vessel_for
@@ -68,7 +67,9 @@ from inspection.inspections.schemas import (
 )
 from inspection.inspections.sync import answer_scope, apply_sync_batch
 from inspection.media.configured import media_response, media_storage, photo_limits
-from inspection.web.api_common import PhotoFileSchema, binary, json_response, paginate, read_upload, run_once
+from inspection.web.api_common import (
+    Blueprint, PhotoFileSchema, binary, json_response, paginate, read_upload, run_once,
+)
 from inspection.web.schemas import NoteSchema, page_schema
 
 blp = Blueprint("api_inspections", __name__, description="Inspecciones, evidencia y deficiencias")

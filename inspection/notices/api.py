@@ -1,10 +1,10 @@
 """The caller's private iCalendar feed: its URL (renewed on the account page)."""
 from flask import current_app
-from flask_smorest import Blueprint
 
 from inspection.accounts.auth import api_user, require
 from inspection.accounts.feeds import FEED_ROLES, feed_url
 from inspection.notices.schemas import CalendarSchema
+from inspection.web.api_common import Blueprint
 
 blp = Blueprint("api_calendar", __name__, description="Calendario privado (iCalendar) de vencimientos e inspecciones")
 

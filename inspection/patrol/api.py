@@ -1,7 +1,6 @@
 """Patrol checks on the phone's terms (issue 23): start, answer, photos (whole or resumable), close; the list each
 role may see."""
 from flask import request
-from flask_smorest import Blueprint
 from sqlalchemy.orm import selectinload
 
 from inspection.accounts.access import get_vessel_for, patrol_scope
@@ -36,7 +35,9 @@ from inspection.patrol.schemas import (
     PatrolCloseInSchema,
 )
 from inspection.tablet.upload_steps import upload_routes
-from inspection.web.api_common import PhotoFileSchema, json_response, paginate, read_upload, run_once
+from inspection.web.api_common import (
+    Blueprint, PhotoFileSchema, json_response, paginate, read_upload, run_once,
+)
 from inspection.web.schemas import page_schema
 
 blp = Blueprint("api_patrol", __name__, description="Controles de patrulla (policía)")

@@ -1,5 +1,4 @@
 """Owners and vessels: the fleet registry."""
-from flask_smorest import Blueprint
 from sqlalchemy import or_
 
 from inspection.accounts.access import get_owner_for, get_vessel_for, owner_scope, vessel_scope
@@ -20,7 +19,7 @@ from inspection.registry.schemas import (
 )
 from inspection.registry.vessel_checklists import vessel_checklist
 from inspection.registry.vessels import create_owner, create_vessel, filter_vessels, update_owner, update_vessel
-from inspection.web.api_common import cached_json, json_bytes, json_response, paginate, paginate_rows
+from inspection.web.api_common import Blueprint, cached_json, json_bytes, json_response, paginate, paginate_rows
 from inspection.web.schemas import page_schema
 
 blp = Blueprint("api_registry", __name__, description="Registro de armadores y buques")

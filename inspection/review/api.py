@@ -1,6 +1,5 @@
 """The review of art. 221 over the API: countersign, or return to the inspector; each once per client_id."""
 from flask import request
-from flask_smorest import Blueprint
 
 from inspection.accounts.auth import api_user, require
 from inspection.certificates.countersign import open_seal
@@ -14,7 +13,7 @@ from inspection.core.exceptions import NotFound
 from inspection.i18n.messages import Msg
 from inspection.review.operations import countersign_inspection, countersignature_seal, return_inspection
 from inspection.review.schemas import CountersignInSchema, ReturnInSchema, ReviewOutSchema, SealOutSchema
-from inspection.web.api_common import run_once
+from inspection.web.api_common import Blueprint, run_once
 
 blp = Blueprint("api_review", __name__, description="Refrendo del Prefecto (art. 221)")
 

@@ -5,7 +5,6 @@ draws over a photo (tablet/marks.py), sent by the tablet once the photo is confi
 A finished upload goes through the same pipeline as `POST /photos` (`item_photo_once`): same limits,
 same refusals, same idempotency record. The same steps serve a patrol check's photos (inspection/patrol/api.py).
 """
-from flask_smorest import Blueprint
 
 from inspection.accounts.auth import api_user, require
 from inspection.core.clock import office_now
@@ -13,7 +12,7 @@ from inspection.inspections.operations import add_photo, check_photo, get_inspec
 from inspection.tablet.marks import marks_body, marks_for, put_marks
 from inspection.tablet.schemas import MarksInSchema, MarksSchema
 from inspection.tablet.upload_steps import upload_routes
-from inspection.web.api_common import json_response, run_once
+from inspection.web.api_common import Blueprint, json_response, run_once
 
 blp = Blueprint("api_uploads", __name__, description="Subidas reanudables de fotos")
 upload_routes(blp, "/inspections/<int:inspection_id>/uploads", "inspector", get_inspection_for, check_photo, add_photo)

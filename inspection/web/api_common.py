@@ -1,16 +1,52 @@
-"""Helpers shared by the API blueprints: pagination and once-only writes keyed by client_id."""
+"""Helpers shared by the API blueprints: their Blueprint, pagination and once-only writes keyed by client_id."""
 
-from flask import current_app, jsonify
+import flask_smorest
+from flask import current_app, jsonify, request
 from flask_smorest.fields import Upload
 from marshmallow import Schema
+from webargs.flaskparser import FlaskParser
 
 from inspection.core.client_requests import body_hash, first_result, prior_result, remember_result
 from inspection.core.extensions import db
 from inspection.core.readcache import cached
 from inspection.media.configured import photo_limits
 
-__all__ = ["binary", "body_hash", "cached_json", "first_result", "json_bytes", "json_response", "paginate", "paginate_rows", "prior_result", "remember_result",
-           "run_once"]
+__all__ = ["Blueprint", "binary", "body_hash", "cached_json", "first_result", "json_bytes", "json_response", "paginate",
+           "paginate_rows", "prior_result", "remember_result", "run_once"]
+
+
+QUERIES_KEPT = 256  # query strings per process: the lists' pages and filters in use (a URL is at most 8 kB)
+
+
+class QueryParser(FlaskParser):
+    """webargs' parser, keeping what each query string loaded to: a list asked again with the same arguments is
+    not parsed again (a tenth of a cached vessel list's time, issue 22). Only schemas whose load depends on the
+    query string alone are kept (no field's default is computed), and only a query that loaded: a refusal is
+    parsed, and refused, every time."""
+
+    def parse(self, argmap, req=None, *, location=None, **kwargs):
+        if location not in ("query", "querystring") or kwargs.get("validate") or not _pure(argmap):
+            return super().parse(argmap, req, location=location, **kwargs)
+        key = (argmap, location, kwargs.get("unknown"), request.query_string)
+        loaded = cached("query_args", key, lambda: super(QueryParser, self).parse(argmap, req, location=location,
+                                                                                  **kwargs), size=QUERIES_KEPT)
+        return dict(loaded)  # the view's own copy: a view that changes its arguments changes no one else's
+
+
+def _pure(schema) -> bool:
+    """Whether `schema` (an instance) loads the same values from the same input whenever it runs."""
+    pure = getattr(schema, "_baliza_pure", None)
+    if pure is None:
+        pure = isinstance(schema, Schema) and not any(callable(field.load_default) for field in schema.fields.values())
+        if isinstance(schema, Schema):
+            schema._baliza_pure = pure
+    return pure
+
+
+class Blueprint(flask_smorest.Blueprint):
+    """flask-smorest's Blueprint with the QueryParser: every API blueprint is one of these."""
+
+    ARGUMENTS_PARSER = QueryParser()
 
 
 def binary(description: str, *media_types: str) -> dict:

@@ -197,3 +197,40 @@ def test_the_lockout_window_ends(client, make_user, set_clock):
     later = utcnow() + timedelta(minutes=15, seconds=1)
     set_clock(later)
     assert client.post("/api/v1/auth/token", json=body).status_code == 201
+
+
+def _kept_users(app) -> list:
+    """The Users this process keeps with their bearer tokens."""
+    return [token.user for token in app.extensions["baliza_readcache"]["bearer_tokens"].values()]
+
+
+def _read_routes(app) -> list[str]:
+    """Every GET route of the API, its integer arguments filled with `1` and its others with `x`."""
+    import re
+
+    paths = []
+    for rule in app.url_map.iter_rules():
+        if rule.rule.startswith("/api/v1/") and "GET" in rule.methods:
+            paths.append(re.sub(r"<(?:(\w+):)?\w+>", lambda m: "1" if m[1] == "int" else "x", rule.rule))
+    return sorted(set(paths))
+
+
+@pytest.mark.parametrize("role", ["admin", "owner", "inspector", "police"])
+def test_a_read_is_served_by_the_kept_user_and_never_changes_or_attaches_it(app, client, as_role, make_vessel, role):
+    """Issue 22: a read's caller is the User kept with the token, in no session; every read of the API leaves it
+    as it was (no attribute changed, loaded or expired, no session holds it), so the next request finds it whole."""
+    from sqlalchemy import inspect
+
+    make_vessel()
+    user, headers = as_role(role)
+    assert client.get("/api/v1/auth/me", headers=headers).status_code == 200
+    [kept] = [u for u in _kept_users(app) if u.id == user.id]
+    before = {key: value for key, value in vars(kept).items() if not key.startswith("_sa_")}
+    for path in _read_routes(app):
+        status = client.get(path, headers=headers).status_code
+        assert status < 500, path
+        state = inspect(kept)
+        assert state.detached and state.session_id is None, path
+        assert {key: value for key, value in vars(kept).items() if not key.startswith("_sa_")} == before, path
+    assert client.delete("/api/v1/auth/token", headers=headers).status_code == 204  # a write: its own copy
+    assert client.get("/api/v1/auth/me", headers=headers).status_code == 401

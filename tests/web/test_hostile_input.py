@@ -152,3 +152,15 @@ def test_a_body_that_is_not_json_is_answered_by_the_parser_as_before(app, client
     response = post_token(client, b'{"username": ')
     assert response.status_code == 400 and "errors" in response.json and "body" in response.json["errors"]
     assert response.json["errors"]["body"] != [TOO_DEEP_ES]
+
+
+@pytest.mark.parametrize("query", ["q=%ED%A0%80", "q=%ff%fe", "%ED%B0%80=1"])
+def test_a_surrogate_or_bad_utf8_in_the_query_reads_as_a_replacement_character_not_a_fault(client, as_role, query):
+    """The hook looks for a NUL only where one can come from (%00, a raw NUL): percent-decoding reads bad UTF-8,
+    a surrogate's bytes included, as U+FFFD, so no text from the query can hold a surrogate."""
+    _, headers = as_role("admin")
+    with client.application.test_request_context(f"/api/v1/vessels?{query}"):
+        from flask import request
+
+        assert not any("\ud800" <= char <= "\udfff" for pair in request.args.items(multi=True) for char in "".join(pair))
+    assert client.get(f"/api/v1/vessels?{query}", headers=headers).status_code == 200
