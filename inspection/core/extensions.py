@@ -3,6 +3,7 @@ from flask_compress import Compress
 from flask_login import LoginManager
 from flask_migrate import Migrate
 from flask_sqlalchemy import SQLAlchemy
+from flask_sqlalchemy.pagination import SelectPagination
 from flask_wtf.csrf import CSRFProtect
 from sqlalchemy import MetaData
 
@@ -15,7 +16,33 @@ NAMING = {
     "pk": "pk_%(table_name)s",
 }
 
-db = SQLAlchemy(metadata=MetaData(naming_convention=NAMING))
+
+
+def page_total(page: int, per_page: int, shown: int, count) -> int:
+    """How many rows a paged list has: a page short of `per_page` (or an empty first page) is the last one, so its
+    offset plus what it shows; any other page asks count(), a statement. Most pages (an owner's fleet, the board's
+    lists, a search) are the last and cost no count."""
+    if 0 < shown < per_page or (not shown and page == 1):
+        return (page - 1) * per_page + shown
+    return count()
+
+
+class _Pagination(SelectPagination):
+    """db.paginate's page, counted only when page_total must."""
+
+    def _query_count(self) -> int:
+        return page_total(self.page, self.per_page, len(self.items), super()._query_count)
+
+
+class _Database(SQLAlchemy):
+    """Flask-SQLAlchemy, its pages counted only when they must be (page_total)."""
+
+    def paginate(self, select, *, page=None, per_page=None, max_per_page=None, error_out=True, count=True):
+        return _Pagination(select=select, session=self.session(), page=page, per_page=per_page,
+                           max_per_page=max_per_page, error_out=error_out, count=count)
+
+
+db = _Database(metadata=MetaData(naming_convention=NAMING))
 migrate = Migrate(render_as_batch=True)
 login_manager = LoginManager()
 csrf = CSRFProtect()

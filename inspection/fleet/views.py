@@ -16,7 +16,7 @@ from inspection.accounts.auth import require_page
 from inspection.core.client_requests import once
 from inspection.core.clock import office_today
 from inspection.core.exceptions import DomainError, Forbidden, NotFound
-from inspection.core.extensions import db
+from inspection.core.extensions import db, page_total
 from inspection.core.models import APPLICATION_STATUSES, Application, Owner, Vessel
 from inspection.cycle.applications import application_json, applications_query, file_application, preview_application
 from inspection.cycle.schemas import ApplicationInSchema, ApplicationListQuery, ApplicationSchema, FleetQuery
@@ -56,9 +56,10 @@ def fleet_page():
     owner_id = args.get("owner_id")
     owner = get_owner_for(current_user, owner_id) if owner_id is not None else None  # another's: 404
     page, per_page = args["page"], args["per_page"]
-    total = db.session.scalar(db.select(db.func.count()).select_from(fleet_query(current_user, owner_id).subquery()))
     vessels = fleet_of(current_user, office_today(), owner_id, limit=per_page, offset=(page - 1) * per_page,
                        lang=current_language())
+    total = page_total(page, per_page, len(vessels), lambda: db.session.scalar(
+        db.select(db.func.count()).select_from(fleet_query(current_user, owner_id).subquery())))
     owners = [] if current_user.role == "owner" else db.session.scalars(db.select(Owner).order_by(Owner.name)).all()
     return render_template("fleet/fleet.html", vessels=vessels, owner=owner, owners=owners, total=total,
                            page=Page(page, max(1, math.ceil(total / per_page))), today=office_today())

@@ -14,7 +14,7 @@ from sqlalchemy.orm import aliased, joinedload, selectinload
 
 from inspection.core.audit import record_event
 from inspection.core.exceptions import Conflict, Forbidden, NotFound
-from inspection.core.extensions import db
+from inspection.core.extensions import db, page_total
 from inspection.core.models import OPEN_INSPECTIONS, Application, Certificate, FineAssessment, Inspection, User, Vessel
 from inspection.cycle.applications import apply_for_inspection
 from inspection.i18n.messages import Msg
@@ -104,7 +104,8 @@ class Listing:
 
 
 def pending_applications(page: int, per_page: int):
-    """Pending applications, earliest preferred date first, with vessel, fines and who waived them (3 queries)."""
+    """Pending applications, earliest preferred date first, with vessel, fines and who waived them (2 queries,
+    and a count when the page is full or past the end: page_total)."""
     query = (db.select(Application).where(Application.status == "pending")
              .options(joinedload(Application.vessel),
                       selectinload(Application.fines).joinedload(FineAssessment.waived_by))
@@ -114,7 +115,7 @@ def pending_applications(page: int, per_page: int):
 
 def expiring_unanswered(today: date, page: int, per_page: int):
     """Current certificates expiring within HORIZON_DAYS that no pending or scheduled application answers
-    and no open inspection renews, soonest first (2 queries)."""
+    and no open inspection renews, soonest first (1 query, and a count as pending_applications')."""
     answered = db.select(Application.id).where(Application.vessel_id == Certificate.vessel_id,
                                                Application.kind == Certificate.kind,
                                                Application.status.in_(ANSWERED))
@@ -138,7 +139,7 @@ def expiry_entry(certificate: Certificate, today: date) -> dict:
 
 def overdue_vessels(today: date, page: int, per_page: int) -> Listing:
     """Vessels lacking a certificate they need (expired, never issued, revoked or suspended), with what is
-    already planned (4 queries).
+    already planned (3 queries, and a count when the page is full or past the end).
 
     Filtered and paged in SQL on the needs stored on each vessel (needs.py, arts. 210, 211); while any
     vessel's stored needs are stale (decided under other rules), the list is decided in Python instead.
@@ -152,7 +153,6 @@ def overdue_vessels(today: date, page: int, per_page: int) -> Listing:
     # needing a kind and holding no current certificate of it in force today: an index probe per vessel and kind
     lacking = [and_(getattr(Vessel, COLUMNS[kind]), ~db.select(Certificate.id).where(
         *current(kind, *_in_force(Certificate, today))).exists()) for kind in KINDS]
-    total = db.session.scalar(db.select(db.func.count(Vessel.id)).where(or_(*lacking)))
     page_ids = (db.select(Vessel.id).where(or_(*lacking)).order_by(Vessel.registration_key, Vessel.id)
                 .limit(per_page).offset((page - 1) * per_page)).subquery("page_ids")
     newest = [db.select(column).where(*current(kind)).order_by(Certificate.id.desc()).limit(1)
@@ -166,6 +166,8 @@ def overdue_vessels(today: date, page: int, per_page: int) -> Listing:
         entries.append(_overdue_entry(vessel, [(kind, *by_kind[kind]) for kind in KINDS
                                                if getattr(vessel, COLUMNS[kind])], today))
     _add_plans(entries)
+    total = page_total(page, per_page, len(rows),
+                       lambda: db.session.scalar(db.select(db.func.count(Vessel.id)).where(or_(*lacking))))
     return Listing(entries, page, per_page, total)
 
 

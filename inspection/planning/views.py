@@ -33,11 +33,9 @@ PAGES = {"pending": "solicitudes", "expiring": "vencimientos", "overdue": "atras
 def _board(status: int = 200, errors: dict | None = None, values: dict | None = None, target: str | None = None):
     """The board, with a refused form's errors and values shown beside the row `target` names."""
     pages = {key: max(1, request.args.get(arg, 1, type=int)) for key, arg in PAGES.items()}
-    inspectors = []
-    if current_user.role in ASSIGNERS:
-        inspectors = db.session.scalars(db.select(User).filter_by(role="inspector", active=True)
-                                        .order_by(User.full_name, User.username)).all()
-    return render_template("planning/board.html", board=planning_board(office_today(), pages), pages=PAGES,
+    board = planning_board(office_today(), pages)
+    inspectors = [row["inspector"] for row in board["load"]["rows"]] if current_user.role in ASSIGNERS else []
+    return render_template("planning/board.html", board=board, pages=PAGES,
                            inspectors=inspectors, can_assign=current_user.role in ASSIGNERS,
                            errors=errors or {}, values=values or {}, target=target,
                            today=office_today()), status

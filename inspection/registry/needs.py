@@ -13,6 +13,7 @@ from flask import current_app
 from checklists import exemption_basis, exemption_test, load_catalog
 from inspection.core.extensions import db
 from inspection.core.models import Vessel
+from inspection.core.readcache import cached, data_stamp
 from inspection.law.cycle import KINDS, needed_kinds
 
 COLUMNS = {kind: f"needs_{kind}" for kind in KINDS}
@@ -82,7 +83,12 @@ def refresh_needs(particulars_of) -> int:
 
 
 def any_stale() -> bool:
-    """Whether any vessel's stored needs are stale (one query: two index counts)."""
+    """Whether any vessel's stored needs are stale: one query (two index counts), kept per process under the
+    registry's stamp, which every write of a vessel redraws (readcache), and the rules' digest."""
+    return cached("needs_stale", (data_stamp("registry"), needs_basis()), _any_stale, size=4)
+
+
+def _any_stale() -> bool:
     count = db.func.count()
     fresh = db.select(count).select_from(Vessel).where(Vessel.needs_basis == needs_basis()).scalar_subquery()
     return bool(db.session.scalar(db.select(db.select(count).select_from(Vessel).scalar_subquery() - fresh)))

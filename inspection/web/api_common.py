@@ -7,7 +7,7 @@ from marshmallow import Schema
 from webargs.flaskparser import FlaskParser
 
 from inspection.core.client_requests import body_hash, first_result, prior_result, remember_result
-from inspection.core.extensions import db
+from inspection.core.extensions import db, page_total
 from inspection.core.readcache import cached
 from inspection.media.configured import photo_limits
 
@@ -56,10 +56,11 @@ def binary(description: str, *media_types: str) -> dict:
 
 
 def paginate(query, args: dict) -> dict:
-    """One page of a query as {items, page, per_page, total}; the count is one indexed query."""
+    """One page of a query as {items, page, per_page, total}; counted (one indexed query) only when page_total must."""
     page, per_page = args["page"], args["per_page"]
     items = db.session.scalars(query.limit(per_page).offset((page - 1) * per_page)).all()
-    return {"items": items, "page": page, "per_page": per_page, "total": _count(query)}
+    return {"items": items, "page": page, "per_page": per_page,
+            "total": page_total(page, per_page, len(items), lambda: _count(query))}
 
 
 def paginate_rows(query, args: dict) -> dict:
@@ -69,10 +70,9 @@ def paginate_rows(query, args: dict) -> dict:
     instead of walking the index for LIMIT rows, three times slower on 1,000 vessels.)
     """
     page, per_page = args["page"], args["per_page"]
-    offset = (page - 1) * per_page
-    rows = db.session.execute(query.limit(per_page).offset(offset)).all()
-    short = 0 < len(rows) < per_page or (not rows and page == 1)  # the last page: the total is known without a count
-    return {"items": rows, "page": page, "per_page": per_page, "total": offset + len(rows) if short else _count(query)}
+    rows = db.session.execute(query.limit(per_page).offset((page - 1) * per_page)).all()
+    return {"items": rows, "page": page, "per_page": per_page,
+            "total": page_total(page, per_page, len(rows), lambda: _count(query))}
 
 
 def _count(query) -> int:

@@ -56,3 +56,29 @@ def test_a_connection_in_steady_use_is_not_pinged(engine, monkeypatch):
     with pytest.raises(Exception, match="terminat|closed|server"):  # no ping: the dead connection was used
         backend_pid(engine)
     assert backend_pid(engine) > 0  # the failure invalidated the pool; the next checkout connects afresh
+
+
+@pytest.mark.parametrize("page, shown, total, counted", [
+    (1, 3, 3, False),    # a short first page is the whole list
+    (1, 0, 0, False),    # an empty first page: nothing at all
+    (3, 4, 24, False),   # a short later page: the offset and its rows
+    (1, 10, 99, True),   # a full page may have more after it
+    (5, 0, 99, True),    # past the end: the pager needs the real total
+])
+def test_a_page_is_counted_only_when_it_must_be(page, shown, total, counted):
+    asked = []
+    assert extensions.page_total(page, 10, shown, lambda: asked.append(1) or 99) == total
+    assert bool(asked) == counted
+
+
+def test_db_paginate_counts_a_full_page_and_not_the_last(app, db, make_vessel, count_queries):
+    from inspection.core.models import Vessel
+
+    for _ in range(3):
+        make_vessel()
+    query = db.select(Vessel).order_by(Vessel.id)
+    full, last = {}, {}
+    db.session.scalar(db.select(Vessel.id).limit(1))  # the transaction begun: only the pages' own statements count
+    assert count_queries(lambda: full.update(page=db.paginate(query, page=1, per_page=2))) == 2
+    assert count_queries(lambda: last.update(page=db.paginate(query, page=2, per_page=2))) == 1
+    assert (full["page"].total, last["page"].total, len(last["page"].items), last["page"].pages) == (3, 3, 1, 2)

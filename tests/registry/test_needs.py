@@ -74,3 +74,20 @@ def test_the_dashboard_counts_stale_and_fresh_vessels_alike(make_vessel):
     db.session.execute(db.update(Vessel).where(Vessel.id % 2 == 0).values(needs_basis=None, needs_seguridad=None))
     db.session.execute(db.update(Vessel).where(Vessel.id % 4 == 1).values(needs_basis="stale", needs_seguridad=False))
     assert [(p.kind, p.needing) for p in fleet_validity(TODAY, ZONE)] == fresh
+
+
+def test_whether_any_need_is_stale_is_kept_until_a_vessel_is_written(app, make_vessel, sql_statements):
+    """The planning board asks on every view; the answer is kept under the registry's stamp (readcache)."""
+    from inspection.registry.needs import any_stale
+
+    vessel = make_vessel()
+    db.session.commit()
+    with app.test_request_context("/planificacion"):
+        assert any_stale() is False
+    with app.test_request_context("/planificacion"):
+        asked = sql_statements(any_stale)
+    assert not [sql for sql in asked if "count(" in sql.lower()], asked
+    vessel.needs_basis = "older-rules"  # as stored under other rules
+    db.session.commit()
+    with app.test_request_context("/planificacion"):
+        assert any_stale() is True
