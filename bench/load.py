@@ -8,8 +8,10 @@ is created, seeded through the domain functions (bench.fixtures.seed plus one ve
 account for the fleet), served by gunicorn and dropped at the end. Four kinds of user run at once,
 without think time, so the figures are the server's capacity under a mixed load:
   * tablet - a whole inspection as the PWA does it: schedule (admin), start, read the pinned items,
-             sync every answer in batches with client ids, upload one small real JPEG per evidence
-             item, submit; now and then the same batch or photo is sent twice (idempotency under load);
+             sync every answer in batches with client ids, upload one small photo per evidence item as
+             the tablet sends it (static/js/tablet/photos.js: upright, no metadata; each its own bytes by
+             its JFIF density, bench.photos_pipeline.vary_density), submit; now and then the same batch
+             or photo is sent twice (idempotency under load);
   * police - GET /api/v1/verify/<token> and /v/<token> of certificates the tablets issued, and
              /api/v1/status-list;
   * owner  - GET /api/v1/fleet with a bearer token, the /flota page with a session;
@@ -63,15 +65,14 @@ from bench.fixtures import (  # noqa: E402
     http_caller,
     json_or_none,
     office_today,
-    phone_photos,
     production_config,
     scratch_database,
     seed,
     server_env,
     token,
-    vary_jpeg,
 )
 from bench.harness import production_server, report, serve  # noqa: E402
+from bench.photos_pipeline import tablet_photos, vary_density  # noqa: E402
 from bench.sync import build_plan  # noqa: E402
 
 OWNER = ("bench-owner", "bench-owner-password")
@@ -82,6 +83,7 @@ BATCH = 20          # answers per sync request, as the tablet's outbox sends the
 REVISIONS = 1.5     # answers per item: some items are answered twice (fail, then pass)
 RETRY_SHARE = 0.15  # batches and photos sent a second time, as a tablet does when an answer is lost
 PHOTO_SIZE = (320, 240)
+TABLET_QUALITY = 70  # the tablet's JPEG quality (the server's published upload_quality)
 WEIGHTS = {"tablet": 3, "police": 4, "owner": 2, "staff": 1}
 PHOTO_NUMBERS = itertools.count(1)  # every photo of the run gets its own bytes (the server dedups equal ones)
 ADDRESSES = itertools.count(1)      # each simulated client's own address, as the load balancer forwards it
@@ -153,7 +155,7 @@ def tablet_inspection(call, vessel_id: int, inspector_id: int, auth: dict, photo
     items = expect(call("GET", f"/api/v1/inspections/{inspection_id}", None, auth["inspector"]), 200,
                    "detail").body["items"]
     evidence = [i for i in items if i.get("evidence_required")] or items
-    distinct = [vary_jpeg(photos[k % len(photos)], next(PHOTO_NUMBERS)) for k in range(len(evidence))]
+    distinct = [vary_density(photos[k % len(photos)], next(PHOTO_NUMBERS)) for k in range(len(evidence))]
     plan = build_plan(items, distinct,
                       round(len(items) * REVISIONS), BATCH, plan_seed)
     ledger.planned[inspection_id] = (len(plan["entries"]), len(plan["uploads"]))
@@ -461,7 +463,7 @@ def main(argv=None) -> None:
                         help="photos in a SeaweedFS bucket (default when weed is installed) or on local disk")
     parser.add_argument("--database-url", help="PostgreSQL URL (SQLAlchemy form); created and dropped if missing")
     args = parser.parse_args(argv)
-    small = phone_photos(3, *PHOTO_SIZE)
+    small = tablet_photos(3, *PHOTO_SIZE, TABLET_QUALITY)
     with contextlib.ExitStack() as stack:
         tmp = stack.enter_context(tempfile.TemporaryDirectory(prefix="baliza-load-"))
         url = stack.enter_context(scratch_database(args.database_url))

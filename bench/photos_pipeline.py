@@ -79,6 +79,14 @@ def tablet_photo(original: bytes, long_side: int, quality: int) -> bytes:
     return out.getvalue()
 
 
+def tablet_photos(count: int, width: int, height: int, quality: int) -> list[bytes]:
+    """`count` distinct photos as the tablet sends them (tablet_photo of bench.fixtures.phone_photos), at most `width`
+    x `height`: the load run's uploads, which the server keeps as their own display copies."""
+    from bench.fixtures import phone_photos
+
+    return [tablet_photo(camera, max(width, height), quality) for camera in phone_photos(count, width, height)]
+
+
 def vary_density(jpeg: bytes, n: int) -> bytes:
     """The same metadata-free JPEG with its JFIF pixel density set to `n`: other bytes and SHA-256, same pixels."""
     if jpeg[6:11] != b"JFIF\0":

@@ -5,7 +5,8 @@
 """
 import re
 
-from flask import has_request_context, request, session
+from flask import request, session
+from flask.globals import _cv_request
 
 from inspection.i18n.labels import term_label
 from inspection.i18n.messages import LANGUAGES, N_, Localized, Msg, translate
@@ -13,13 +14,18 @@ from inspection.i18n.restrictions import restriction_label
 
 
 def current_language() -> str:
-    """The language of the current request (Spanish outside a request)."""
-    if not has_request_context():
+    """The language of the current request (Spanish outside a request).
+
+    A page asks it a few hundred times (every label, term and date), so the request is read through Flask's own
+    context variable rather than the `request` proxy and has_request_context() (a third of the cost)."""
+    context = _cv_request.get(None)
+    if context is None:
         return "es"
-    cache = request.environ  # per request; `g` lives as long as the app context
-    if "baliza.lang" not in cache:
-        cache["baliza.lang"] = _pick_language()
-    return cache["baliza.lang"]
+    cache = context.request.environ  # per request; `g` lives as long as the app context
+    lang = cache.get("baliza.lang")
+    if lang is None:
+        lang = cache["baliza.lang"] = _pick_language()
+    return lang
 
 
 def remember_asked_language() -> None:

@@ -481,6 +481,26 @@ def test_status_list_and_keys_let_a_verifier_work_offline(client, crew, issued):
     assert client.get(f"/api/v1/verify/{issued['token']}").json["verdict"] == "revoked"
 
 
+def test_a_signed_status_list_is_served_again_for_a_minute_until_a_certificate_changes(client, crew, issued, set_clock):
+    """Issue 22: the list is signed once a minute at most while nothing it says changes; a revocation is in the next."""
+    from datetime import datetime, timedelta, timezone
+
+    from inspection.certificates.api import STATUS_LIST_REUSE
+
+    start = datetime.now(timezone.utc).replace(second=0, microsecond=0) + timedelta(minutes=1)  # a minute's start
+    set_clock(start)
+    first = client.get("/api/v1/status-list").json
+    set_clock(start + timedelta(seconds=STATUS_LIST_REUSE - 1))
+    assert client.get("/api/v1/status-list").json == first  # the same signed list, its issued_at its own age
+    revoke = client.post(f"/api/v1/certificates/{issued['number']}/revoke", json={"reason": "Prueba"},
+                         headers=crew["admin"])
+    assert revoke.status_code == 200, revoke.json
+    revoked = client.get("/api/v1/status-list").json
+    assert revoked["jws"] != first["jws"] and revoked["issued_at"] == (start + timedelta(seconds=59)).isoformat()
+    set_clock(start + timedelta(seconds=STATUS_LIST_REUSE))
+    assert client.get("/api/v1/status-list").json["issued_at"] == (start + timedelta(seconds=60)).isoformat()
+
+
 def test_owner_sees_own_certificates_only(client, crew, issued, as_role):
     assert client.get("/api/v1/certificates", headers=crew["oh"]).json["total"] == 1
     _, stranger = as_role("owner")

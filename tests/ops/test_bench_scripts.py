@@ -123,6 +123,18 @@ def test_the_benchs_tablet_photo_is_kept_as_sent_and_varies_without_metadata():
     assert process_photo(other).kept_as_display
 
 
+def test_the_load_runs_photos_are_what_a_tablet_sends():
+    """bench/load.py uploads photos the server keeps as their own display copies (no re-encoding), as the tablet's."""
+    from bench.photos_pipeline import tablet_photos, vary_density
+    from inspection.media.photos import process_photo
+
+    photos = tablet_photos(3, 320, 240, 70)
+    assert len({hashlib.sha256(photo).digest() for photo in photos}) == 3
+    for n, photo in enumerate(photos):
+        processed = process_photo(vary_density(photo, n))
+        assert processed.kept_as_display and max(processed.width, processed.height) <= 320
+
+
 def test_the_label_crops_are_written_for_each_tablet_setting(tmp_path):
     from bench.photos_pipeline import LABEL_TEXT_PX, TABLET_SETTINGS, write_crops
     written = write_crops(tmp_path)
