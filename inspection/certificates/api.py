@@ -140,11 +140,10 @@ def get_keys():
 @blp.response(200, StatusListSchema)
 def get_status_list():
     """The signed 2-bit status list of every certificate (no login), for offline verification, with the
-    countersignatures of art. 221 (the day, or the day due) of those in force.
-
-    A list signed in the last STATUS_LIST_REUSE seconds is served again while the keys and every record it says
-    something of are unchanged (verdict_stamps, redrawn by a revocation in its own transaction): three queries and
-    a signature per police phone's refresh were 3 % of the workers' time under load (issue 22)."""
+    countersignatures of art. 221 (the day, or the day due) of those in force."""
+    # A list signed in the last STATUS_LIST_REUSE seconds is served again while the keys and every record it says
+    # something of are unchanged (verdict_stamps, redrawn by a revocation in its own transaction): three queries and
+    # a signature per police phone's refresh were 3 % of the workers' time under load (issue 22).
     now, office = office_now(), current_office()
     today = office_date(now)
     key = (office.code, today, int(now.timestamp()) // STATUS_LIST_REUSE, *verdict_stamps())
