@@ -44,11 +44,10 @@ def prior_result(client_id: str, user, scope: str, digest: str,
 
 
 def remember_result(client_id: str, user, scope: str, digest: str, status: int, response: dict) -> ClientRequest:
-    """Keep the first result of a client_id (flushed with the write it describes)."""
+    """Keep the first result of a client_id, written with the write it describes (at their flush or commit)."""
     kept = ClientRequest(client_id=client_id, user_id=user.id, scope=scope, body_hash=digest, status_code=status,
                          response=response)
     db.session.add(kept)
-    db.session.flush()
     return kept
 
 

@@ -283,14 +283,10 @@ class AnswerBook:
         self.current = {a.item_id: a for a in rows if a.inspection_id == inspection.id and a.current}
 
     def note(self, answer: Answer) -> None:
-        """An answer the batch has written (its savepoint released)."""
+        """An answer the batch has built: the entries after it see it."""
         self.by_client_id[answer.client_id] = answer
         if answer.current:
             self.current[answer.item_id] = answer
-
-    def forget(self, client_id: str) -> None:
-        """Read this client_id from the database again (another request stored it meanwhile)."""
-        self.by_client_id.pop(client_id, None)
 
 
 def recorded_answer(actor: User, inspection: Inspection, item_id: str, data: dict,
@@ -319,19 +315,28 @@ def recorded_answer(actor: User, inspection: Inspection, item_id: str, data: dic
     return found
 
 
-def record_answer(actor: User, inspection: Inspection, item_id: str, data: dict, now: datetime,
-                  book: AnswerBook | None = None) -> Answer:
+def record_answer(actor: User, inspection: Inspection, item_id: str, data: dict, now: datetime) -> Answer:
     """Store one answer; the newest by the tablet's clock becomes current, older ones stay as history.
 
-    The same write again (its client_id already stored) returns the stored answer and changes nothing.
-    A batch passes its AnswerBook (the row already held, the answers read once) and notes the answer itself.
+    The same write again (its client_id already stored) returns the stored answer and changes nothing. A sync
+    batch builds its answers with new_answer and writes them together (sync.py).
     """
     require_inspector(actor, inspection)
-    if book is None:
-        lock_inspection(inspection)  # one writer at a time decides which answer is current
-    existing = recorded_answer(actor, inspection, item_id, data, book)
+    lock_inspection(inspection)  # one writer at a time decides which answer is current
+    existing = recorded_answer(actor, inspection, item_id, data)
     if existing is not None:
         return existing
+    answer = new_answer(actor, inspection, item_id, data, now)
+    db.session.add(answer)
+    db.session.flush()  # within a table the ORM writes its UPDATEs first: the replaced answer, then this one
+    answer_recorded(actor, answer, answer.current)
+    return answer
+
+
+def new_answer(actor: User, inspection: Inspection, item_id: str, data: dict, now: datetime,
+               book: AnswerBook | None = None) -> Answer:
+    """A new answer checked against the law and built, not yet added; the item's current answer stops being current
+    unless it is newer by the tablet's clock (then this one arrives as history). Refusals come before any change."""
     require_status(inspection, "in_progress")
     item = pinned_item(inspection, item_id)
     check_answer(item, data)
@@ -346,13 +351,14 @@ def record_answer(actor: User, inspection: Inspection, item_id: str, data: dict,
             answer.current = False  # an older answer arriving late never overwrites a newer one
         else:
             previous.current = False
-            db.session.flush()
-    db.session.add(answer)
-    db.session.flush()
-    record_event(actor, "answer.recorded", "answer", answer.id, inspection_id=inspection.id,
-                 client_id=answer.client_id, details={"item_id": item_id, "result": answer.result,
-                                                      "current": answer.current})
     return answer
+
+
+def answer_recorded(actor: User, answer: Answer, current: bool) -> None:
+    """The audit event of a stored answer, `current` as it was written (it names the answer's id: after its flush)."""
+    record_event(actor, "answer.recorded", "answer", answer.id, inspection_id=answer.inspection_id,
+                 client_id=answer.client_id, details={"item_id": answer.item_id, "result": answer.result,
+                                                      "current": current})
 
 
 def current_answers(inspection: Inspection) -> dict[str, Answer]:
