@@ -110,8 +110,12 @@ def test_an_offline_verdict_says_how_old_its_lists_are(site, browser, lang):  # 
     assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
     shoot(page, f"verdicts-age-fresh-{lang}.png")
 
-    # A day and an hour later, still without signal: the same VÁLIDO is no longer a plain green one.
-    page.clock.install(time=system_now() + dt.timedelta(hours=25))
+    # A day and an hour later, still without signal: the same VÁLIDO is no longer a plain green one. Lists stored
+    # after 23:00 would then be two days old (dated, not "yesterday"): those are seen at 23:59 the next day instead.
+    later = system_now() + dt.timedelta(hours=25)
+    if later.astimezone(zone).date() != current.date() + dt.timedelta(days=1):
+        later = dt.datetime.combine(current.date() + dt.timedelta(days=1), dt.time(23, 59), zone)
+    page.clock.install(time=later)
     page.reload()  # from the service worker's copy
     page.wait_for_selector("#offline", state="visible", timeout=10_000)
     assert verify(page, cert["token"]) == "valid"
