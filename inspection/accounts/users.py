@@ -8,7 +8,7 @@ from inspection.accounts.auth import hash_password
 from inspection.accounts.sessions import revoke_user_sessions
 from inspection.core.exceptions import Conflict, Invalid, NotFound
 from inspection.core.extensions import db
-from inspection.core.models import ROLES, ApiToken, ConflictOfInterest, Owner, User
+from inspection.core.models import ROLES, ApiToken, ConflictOfInterest, Owner, User, Vessel
 from inspection.core.readcache import forget_memo, transaction_memo
 from inspection.i18n.messages import LANGUAGES, Msg
 
@@ -39,17 +39,19 @@ def create_user(username: str, password: str, role: str, owner_id: int | None = 
     return user
 
 
-_CONFLICTS = "conflicts"  # has_conflict's memo of (inspector, owner) pairs
+_CONFLICTS = "conflicts"  # has_conflict's memo of (inspector, vessel) pairs
 
 
-def has_conflict(inspector: User, owner_id: int) -> bool:
-    """True when the inspector is linked to the owner (art. 214: never inspect your own company); asked of the
-    database once a transaction for each pair (a sync batch asks it for every answer)."""
+def has_conflict(inspector: User, vessel_id: int) -> bool:
+    """True when the inspector is linked to the vessel's owner (art. 214: never inspect your own company); asked of
+    the database once a transaction for each pair (a sync batch asks it for every answer), in one statement, so a
+    request that has not loaded the vessel (a photo's) does not read it for this."""
     known = transaction_memo(_CONFLICTS)
-    if (inspector.id, owner_id) not in known:
-        known[inspector.id, owner_id] = db.session.scalar(
-            db.select(ConflictOfInterest.id).filter_by(user_id=inspector.id, owner_id=owner_id)) is not None
-    return known[inspector.id, owner_id]
+    if (inspector.id, vessel_id) not in known:
+        known[inspector.id, vessel_id] = db.session.scalar(
+            db.select(ConflictOfInterest.id).join(Vessel, Vessel.owner_id == ConflictOfInterest.owner_id)
+            .where(ConflictOfInterest.user_id == inspector.id, Vessel.id == vessel_id).limit(1)) is not None
+    return known[inspector.id, vessel_id]
 
 
 def declare_conflict(actor: User, user: User, owner_id: int, reason: str, now) -> ConflictOfInterest:

@@ -42,8 +42,8 @@ from inspection.web.forms import sorted_by
 
 # --- who may act ---------------------------------------------------------------------------------
 
-def _refuse_conflict(inspector: User, vessel: Vessel) -> None:
-    if has_conflict(inspector, vessel.owner_id):
+def _refuse_conflict(inspector: User, vessel_id: int) -> None:
+    if has_conflict(inspector, vessel_id):
         raise Forbidden(Msg("Conflicto de intereses (art. 214): el inspector está vinculado al armador de este buque."))
 
 
@@ -51,7 +51,7 @@ def require_inspector(actor: User, inspection: Inspection) -> None:
     """Only the assigned inspector acts on an inspection, and never against art. 214."""
     if actor.id != inspection.inspector_id:
         raise Forbidden(Msg("Solo el inspector asignado puede actuar en esta inspección."))
-    _refuse_conflict(actor, inspection.vessel)
+    _refuse_conflict(actor, inspection.vessel_id)
 
 
 def require_status(inspection: Inspection, *statuses: str) -> None:
@@ -140,7 +140,7 @@ def schedule_inspection(actor: User, vessel: Vessel, kind: str, inspector: User,
         raise Invalid(errors={"inspector_id": [Msg("El usuario asignado no es un inspector activo.")]})
     if scheduled_on < today and reinspection_of is None:
         raise Invalid(errors={"scheduled_on": [Msg("La fecha no puede ser anterior a hoy.")]})
-    _refuse_conflict(inspector, vessel)
+    _refuse_conflict(inspector, vessel.id)
     pinned_items(particulars_of(vessel), kind)  # refuses an exempt vessel now, not on board
     inspection = add_open_inspection(Inspection(
         vessel=vessel, kind=kind, inspector_id=inspector.id, scheduled_on=scheduled_on, port=port,
@@ -560,7 +560,7 @@ def close_deficiency(actor: User, deficiency: Deficiency, note: str, now: dateti
     if actor.role != "inspector":
         raise Forbidden(Msg("Solo un inspector cierra una deficiencia."))
     vessel = db.session.get(Vessel, deficiency.vessel_id)
-    _refuse_conflict(actor, vessel)
+    _refuse_conflict(actor, vessel.id)
     if deficiency.status == "closed":
         raise Conflict(Msg("La deficiencia ya está cerrada."))
     deficiency.status, deficiency.closed_at, deficiency.closed_by_id = "closed", now, actor.id
@@ -575,7 +575,7 @@ def _require_detention_authority(actor: User, vessel: Vessel) -> None:
     if actor.role not in ("inspector", "admin"):
         raise Forbidden()
     if actor.role == "inspector":
-        _refuse_conflict(actor, vessel)
+        _refuse_conflict(actor, vessel.id)
 
 
 def detain_vessel(actor: User, vessel: Vessel, reason: str, now: datetime,

@@ -122,13 +122,14 @@ def _entry(actor, inspection, raw: dict, entry: dict, batch: _Batch) -> dict:
     prior = prior_result(client_id, actor, scope, digest, batch.priors)
     if prior is not None:
         return {"status": "duplicate", "answer": prior.response}
-    stored = recorded_answer(actor, inspection, item_id, entry, batch.book)  # a page form's or the demo's
-    if stored is None:
+    answer = recorded_answer(actor, inspection, item_id, entry, batch.book)  # a page form's or the demo's
+    stored = answer is not None
+    if not stored:
         require_inspector(actor, inspection)
         answer = new_answer(actor, inspection, item_id, entry, office_now(), batch.book)
         db.session.add(answer)
         batch.book.note(answer)
         batch.written.append((answer, answer.current))
-    dumped = batch.dump.dump(stored or answer)  # as written: a later entry may yet replace it
+    dumped = batch.dump.dump(answer)  # as written: a later entry may yet replace it
     batch.priors[client_id] = remember_result(client_id, actor, scope, digest, 200, dumped)
     return {"status": "duplicate" if stored else "applied", "answer": dumped}

@@ -23,7 +23,7 @@ def require_reviewer(actor: User, inspection: Inspection) -> None:
     """Only a reviewer, never on a vessel whose owner he declared an interest in (art. 214), and only pending work."""
     if actor.role != "reviewer":
         raise Forbidden(Msg("Solo el Prefecto o un delegado suyo refrenda o devuelve inspecciones."))
-    if has_conflict(actor, inspection.vessel.owner_id):
+    if has_conflict(actor, inspection.vessel_id):
         raise Forbidden(Msg("Tiene un conflicto de interés declarado con el armador de este buque (art. 214): "
                             "otro revisor debe hacerlo."))
     if inspection.review_status == "countersigned":

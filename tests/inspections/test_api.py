@@ -413,7 +413,8 @@ def test_photo_upload_keeps_original_and_copies(client, crew, started, app, db):
 
 
 def test_a_photo_upload_reads_each_record_once(client, crew, started, sql_statements):
-    """Its once-only record and the photos it could repeat are each read in one statement (issue 22)."""
+    """Its once-only record and the photos it could repeat are each read in one statement, the vessel not at all
+    (issue 22)."""
     inspection_id, _ = started
     upload(client, crew, inspection_id, "seg.buckets.total", make_jpeg((640, 480)))  # the session's first request
     sent = sql_statements(lambda: upload(client, crew, inspection_id, "seg.buckets.total", make_jpeg((800, 600))))
@@ -421,6 +422,7 @@ def test_a_photo_upload_reads_each_record_once(client, crew, started, sql_statem
     reads = [s.split(" FROM ")[1].split()[0] for s in flat if s.startswith("SELECT") and " FROM " in s]
     assert reads.count("client_requests") == 1 and reads.count("photos") == 1, reads
     assert "photo_marks" not in reads  # a new photo has none
+    assert "vessels" not in reads  # art. 214's question finds the vessel's owner itself
 
 
 def test_a_camera_time_without_offset_is_read_on_the_offices_clock(client, crew, started):
