@@ -44,7 +44,7 @@ class _Batch:
 
 
 def _read(inspection, loaded: list) -> _Batch:
-    """Hold the inspection's row and read what these entries need, in two statements."""
+    """Hold the inspection's row and read what these entries need: their answers and their once-only records."""
     client_ids = list(dict.fromkeys(str(e["client_id"]) for e in loaded if not isinstance(e, ValidationError)))
     return _Batch(AnswerBook(inspection, client_ids), prior_results(client_ids))
 
