@@ -13,6 +13,10 @@ from inspection.core.extensions import db
 from inspection.core.models import ClientRequest
 from inspection.i18n.messages import Msg
 
+# The refusal of a client_id already used for another write (another body, scope, record or user): a 409, or a sync
+# entry's conflict. Every once-only write says it in these words.
+REUSED_CLIENT_ID = Msg("Este client_id ya se usó con otro contenido; genere uno nuevo.")
+
 
 def body_hash(payload) -> str:
     """A stable digest of a request body, to tell a retry from a different request under one client_id."""
@@ -38,7 +42,7 @@ def prior_result(client_id: str, user, scope: str, digest: str,
     if prior is None:
         return None
     if prior.scope != scope or prior.body_hash != digest or prior.user_id != user.id:
-        raise Conflict(Msg("Este client_id ya se usó con otro contenido; genere uno nuevo."),
+        raise Conflict(REUSED_CLIENT_ID,
                        extra={"client_id": client_id})
     return prior
 

@@ -12,6 +12,7 @@ from sqlalchemy.orm.attributes import set_committed_value
 from inspection.accounts.access import get_patrol_check_for, vessel_scope
 from inspection.accounts.users import has_conflict
 from inspection.core.audit import record_event
+from inspection.core.client_requests import REUSED_CLIENT_ID
 from inspection.core.exceptions import Conflict, Forbidden, Invalid, NotFound
 from inspection.core.extensions import db
 from inspection.core.models import (
@@ -310,7 +311,7 @@ def recorded_answer(actor: User, inspection: Inspection, item_id: str, data: dic
             and found.observed == data.get("observed")
             and data.get("recorded_at") in (None, found.recorded_at))
     if not same:
-        raise Conflict(Msg("Este client_id ya se usó con otro contenido; genere uno nuevo."),
+        raise Conflict(REUSED_CLIENT_ID,
                        extra={"client_id": found.client_id})
     return found
 
@@ -675,7 +676,7 @@ def store_photo(actor: User, inspection: Inspection | PatrolCheck, item_id: str,
     if sent_before is not None:
         if (getattr(sent_before, column), sent_before.item_id, sent_before.sha256) != \
                 (inspection.id, item_id, processed.sha256):
-            raise Conflict(Msg("Este client_id ya se usó con otro contenido; genere uno nuevo."),
+            raise Conflict(REUSED_CLIENT_ID,
                            extra={"client_id": client_id})
         return sent_before
     if found:  # these bytes, for this item, under another client_id

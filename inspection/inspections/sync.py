@@ -10,13 +10,12 @@ from dataclasses import dataclass, field
 from marshmallow import ValidationError
 from sqlalchemy.exc import IntegrityError
 
-from inspection.core.client_requests import body_hash, prior_result, prior_results, remember_result
+from inspection.core.client_requests import REUSED_CLIENT_ID, body_hash, prior_result, prior_results, remember_result
 from inspection.core.clock import office_now
 from inspection.core.exceptions import Conflict, DomainError
 from inspection.core.extensions import db
 from inspection.core.models import Answer, ClientRequest
 from inspection.i18n.language import localize
-from inspection.i18n.messages import Msg
 from inspection.inspections.operations import (
     AnswerBook,
     answer_recorded,
@@ -83,7 +82,7 @@ def _apply_alone(actor, inspection, pair: tuple) -> dict:
         except IntegrityError:
             if attempt:
                 return {**_outcome(pair[0]), "status": "conflict",
-                        "reason": localize(Msg("Este client_id ya se usó con otro contenido; genere uno nuevo."))}
+                        "reason": localize(REUSED_CLIENT_ID)}
     raise AssertionError("unreachable")
 
 

@@ -9,6 +9,7 @@ from datetime import date, datetime, timedelta
 from checklists import load_catalog
 from inspection.accounts.access import get_patrol_check_for
 from inspection.core.audit import record_event
+from inspection.core.client_requests import REUSED_CLIENT_ID
 from inspection.core.exceptions import Conflict, Forbidden, Invalid, NotFound
 from inspection.core.extensions import db
 from inspection.core.models import Certificate, Notice, PatrolAnswer, PatrolCheck, Photo, User, Vessel
@@ -22,7 +23,6 @@ from inspection.registry.vessels import particulars_of
 # A phone's clock may run START_AHEAD ahead of the server's (as the tablet's), and a check may reach the server
 # as late as a device session lasts offline (DEVICE_TOKEN_DAYS).
 CHECKED_BEHIND = timedelta(days=30)
-_REUSED = Msg("Este client_id ya se usó con otro contenido; genere uno nuevo.")
 
 
 def craft_particulars(craft: dict) -> dict:
@@ -104,7 +104,7 @@ def _same_check(check: PatrolCheck, vessel: Vessel | None, data: dict) -> Patrol
             and check.checked_at == data["checked_at"] and check.craft_type == craft.get("type")
             and check.craft_marks == craft.get("marks"))
     if not same:
-        raise Conflict(_REUSED, extra={"client_id": check.client_id, "id": check.id})
+        raise Conflict(REUSED_CLIENT_ID, extra={"client_id": check.client_id, "id": check.id})
     return check
 
 

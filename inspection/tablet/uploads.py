@@ -30,6 +30,7 @@ from datetime import datetime
 
 from sqlalchemy.exc import IntegrityError
 
+from inspection.core.client_requests import REUSED_CLIENT_ID
 from inspection.core.exceptions import Conflict, NotFound
 from inspection.core.extensions import db
 from inspection.core.models import Inspection, PatrolCheck, PhotoUpload, PhotoUploadPart, User
@@ -81,7 +82,7 @@ def require_same_declaration(upload: PhotoUpload, record: Inspection | PatrolChe
     same = (belongs_to(upload, record) and all(getattr(upload, key) == data[key] for key in DECLARED)
             and upload.meta == upload_meta(data))
     if not same:
-        raise Conflict(Msg("Este client_id ya se usó con otro contenido; genere uno nuevo."),
+        raise Conflict(REUSED_CLIENT_ID,
                        extra={"client_id": upload.client_id})
 
 
